@@ -1,0 +1,24 @@
+import { defineConfig } from 'vitest/config';
+
+// One vitest run covers every package; each package is a project so `--project NAME` runs one.
+export default defineConfig({
+  test: {
+    projects: [
+      { test: { name: 'transfer-core', root: 'transfer-core', include: ['src/**/*.spec.ts'], environment: 'node' } },
+      { test: { name: 'mock-server', root: 'mock-server', include: ['src/**/*.spec.ts'], environment: 'node', testTimeout: 30000 } },
+      { test: { name: 'cli', root: 'cli', include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx'], environment: 'node', testTimeout: 30000 } },
+      'web/vitest.config.ts',
+      {
+        test: {
+          name: 'tests',
+          root: 'tests',
+          include: ['**/*.int-spec.ts', '**/*.contract-spec.ts', '**/*.cli-spec.ts'],
+          environment: 'node',
+          testTimeout: 120000,
+          hookTimeout: 120000,
+          fileParallelism: false,
+        },
+      },
+    ],
+  },
+});

@@ -1,0 +1,65 @@
+// The one place web requests go through (orval's mutator): adds the common /hcs headers, sends the session
+// cookie, applies the request timeout, unwraps the {ret, msg, data} envelope and turns failures into HcsError.
+import { HcsError, newTraceId } from './hcs-error.ts';
+
+export const REQUEST_TIMEOUT_MS = 120_000;
+
+export interface HttpHooks {
+  /** Called for every failure before it is thrown (toasts, 401 reload, 302 redirect...). */
+  onError?: (err: HcsError) => void;
+  userName?: () => string | undefined;
+}
+
+const hooks: HttpHooks = {};
+export function setHttpHooks(h: HttpHooks): void {
+  Object.assign(hooks, h);
+}
+
+export async function hcsFetch<T>(url: string, init?: RequestInit): Promise<T> {
+  const headers = new Headers(init?.headers);
+  headers.set('X-Requested-With', 'XMLHttpRequest');
+  headers.set('traceId', newTraceId());
+  const user = hooks.userName?.();
+  if (user) headers.set('userName', encodeURIComponent(user));
+  const timeout = AbortSignal.timeout(REQUEST_TIMEOUT_MS);
+  const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+  let res: Response;
+  try {
+    res = await fetch(url, { ...init, headers, signal, credentials: 'same-origin', redirect: 'manual' });
+  } catch (e) {
+    const err =
+      timeout.aborted && !(init?.signal?.aborted ?? false)
+        ? new HcsError(0, -1, 'requestTimedOut', 'TIMEOUT')
+        : init?.signal?.aborted
+          ? new HcsError(0, -1, 'aborted', 'ABORTED')
+          : new HcsError(0, -1, 'Network Error', 'NETWORK');
+    if (err.code !== 'ABORTED') hooks.onError?.(err);
+    throw err;
+  }
+  if (res.type === 'opaqueredirect' || res.status === 302) {
+    const err = new HcsError(302, 302, 'redirect', 'REDIRECT');
+    hooks.onError?.(err);
+    throw err;
+  }
+  const text = await res.text();
+  let body: { ret?: number; msg?: string; data?: unknown } | undefined;
+  try {
+    body = text ? JSON.parse(text) : undefined;
+  } catch {
+    body = undefined;
+  }
+  if (res.ok && body && body.ret === 0) return body as T;
+  const data = (body?.data ?? {}) as { code?: string; traceId?: string; retryAfterSeconds?: number };
+  const err = new HcsError(
+    res.status,
+    typeof body?.ret === 'number' ? body.ret : res.status,
+    body?.msg ?? res.statusText,
+    typeof data.code === 'string' ? data.code : `HTTP_${res.status}`,
+    data.traceId,
+    data.retryAfterSeconds,
+  );
+  hooks.onError?.(err);
+  throw err;
+}
+
+export default hcsFetch;
