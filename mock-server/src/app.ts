@@ -1,0 +1,97 @@
+// Builds the server: plugins in order (hygiene, cookies, database, storage, auth), then the contract's routes,
+// then the web app. Tests build it with their own config and data dir.
+import Fastify, { type FastifyInstance } from 'fastify';
+import cookie from '@fastify/cookie';
+import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { ServerConfig } from './config.ts';
+import type { AppContext, Handlers } from './context.ts';
+import { openDatabase } from './db/database.ts';
+import { installHygiene } from './http/hygiene.ts';
+import { registerContractRoutes } from './contract/routes.ts';
+import { createAuth } from './auth/index.ts';
+import { allHandlers } from './handlers/index.ts';
+import { registerWeb } from './web/serve.ts';
+import { createStorage } from './storage/index.ts';
+import type { ObjectStore } from './storage/object-store.ts';
+import { seed } from './db/seed.ts';
+
+export interface BuiltApp {
+  app: FastifyInstance;
+  ctx: AppContext;
+  /** Listens and wires storage to the listening address; resolves to the base URL. */
+  listen(): Promise<string>;
+  close(): Promise<void>;
+}
+
+/** Persistent random secret for HMAC tickets and cursors (0600 in the data dir). */
+function loadSecret(dataDir: string): Buffer {
+  const file = join(dataDir, 'server-secret');
+  if (!existsSync(file)) {
+    writeFileSync(file, randomBytes(32).toString('hex'), { mode: 0o600 });
+  }
+  chmodSync(file, 0o600);
+  return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+}
+
+export async function buildApp(config: ServerConfig, extra: { handlers?: Handlers; logger?: boolean } = {}): Promise<BuiltApp> {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const app = Fastify({
+    logger:
+      extra.logger === false
+        ? false
+        : {
+            level: config.logLevel,
+            redact: {
+              paths: ['req.headers.authorization', 'req.headers.cookie', 'req.headers.token', 'res.headers["set-cookie"]'],
+              censor: '[redacted]',
+            },
+            serializers: {
+              // Query strings can carry encrypted passwords and presigned signatures: log the path only.
+              req: (req) => ({ method: req.method, url: req.url.split('?')[0], traceId: (req as unknown as { traceId?: string }).traceId }),
+            },
+          },
+    bodyLimit: 2 * 1024 * 1024,
+    trustProxy: true,
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true, strict: false } },
+    routerOptions: { maxParamLength: 1024 },
+  });
+  installHygiene(app);
+  await app.register(cookie);
+
+  const db = openDatabase(config.dataDir);
+  const secret = loadSecret(config.dataDir);
+  let store: ObjectStore | undefined;
+  const ctx: AppContext = {
+    config,
+    db,
+    secret,
+    log: app.log,
+    auth: undefined as unknown as AppContext['auth'],
+    store: () => {
+      if (!store) throw new Error('object storage is not ready (server not listening yet)');
+      return store;
+    },
+  };
+  ctx.auth = createAuth(ctx);
+  await seed(ctx);
+
+  const storage = await createStorage(config, app);
+  registerContractRoutes(app, ctx, { ...allHandlers(ctx), ...extra.handlers });
+  await registerWeb(app, config);
+
+  const close = async () => {
+    await app.close();
+    db.close();
+  };
+  const listen = async () => {
+    const address = await app.listen({ port: config.port, host: config.host });
+    const port = (app.server.address() as { port: number }).port;
+    store = await storage.connect(`http://127.0.0.1:${port}`);
+    const base = config.publicUrl ?? `http://localhost:${port}`;
+    app.log.debug({ address }, 'listening');
+    return base;
+  };
+  return { app, ctx, listen, close };
+}

@@ -1,0 +1,28 @@
+// What the rest of the server knows about the signed-in caller.
+import type { FastifyRequest, FastifyReply } from 'fastify';
+
+export interface SessionUser {
+  userId: string;
+  userName: string;
+  realName: string;
+  deptId: string | null;
+  isAdmin: boolean;
+  languageId: string | null;
+  sessionId: string;
+  sessionKind: 'cookie' | 'token';
+}
+
+export interface AuthService {
+  /** Resolves the caller from the session cookie or token header; throws AppError UNAUTHENTICATED etc. */
+  authenticate(req: FastifyRequest, reply: FastifyReply): Promise<SessionUser>;
+  /** The caller when signed in, without failing (public calls that behave better with a session). */
+  peek(req: FastifyRequest): Promise<SessionUser | null>;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user: SessionUser | null;
+    operationId: string | null;
+    traceId: string;
+  }
+}

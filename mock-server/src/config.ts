@@ -1,0 +1,97 @@
+// Server configuration, read once from the environment (HCS_*). The docker-compose test checks these names.
+import { resolve } from 'node:path';
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** Origin users reach the server at (links, the storage endpoint given to clients). */
+  publicUrl: string | undefined;
+  logLevel: string;
+  webDist: string;
+  s3: {
+    endpoint: string | undefined;
+    /** Storage endpoint handed to browsers and the CLI when it differs from `endpoint`. */
+    publicEndpoint: string | undefined;
+    region: string;
+    bucket: string;
+    accessKeyId: string | undefined;
+    secretAccessKey: string | undefined;
+  };
+  admin: { user: string; password: string | undefined };
+  session: { idleMs: number; absoluteMs: number };
+  loginRate: { perAccount: number; perIp: number; windowMs: number };
+  /** Default quota for new users in bytes; 0 = unlimited. */
+  defaultQuotaBytes: number;
+  multipartMaxAgeMs: number;
+  corsOrigins: string[];
+  defaultLanguage: 'zh_CN' | 'en_US';
+}
+
+/** Every environment variable the server reads, with its meaning (README and docker-compose test use this). */
+export const ENV_VARS = {
+  HCS_PORT: 'HTTP port (default 8080)',
+  HCS_HOST: 'Listen address (default 0.0.0.0)',
+  HCS_DATA_DIR: 'Data directory: SQLite database, embedded object store, keys (default ./data)',
+  HCS_PUBLIC_URL: 'Origin users reach the server at, e.g. https://drive.example.com (default http://localhost:PORT)',
+  HCS_LOG_LEVEL: 'Log level: fatal, error, warn, info, debug (default info)',
+  HCS_WEB_DIST: 'Built web app to serve at /drive/ (default web/dist)',
+  HCS_S3_ENDPOINT: 'S3 endpoint (MinIO, Ceph RGW, AWS); unset = embedded S3-compatible store under the data dir',
+  HCS_S3_PUBLIC_ENDPOINT: 'S3 endpoint as browsers and the CLI reach it, when it differs from HCS_S3_ENDPOINT',
+  HCS_S3_ACCESS_KEY: 'S3 access key (embedded store: generated when unset)',
+  HCS_S3_SECRET_KEY: 'S3 secret key (embedded store: generated when unset)',
+  HCS_S3_BUCKET: 'Bucket for all objects (default hcs-drive)',
+  HCS_S3_REGION: 'S3 region (default us-east-1)',
+  HCS_ADMIN_USER: 'Name of the administrator created on first start (default admin)',
+  HCS_ADMIN_PASSWORD: 'Its password; unset = generated, printed once and written 0600 to DATA_DIR/admin-password.txt',
+  HCS_SESSION_IDLE_MINUTES: 'Session idle expiry in minutes (default 120)',
+  HCS_SESSION_MAX_HOURS: 'Session absolute expiry in hours (default 24)',
+  HCS_LOGIN_MAX_ATTEMPTS: 'Failed sign-ins allowed per account per window (default 5; per IP 4x that)',
+  HCS_LOGIN_WINDOW_MINUTES: 'Sign-in rate-limit window in minutes (default 15)',
+  HCS_DEFAULT_QUOTA_GB: 'Quota of new users in GiB; 0 = unlimited (default 10)',
+  HCS_MULTIPART_MAX_AGE_HOURS: 'Abandoned multipart uploads are cleaned after this many hours (default 24)',
+  HCS_CORS_ORIGINS: 'Extra web origins allowed to call storage directly, comma-separated',
+  HCS_DEFAULT_LANGUAGE: 'Server default UI language: zh_CN or en_US (default zh_CN)',
+} as const;
+
+function int(v: string | undefined, def: number): number {
+  if (v === undefined || v === '') return def;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`invalid number: ${v}`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ServerConfig {
+  const port = int(env.HCS_PORT, 8080);
+  const lang = env.HCS_DEFAULT_LANGUAGE === 'en_US' ? 'en_US' : 'zh_CN';
+  return {
+    port,
+    host: env.HCS_HOST || '0.0.0.0',
+    dataDir: resolve(cwd, env.HCS_DATA_DIR || './data'),
+    publicUrl: env.HCS_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
+    logLevel: env.HCS_LOG_LEVEL || 'info',
+    webDist: resolve(cwd, env.HCS_WEB_DIST || new URL('../../web/dist', import.meta.url).pathname),
+    s3: {
+      endpoint: env.HCS_S3_ENDPOINT || undefined,
+      publicEndpoint: env.HCS_S3_PUBLIC_ENDPOINT || undefined,
+      region: env.HCS_S3_REGION || 'us-east-1',
+      bucket: env.HCS_S3_BUCKET || 'hcs-drive',
+      accessKeyId: env.HCS_S3_ACCESS_KEY || undefined,
+      secretAccessKey: env.HCS_S3_SECRET_KEY || undefined,
+    },
+    admin: { user: env.HCS_ADMIN_USER || 'admin', password: env.HCS_ADMIN_PASSWORD || undefined },
+    session: {
+      idleMs: int(env.HCS_SESSION_IDLE_MINUTES, 120) * 60_000,
+      absoluteMs: int(env.HCS_SESSION_MAX_HOURS, 24) * 3_600_000,
+    },
+    loginRate: {
+      perAccount: int(env.HCS_LOGIN_MAX_ATTEMPTS, 5),
+      perIp: int(env.HCS_LOGIN_MAX_ATTEMPTS, 5) * 4,
+      windowMs: int(env.HCS_LOGIN_WINDOW_MINUTES, 15) * 60_000,
+    },
+    defaultQuotaBytes: int(env.HCS_DEFAULT_QUOTA_GB, 10) * 1024 ** 3,
+    multipartMaxAgeMs: int(env.HCS_MULTIPART_MAX_AGE_HOURS, 24) * 3_600_000,
+    corsOrigins: (env.HCS_CORS_ORIGINS || '').split(',').map((s) => s.trim()).filter(Boolean),
+    defaultLanguage: lang,
+  };
+}

@@ -1,0 +1,97 @@
+// Loads the bundled contract and turns each operation into what Fastify needs: method, URL, request
+// schemas (dereferenced) and the flags the server acts on (public, CSRF, raw body).
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+type Json = Record<string, any>;
+
+export interface ContractOperation {
+  operationId: string;
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
+  /** The contract path, e.g. /hcs/controller/Instances/{id}. */
+  path: string;
+  /** Fastify URL, e.g. /hcs/controller/Instances/:id. */
+  url: string;
+  tag: string;
+  public: boolean;
+  csrf: boolean;
+  raw: boolean;
+  mutating: boolean;
+  schema: { querystring?: Json; params?: Json; body?: Json };
+}
+
+const require = createRequire(import.meta.url);
+export const contractPath: string = require.resolve('@hcs/openapi/hcs.json');
+
+export function loadContract(): Json {
+  return JSON.parse(readFileSync(contractPath, 'utf8'));
+}
+
+export function deref(doc: Json, node: any, seen: string[] = []): any {
+  if (Array.isArray(node)) return node.map((n) => deref(doc, n, seen));
+  if (!node || typeof node !== 'object') return node;
+  if (typeof node.$ref === 'string') {
+    const ref: string = node.$ref;
+    if (seen.includes(ref)) return {}; // recursive shapes (menus) only appear in responses
+    const target = ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((acc: any, p: string) => acc?.[p.replace(/~1/g, '/').replace(/~0/g, '~')], doc);
+    const { $ref: _r, ...rest } = node;
+    return deref(doc, { ...target, ...rest }, [...seen, ref]);
+  }
+  const out: Json = {};
+  for (const [k, v] of Object.entries(node)) out[k] = deref(doc, v, seen);
+  return out;
+}
+
+/** JSON Schema keywords of OpenAPI that Ajv (draft-07 mode in Fastify) would reject in strict mode. */
+function clean(schema: Json): Json {
+  const { example: _e, examples: _x, contentMediaType: _c, ...rest } = schema;
+  return rest;
+}
+
+export function operationsOf(doc: Json): ContractOperation[] {
+  const ops: ContractOperation[] = [];
+  for (const [path, item] of Object.entries<Json>(doc.paths)) {
+    for (const method of ['get', 'post', 'put', 'delete', 'patch'] as const) {
+      const op = item[method];
+      if (!op) continue;
+      const params = deref(doc, [...(item.parameters ?? []), ...(op.parameters ?? [])]) as Json[];
+      const query = params.filter((p) => p.in === 'query');
+      const pathParams = params.filter((p) => p.in === 'path');
+      const schema: ContractOperation['schema'] = {};
+      if (query.length) {
+        schema.querystring = {
+          type: 'object',
+          properties: Object.fromEntries(query.map((p) => [p.name, clean(p.schema ?? {})])),
+          required: query.filter((p) => p.required).map((p) => p.name),
+        };
+      }
+      if (pathParams.length) {
+        schema.params = {
+          type: 'object',
+          properties: Object.fromEntries(pathParams.map((p) => [p.name, clean(p.schema ?? {})])),
+          required: pathParams.map((p) => p.name),
+        };
+      }
+      const body = op.requestBody ? deref(doc, op.requestBody) : undefined;
+      const bodySchema = body?.content?.['application/json']?.schema;
+      if (bodySchema) schema.body = bodySchema;
+      ops.push({
+        operationId: op.operationId,
+        method: method.toUpperCase() as ContractOperation['method'],
+        path,
+        url: path.replace(/\{([^}]+)\}/g, ':$1'),
+        tag: op.tags?.[0] ?? '',
+        public: Array.isArray(op.security) && op.security.length === 0,
+        csrf: op['x-hcs-csrf'] !== false,
+        raw: op['x-hcs-raw'] === true,
+        // The spec uses GET for several mutations (delete, moveInstance, ...); anything but a read counts.
+        mutating: method !== 'get' || /^(delete|move|copy|restore|remove|empty|logout)/.test(op.operationId),
+        schema,
+      });
+    }
+  }
+  return ops;
+}

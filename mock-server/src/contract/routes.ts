@@ -1,0 +1,72 @@
+// Registers one Fastify route per contract operation. Routes, methods and request validation come from the
+// contract, so the server cannot drift from it; an operation without a handler answers 501 with the envelope.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { AppContext, Handlers } from '../context.ts';
+import { AppError } from '../http/errors.ts';
+import { insertOpLog } from '../db/oplog-repo.ts';
+import { loadContract, operationsOf, type ContractOperation } from './contract.ts';
+
+function objectOf(req: FastifyRequest): { id: string; name: string } {
+  const q = (req.query ?? {}) as Record<string, unknown>;
+  const p = (req.params ?? {}) as Record<string, unknown>;
+  const b = (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;
+  const id = p.id ?? q.ids ?? q.instanceId ?? b.instanceId ?? b.fId ?? b.userId ?? '';
+  const name = b.fName ?? b.instanceName ?? q.username ?? '';
+  return { id: String(id), name: String(name) };
+}
+
+export function registerContractRoutes(app: FastifyInstance, ctx: AppContext, handlers: Handlers): ContractOperation[] {
+  const ops = operationsOf(loadContract());
+  const known = new Set(ops.map((o) => o.operationId));
+  for (const name of Object.keys(handlers)) {
+    if (!known.has(name)) throw new Error(`handler ${name} has no operation in the contract`);
+  }
+  for (const op of ops) {
+    const handler = handlers[op.operationId];
+    app.route({
+      method: op.method,
+      url: op.url,
+      schema: op.schema,
+      config: { operationId: op.operationId },
+      onRequest: async (req) => {
+        req.operationId = op.operationId;
+        if (op.csrf && req.headers['x-requested-with'] !== 'XMLHttpRequest') {
+          throw new AppError('CSRF_HEADER_MISSING', 'the X-Requested-With header is required');
+        }
+      },
+      preHandler: async (req, reply) => {
+        req.user = op.public ? await ctx.auth.peek(req) : await ctx.auth.authenticate(req, reply);
+      },
+      handler: async (req, reply) => {
+        if (!handler) {
+          throw new AppError('NOT_IMPLEMENTED', `${op.operationId} (${op.method} ${op.path}) is not implemented on this server yet`);
+        }
+        return handler(req, reply);
+      },
+      onResponse: op.mutating
+        ? async (req, reply) => {
+            if (reply.statusCode === 501 || reply.statusCode === 403 && !req.user) return;
+            const obj = objectOf(req);
+            try {
+              insertOpLog(ctx.db, {
+                userId: req.user?.userId ?? null,
+                userName: req.user?.userName ?? '',
+                opType: op.operationId,
+                opSubject: op.tag,
+                objectId: obj.id,
+                objectName: obj.name,
+                device: String(req.headers['user-agent'] ?? ''),
+                ip: req.ip,
+                traceId: req.traceId,
+                result: reply.statusCode < 400 ? 'success' : 'failure',
+                detail: reply.statusCode < 400 ? '' : String(reply.statusCode),
+              });
+            } catch (err) {
+              req.log.error({ err, traceId: req.traceId }, 'operation log write failed');
+            }
+          }
+        : undefined,
+    });
+  }
+  return ops;
+}

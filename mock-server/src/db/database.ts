@@ -1,0 +1,79 @@
+// SQLite through node:sqlite: WAL, foreign keys on, versioned migrations applied at start.
+// The repositories are the only code that writes SQL, so a PostgreSQL implementation can sit behind the
+// same interfaces later without touching handlers.
+import { DatabaseSync } from 'node:sqlite';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export type Db = DatabaseSync;
+
+const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
+
+export function openDatabase(dataDir: string, file = 'hcs.sqlite'): Db {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const db = new DatabaseSync(join(dataDir, file));
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
+  db.exec('PRAGMA foreign_keys = ON');
+  db.exec('PRAGMA busy_timeout = 5000');
+  migrate(db);
+  return db;
+}
+
+export function migrate(db: Db): number[] {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+  const applied = new Set(
+    (db.prepare('SELECT version FROM schema_migrations').all() as { version: number }[]).map((r) => r.version),
+  );
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /^\d+_.+\.sql$/.test(f))
+    .sort();
+  const done: number[] = [];
+  for (const f of files) {
+    const version = Number(f.split('_')[0]);
+    if (applied.has(version)) continue;
+    const sql = readFileSync(new URL(f, MIGRATIONS_DIR), 'utf8');
+    transaction(db, () => {
+      db.exec(sql);
+      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(version, f, Date.now());
+    });
+    done.push(version);
+  }
+  return done;
+}
+
+let depth = 0;
+/**
+ * Runs fn in one transaction (BEGIN IMMEDIATE, so concurrent writers queue instead of failing later).
+ * Nested calls join the outer transaction through savepoints.
+ */
+export function transaction<T>(db: Db, fn: () => T): T {
+  if (depth > 0) {
+    const sp = `sp${depth}`;
+    db.exec(`SAVEPOINT ${sp}`);
+    depth++;
+    try {
+      const out = fn();
+      db.exec(`RELEASE ${sp}`);
+      return out;
+    } catch (e) {
+      db.exec(`ROLLBACK TO ${sp}`);
+      db.exec(`RELEASE ${sp}`);
+      throw e;
+    } finally {
+      depth--;
+    }
+  }
+  db.exec('BEGIN IMMEDIATE');
+  depth++;
+  try {
+    const out = fn();
+    db.exec('COMMIT');
+    return out;
+  } catch (e) {
+    db.exec('ROLLBACK');
+    throw e;
+  } finally {
+    depth--;
+  }
+}
