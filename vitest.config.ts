@@ -10,6 +10,17 @@ export default defineConfig({
       'web/vitest.config.ts',
       {
         test: {
+          name: 'e2e',
+          root: 'tests',
+          include: ['e2e/**/*.e2e-spec.ts'],
+          environment: 'node',
+          testTimeout: 180000,
+          hookTimeout: 120000,
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
           name: 'tests',
           root: 'tests',
           include: ['**/*.int-spec.ts', '**/*.contract-spec.ts', '**/*.cli-spec.ts'],

@@ -35,7 +35,15 @@ function loadSecret(dataDir: string): Buffer {
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
 }
 
-export async function buildApp(config: ServerConfig, extra: { handlers?: Handlers; logger?: boolean } = {}): Promise<BuiltApp> {
+export interface BuildOptions {
+  /** Extra or replacement handlers (tests). */
+  handlers?: Handlers;
+  logger?: boolean;
+  /** Called before any route is registered, e.g. to add hooks that see every response (contract tests). */
+  instrument?: (app: FastifyInstance) => void;
+}
+
+export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): Promise<BuiltApp> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   const app = Fastify({
     logger:
@@ -58,6 +66,7 @@ export async function buildApp(config: ServerConfig, extra: { handlers?: Handler
     routerOptions: { maxParamLength: 1024 },
   });
   installHygiene(app);
+  extra.instrument?.(app);
   await app.register(cookie);
 
   const db = openDatabase(config.dataDir);
