@@ -55,7 +55,7 @@ export async function startServer(opts: { env?: Record<string, string>; dataDir?
       });
     },
   });
-  const baseUrl = await built.listen();
+  await built.listen();
   const origin = `http://127.0.0.1:${(built.app.server.address() as { port: number }).port}`;
   const call = (path: string, init: RequestInit & { token?: string } = {}) => {
     const headers = new Headers(init.headers);

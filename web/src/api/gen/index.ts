@@ -1,7 +1,9 @@
-export * from './capacity/capacity';
-export * from './download/download';
-export * from './files/files';
-export * from './libraries/libraries';
-export * from './session/session';
-export * from './static/static';
-export * from './upload/upload';
+/* eslint-disable */
+// GENERATED FILE - DO NOT EDIT. Source: openapi/src (run `npm run gen`).
+export * from './capacity/capacity.ts';
+export * from './download/download.ts';
+export * from './files/files.ts';
+export * from './libraries/libraries.ts';
+export * from './session/session.ts';
+export * from './static/static.ts';
+export * from './upload/upload.ts';
