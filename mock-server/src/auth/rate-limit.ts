@@ -1,0 +1,66 @@
+// Fixed-window failure counters in the rate_limits table, keyed by a caller-chosen string
+// (login:user:<name>, login:ip:<ip>, later share:ip:<ip>...). Kept in the database so a restart does not
+// hand an attacker a fresh budget and several processes on one database share the counts.
+import type { Db } from '../db/database.ts';
+import { transaction } from '../db/database.ts';
+import { AppError } from '../http/errors.ts';
+
+export interface RateLimitRule {
+  /** Failures allowed within one window; the next attempt is refused until the window ends. */
+  limit: number;
+  windowMs: number;
+}
+
+export interface RateLimiter {
+  /** Throws RATE_LIMITED (429, Retry-After) when any key has used up its budget. */
+  check(keys: { key: string; rule: RateLimitRule }[], now?: number): void;
+  /** Counts one failure against each key. */
+  hit(keys: { key: string; rule: RateLimitRule }[], now?: number): void;
+  /** Forgets a key (e.g. the account after a successful sign-in). */
+  reset(key: string): void;
+  /** Drops windows that ended before `now`; returns how many rows went. */
+  prune(maxWindowMs: number, now?: number): number;
+}
+
+interface Row {
+  count: number;
+  window_start: number;
+}
+
+export function createRateLimiter(db: Db, message = 'too many attempts, try again later'): RateLimiter {
+  const get = db.prepare('SELECT count, window_start FROM rate_limits WHERE key = ?');
+  const upsert = db.prepare(
+    'INSERT INTO rate_limits (key, count, window_start) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET count = excluded.count, window_start = excluded.window_start',
+  );
+  const del = db.prepare('DELETE FROM rate_limits WHERE key = ?');
+  const prune = db.prepare('DELETE FROM rate_limits WHERE window_start < ?');
+
+  return {
+    check(keys, now = Date.now()) {
+      let retryAfterMs = 0;
+      for (const { key, rule } of keys) {
+        const row = get.get(key) as Row | undefined;
+        if (!row || now - row.window_start >= rule.windowMs) continue;
+        if (row.count >= rule.limit) retryAfterMs = Math.max(retryAfterMs, row.window_start + rule.windowMs - now);
+      }
+      if (retryAfterMs > 0) {
+        throw new AppError('RATE_LIMITED', message, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) });
+      }
+    },
+    hit(keys, now = Date.now()) {
+      transaction(db, () => {
+        for (const { key, rule } of keys) {
+          const row = get.get(key) as Row | undefined;
+          if (!row || now - row.window_start >= rule.windowMs) upsert.run(key, 1, now);
+          else upsert.run(key, row.count + 1, row.window_start);
+        }
+      });
+    },
+    reset(key) {
+      del.run(key);
+    },
+    prune(maxWindowMs, now = Date.now()) {
+      return Number(prune.run(now - maxWindowMs).changes);
+    },
+  };
+}

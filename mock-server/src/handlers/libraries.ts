@@ -1,0 +1,152 @@
+// Business libraries, their menus, and personal capacity (contract tags "libraries" and "capacity").
+import type { FastifyRequest } from 'fastify';
+import type { AppContext, Handlers } from '../context.ts';
+import type { SessionUser } from '../auth/types.ts';
+import { AppError } from '../http/errors.ts';
+import { ok } from '../http/envelope.ts';
+import { getBusinessLib, listBusinessLibs, listMenus, menuTree, type BusinessLib, type MenuNode } from '../db/libraries-repo.ts';
+import { getUserUsage } from '../db/users-repo.ts';
+import { SYSCONFIG } from '../db/seed.ts';
+
+const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'];
+
+/** Spec 9: 1024 steps, at most 2 decimals ("12MB", "1.5GB", "0B"). */
+export function formatSize(bytes: number): string {
+  let value = Math.max(0, bytes);
+  let i = 0;
+  while (value >= 1024 && i < UNITS.length - 1) {
+    value /= 1024;
+    i++;
+  }
+  return `${Number(value.toFixed(2))}${UNITS[i]}`;
+}
+
+function signedIn(req: FastifyRequest): SessionUser {
+  if (!req.user) throw new AppError('UNAUTHENTICATED', 'login.required');
+  return req.user;
+}
+
+function libView(l: BusinessLib) {
+  return {
+    libId: l.id,
+    libCode: l.libCode,
+    libName: l.libName,
+    libNameEn: l.libNameEn,
+    webIcon: l.webIcon,
+    isShow: l.isShow ? 1 : 0,
+    isHome: l.isHome ? 1 : 0,
+    sort: l.sort,
+  };
+}
+
+type MenuView = ReturnType<typeof menuView>;
+function menuView(m: MenuNode): {
+  menuId: string;
+  menuCode: string;
+  menuName: string;
+  menuStr: string;
+  menuUrl: string;
+  menuParentId: string;
+  menuIndex: number;
+  menuShow: 0 | 1;
+  menuIcon: string;
+  libCode: string;
+  children: MenuView[];
+} {
+  return {
+    menuId: m.id,
+    menuCode: m.menuCode,
+    menuName: m.menuName,
+    menuStr: m.menuStr,
+    menuUrl: m.menuUrl,
+    menuParentId: m.parentId,
+    menuIndex: m.menuIndex,
+    menuShow: m.menuShow ? 1 : 0,
+    menuIcon: m.menuIcon,
+    libCode: m.libCode,
+    children: m.children.map(menuView),
+  };
+}
+
+export function librariesHandlers(ctx: AppContext): Handlers {
+  const { db } = ctx;
+
+  /** A library the caller may open; NOT_FOUND for unknown codes, FORBIDDEN for admin-only ones. */
+  const visibleLib = (user: SessionUser, libCode: string): BusinessLib => {
+    const lib = getBusinessLib(db, libCode);
+    if (!lib) throw new AppError('NOT_FOUND', `no business library ${libCode}`);
+    if (lib.adminOnly && !user.isAdmin) throw new AppError('FORBIDDEN', `the ${libCode} library is for administrators`);
+    return lib;
+  };
+
+  const capacity = (userId: string) => {
+    const usage = getUserUsage(db, userId);
+    if (!usage) throw new AppError('NOT_FOUND', 'no such user');
+    return usage;
+  };
+
+  return {
+    async listBusinessLibs(req) {
+      const user = signedIn(req);
+      const q = req.query as { isShow?: 0 | 1; isHome?: 0 | 1 };
+      const libs = listBusinessLibs(db, {
+        includeAdminOnly: user.isAdmin,
+        ...(q.isShow !== undefined ? { isShow: q.isShow === 1 } : {}),
+        ...(q.isHome !== undefined ? { isHome: q.isHome === 1 } : {}),
+      });
+      return ok(libs.map(libView));
+    },
+
+    async getBusinessMenu(req) {
+      const user = signedIn(req);
+      const q = req.query as { libCode: string; parentId?: string };
+      const lib = visibleLib(user, q.libCode);
+      // NetDisk's menu is built by the web app (spec 2), so the server holds no rows for it and answers [].
+      const tree = menuTree(listMenus(db, [lib.libCode]));
+      if (q.parentId && q.parentId !== '0') {
+        const parent = tree.find((m) => m.id === q.parentId);
+        return ok(parent ? parent.children.map(menuView) : []);
+      }
+      return ok(tree.map(menuView));
+    },
+
+    async listMenus(req) {
+      const user = signedIn(req);
+      const codes = listBusinessLibs(db, { includeAdminOnly: user.isAdmin }).map((l) => l.libCode);
+      return ok(menuTree(listMenus(db, codes)).map(menuView));
+    },
+
+    async listSysConfigMenus(req) {
+      const user = signedIn(req);
+      if (!user.isAdmin) throw new AppError('FORBIDDEN', 'the administration menu is for administrators');
+      return ok(menuTree(listMenus(db, [SYSCONFIG])).map(menuView));
+    },
+
+    async getUserCapInfo(req) {
+      const user = signedIn(req);
+      const p = req.params as { userId: string; libCode: string };
+      if (p.userId !== user.userId && !user.isAdmin) throw new AppError('FORBIDDEN', "only administrators can read another user's capacity");
+      visibleLib(user, p.libCode);
+      // Quota is per user on this server, shared by every library the user stores files in.
+      const usage = capacity(p.userId);
+      const limited = usage.quotaBytes !== null;
+      return ok({
+        isLimist: limited ? '1' : '0',
+        totalSize: limited ? formatSize(usage.quotaBytes as number) : '',
+        usedSize: formatSize(usage.usedBytes),
+        totalBytes: usage.quotaBytes,
+        usedBytes: usage.usedBytes,
+      });
+    },
+
+    async judgeUserSize(req) {
+      const user = signedIn(req);
+      const body = req.body as { fSize: number; libCode?: string };
+      if (body.libCode) visibleLib(user, body.libCode);
+      const usage = capacity(user.userId);
+      if (usage.quotaBytes === null) return ok({ enough: true, freeBytes: null });
+      const free = Math.max(0, usage.quotaBytes - usage.usedBytes);
+      return ok({ enough: body.fSize <= free, freeBytes: free });
+    },
+  };
+}
