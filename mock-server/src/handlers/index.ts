@@ -2,9 +2,13 @@
 // module handles answers 501 (see contract/routes.ts).
 import type { AppContext, Handlers } from '../context.ts';
 import { staticHandlers } from './static.ts';
+import { sessionHandlers } from './session.ts';
+import { librariesHandlers } from './libraries.ts';
 
 export function allHandlers(ctx: AppContext): Handlers {
   return {
     ...staticHandlers(ctx),
+    ...sessionHandlers(ctx),
+    ...librariesHandlers(ctx),
   };
 }
