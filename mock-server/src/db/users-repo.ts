@@ -198,14 +198,16 @@ export interface UserUsage {
   usedBytes: number;
 }
 
-export function getUserUsage(db: Db, userId: string): UserUsage | null {
+/** Same accounting as the upload path's quota check: expired upload sessions no longer hold a reservation. */
+export function getUserUsage(db: Db, userId: string, now = Date.now()): UserUsage | null {
   const r = db
     .prepare(
       `SELECT u.quota_bytes AS quota, u.used_bytes AS stored,
-         (SELECT COALESCE(SUM(reserved_bytes), 0) FROM upload_sessions s WHERE s.space_kind = 'user' AND s.space_id = u.id) AS reserved
+         (SELECT COALESCE(SUM(reserved_bytes), 0) FROM upload_sessions s
+           WHERE s.space_kind = 'user' AND s.space_id = u.id AND s.expires_at > ?) AS reserved
        FROM users u WHERE u.id = ? AND u.deleted_at IS NULL`,
     )
-    .get(userId) as { quota: number | null; stored: number; reserved: number } | undefined;
+    .get(now, userId) as { quota: number | null; stored: number; reserved: number } | undefined;
   if (!r) return null;
   const storedBytes = Number(r.stored);
   const reservedBytes = Number(r.reserved);

@@ -1,0 +1,76 @@
+import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openDatabase, type Db } from '../db/database.ts';
+import { createRateLimiter } from './rate-limit.ts';
+import { AppError } from '../http/errors.ts';
+
+describe('rate limiter', () => {
+  let dir: string;
+  let db: Db;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'hcs-rl-'));
+    db = openDatabase(dir);
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const rule = { limit: 3, windowMs: 60_000 };
+  const keys = [{ key: 'login:user:alice', rule }, { key: 'login:ip:10.0.0.1', rule: { limit: 5, windowMs: 60_000 } }];
+  const refusal = (fn: () => void): AppError | null => {
+    try {
+      fn();
+      return null;
+    } catch (e) {
+      return e as AppError;
+    }
+  };
+
+  it('allows the budget, then refuses with Retry-After until the window ends', () => {
+    const rl = createRateLimiter(db);
+    const t0 = 1_000_000;
+    for (let i = 0; i < 3; i++) {
+      expect(refusal(() => rl.check(keys, t0 + i))).toBeNull();
+      rl.hit(keys, t0 + i);
+    }
+    const e = refusal(() => rl.check(keys, t0 + 10_000));
+    expect(e?.code).toBe('RATE_LIMITED');
+    expect(e?.status).toBe(429);
+    expect(e?.retryAfterSeconds).toBe(50);
+    expect(refusal(() => rl.check(keys, t0 + 60_000))).toBeNull();
+  });
+
+  it('counts per key: another account from the same IP is still allowed until the IP budget is used', () => {
+    const rl = createRateLimiter(db);
+    const t = 5_000_000;
+    for (let i = 0; i < 3; i++) rl.hit(keys, t);
+    const bob = [{ key: 'login:user:bob', rule }, keys[1]!];
+    expect(refusal(() => rl.check(bob, t))).toBeNull();
+    rl.hit(bob, t);
+    rl.hit(bob, t);
+    expect(refusal(() => rl.check(bob, t))?.code).toBe('RATE_LIMITED');
+  });
+
+  it('reset clears one key; a new window starts counting from 1', () => {
+    const rl = createRateLimiter(db);
+    const t = 9_000_000;
+    for (let i = 0; i < 3; i++) rl.hit([keys[0]!], t);
+    rl.reset('login:user:alice');
+    expect(refusal(() => rl.check([keys[0]!], t))).toBeNull();
+    for (let i = 0; i < 3; i++) rl.hit([keys[0]!], t);
+    rl.hit([keys[0]!], t + 60_000);
+    expect(refusal(() => rl.check([keys[0]!], t + 60_001))).toBeNull();
+  });
+
+  it('survives a reopen of the database (counts are persistent)', () => {
+    const t = Date.now();
+    const rl = createRateLimiter(db);
+    for (let i = 0; i < 3; i++) rl.hit([keys[0]!], t);
+    db.close();
+    db = openDatabase(dir);
+    expect(refusal(() => createRateLimiter(db).check([keys[0]!], t + 1))?.code).toBe('RATE_LIMITED');
+  });
+});
