@@ -1,0 +1,92 @@
+// The list screen's query state: folder, page, size, sort and category filter, with keyset cursors remembered per
+// page so paging forward through a 100,000-entry folder seeks instead of skipping (listInstances `cursor`).
+import { useCallback, useMemo, useRef, useState } from 'react';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { listInstances, getListInstancesQueryKey } from '../../api/gen/files/files.ts';
+import type { ListInstancesParams } from '../../api/gen/model/listInstancesParams.ts';
+
+export const PAGE_SIZES = [10, 20, 30, 40, 50, 100] as const;
+export const DEFAULT_PAGE_SIZE = 20;
+
+export type SortField = 'instanceName' | 'fSize' | 'createTime';
+export type SortOrder = 'asc' | 'desc';
+export type ViewMode = 'table' | 'icon';
+
+export interface ListState {
+  parentId: string | undefined;
+  pageNo: number;
+  pageSize: number;
+  sortField: SortField;
+  sortOrder: SortOrder;
+  fileFilter: number | undefined;
+}
+
+const VIEW_KEY = 'hcs.files.view';
+
+export function useViewMode(): [ViewMode, (v: ViewMode) => void] {
+  const [mode, setMode] = useState<ViewMode>(() => (localStorage.getItem(VIEW_KEY) === 'icon' ? 'icon' : 'table'));
+  const set = useCallback((v: ViewMode) => {
+    localStorage.setItem(VIEW_KEY, v);
+    setMode(v);
+  }, []);
+  return [mode, set];
+}
+
+export function useFileList(base: { libCode: string; instanceType: string }) {
+  const [state, setState] = useState<ListState>({
+    parentId: undefined,
+    pageNo: 1,
+    pageSize: DEFAULT_PAGE_SIZE,
+    sortField: 'instanceName',
+    sortOrder: 'asc',
+    fileFilter: undefined,
+  });
+  // Cursor that starts page N of the current (folder, size, sort, filter) listing.
+  const cursors = useRef(new Map<string, string>());
+  const signature = `${state.parentId ?? ''}|${state.pageSize}|${state.sortField}|${state.sortOrder}|${state.fileFilter ?? ''}`;
+  const cursor = cursors.current.get(`${signature}#${state.pageNo}`);
+
+  const params: ListInstancesParams = useMemo(
+    () => ({
+      libCode: base.libCode,
+      instanceType: base.instanceType,
+      ...(state.parentId ? { parentId: state.parentId } : {}),
+      pageNo: state.pageNo,
+      pageSize: state.pageSize,
+      sortField: state.sortField,
+      sortOrder: state.sortOrder,
+      ...(state.fileFilter ? { fileFilter: state.fileFilter } : {}),
+      ...(cursor ? { cursor } : {}),
+    }),
+    [base.libCode, base.instanceType, state, cursor],
+  );
+
+  const query = useQuery({
+    // The cursor is only a faster way to the same page, so it stays out of the cache key.
+    queryKey: getListInstancesQueryKey({ ...params, cursor: undefined }),
+    queryFn: async ({ signal }) => {
+      const res = await listInstances(params, { signal });
+      const next = res.data?.nextCursor;
+      if (next) cursors.current.set(`${signature}#${state.pageNo + 1}`, next);
+      return res.data;
+    },
+    placeholderData: keepPreviousData,
+  });
+
+  const update = useCallback((patch: Partial<ListState>) => {
+    setState((s) => {
+      const next = { ...s, ...patch };
+      // Any change but the page itself starts again at page 1.
+      if (!('pageNo' in patch)) next.pageNo = 1;
+      return next;
+    });
+  }, []);
+
+  const refresh = useCallback(() => {
+    // Creates, deletes and moves shift every later page: old cursors would skip or repeat rows.
+    cursors.current.clear();
+    void query.refetch();
+  }, [query]);
+
+  return { state, update, query, refresh };
+}

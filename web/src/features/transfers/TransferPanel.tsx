@@ -1,0 +1,224 @@
+// The transfer panel of spec 2: tabs upload and finished, pause all / resume all / delete, per-row actions,
+// speed and time left. Opens from the header's transfer-list button (openTransferPanel) or from the file screen.
+import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
+import { Button, Drawer, Progress, Space, Table, Tabs, Tooltip, Typography } from 'antd';
+import type { ColumnsType } from 'antd/es/table';
+import { useTranslation } from 'react-i18next';
+import { onTransferPanelRequest } from '../../app/transfer-counters.ts';
+import { toastError, toastInfo } from '../../app/notify.ts';
+import { formatDate, formatDuration, formatSize } from '../../shared/format.ts';
+import { TRANSFER_PAGE_SIZE } from './limits.ts';
+import { useTransferSnapshot } from './runtime.ts';
+import type { FinishedItem, TransferStore, UploadItem } from './transfer-store.ts';
+
+export interface TransferPanelProps {
+  store: TransferStore;
+  open?: boolean;
+  onClose?: () => void;
+}
+
+export function TransferPanel({ store, open: controlledOpen, onClose }: TransferPanelProps) {
+  const [selfOpen, setSelfOpen] = useState(false);
+  useEffect(() => onTransferPanelRequest(() => setSelfOpen(true)), []);
+  const open = controlledOpen ?? selfOpen;
+  const close = () => {
+    setSelfOpen(false);
+    onClose?.();
+  };
+  const { t } = useTranslation();
+  return (
+    <Drawer open={open} onClose={close} title={t('transfer.title')} size="large" destroyOnHidden={false} data-testid="transfer-panel">
+      <TransferLists store={store} />
+    </Drawer>
+  );
+}
+
+export function TransferLists({ store }: { store: TransferStore }) {
+  const { t } = useTranslation();
+  const snap = useTransferSnapshot(store);
+  const [selected, setSelected] = useState<string[]>([]);
+  const [tab, setTab] = useState<'upload' | 'finished'>('upload');
+  const repick = useRef<HTMLInputElement>(null);
+  const waitingForFile = snap.uploads.some((u) => u.needsFile);
+  const units = useMemo(
+    () => ({ s: t('transfer.unit.s'), min: t('transfer.unit.min'), h: t('transfer.unit.h'), d: t('transfer.unit.d') }),
+    [t],
+  );
+
+  const liveIds = new Set(snap.uploads.map((u) => u.uid));
+  const selectedLive = selected.filter((id) => liveIds.has(id));
+
+  const uploadColumns: ColumnsType<UploadItem> = [
+    { title: t('transfer.col.filename'), dataIndex: 'name', key: 'name', ellipsis: true },
+    { title: t('transfer.col.fileSize'), dataIndex: 'size', key: 'size', width: 110, render: (v: number) => formatSize(v) },
+    { title: t('transfer.col.uploadTo'), dataIndex: 'uploadTo', key: 'uploadTo', ellipsis: true, width: 160 },
+    {
+      title: t('transfer.col.status'),
+      key: 'status',
+      width: 230,
+      render: (_: unknown, u) => <UploadStatusCell item={u} units={units} />,
+    },
+    {
+      title: t('transfer.col.actions'),
+      key: 'actions',
+      width: 150,
+      render: (_: unknown, u) => <RowActions item={u} store={store} />,
+    },
+  ];
+
+  const finishedColumns: ColumnsType<FinishedItem> = [
+    { title: t('transfer.col.filename'), dataIndex: 'filename', key: 'filename', ellipsis: true },
+    { title: t('transfer.col.fileSize'), dataIndex: 'fileSize', key: 'fileSize', width: 110, render: (v: number) => formatSize(v) },
+    { title: t('transfer.col.position'), dataIndex: 'filePosition', key: 'filePosition', ellipsis: true, width: 160 },
+    { title: t('transfer.col.type'), dataIndex: 'transferType', key: 'transferType', width: 90, render: (v: string) => t(`transfer.type.${v}`) },
+    { title: t('transfer.col.finishedAt'), dataIndex: 'finishedAt', key: 'finishedAt', width: 170, render: (v: number) => formatDate(v) },
+  ];
+
+  const onDelete = () => {
+    if (tab === 'finished') {
+      store.clearFinished(selected.length > 0 ? selected : undefined);
+      setSelected([]);
+      return;
+    }
+    if (selectedLive.length === 0) {
+      toastError(t('transfer.selectToDelete'));
+      return;
+    }
+    store.removeMany(selectedLive);
+    setSelected([]);
+  };
+
+  return (
+    <div>
+      <Space style={{ marginBottom: 12 }} wrap>
+        <Button onClick={() => store.pauseAll()} data-testid="transfer-pause-all">
+          {t('transfer.pauseAll')}
+        </Button>
+        <Button onClick={() => store.resumeAll()} data-testid="transfer-resume-all">
+          {t('transfer.resumeAll')}
+        </Button>
+        <Button danger onClick={onDelete} data-testid="transfer-delete">
+          {t('transfer.delete')}
+        </Button>
+        {waitingForFile && (
+          <Button onClick={() => repick.current?.click()} data-testid="transfer-repick">
+            {t('transfer.repickButton')}
+          </Button>
+        )}
+        {!snap.online && <Typography.Text type="danger">{t('transfer.networkDisconnected')}</Typography.Text>}
+      </Space>
+      <input
+        ref={repick}
+        type="file"
+        multiple
+        hidden
+        data-testid="transfer-repick-input"
+        onChange={(e) => {
+          const files = Array.from(e.target.files ?? []);
+          e.target.value = '';
+          const n = store.attachFiles(files);
+          if (n === 0) toastError(t('transfer.repickNoMatch'));
+          else toastInfo(t('transfer.repickMatched', { count: n }));
+        }}
+      />
+      <Tabs
+        activeKey={tab}
+        onChange={(k) => {
+          setTab(k as 'upload' | 'finished');
+          setSelected([]);
+        }}
+        items={[
+          {
+            key: 'upload',
+            label: `${t('transfer.tab.upload')} (${snap.uploads.length})`,
+            children: (
+              <Table<UploadItem>
+                rowKey="uid"
+                size="small"
+                columns={uploadColumns}
+                dataSource={snap.uploads as UploadItem[]}
+                rowSelection={{ selectedRowKeys: selectedLive, onChange: (keys) => setSelected(keys.map(String)) }}
+                pagination={{ pageSize: TRANSFER_PAGE_SIZE, showSizeChanger: false, hideOnSinglePage: true }}
+                locale={{ emptyText: t('transfer.noUploads') }}
+                data-testid="transfer-upload-table"
+              />
+            ),
+          },
+          {
+            key: 'finished',
+            label: `${t('transfer.tab.finished')} (${snap.finished.length})`,
+            children: (
+              <Table<FinishedItem>
+                rowKey="id"
+                size="small"
+                columns={finishedColumns}
+                dataSource={snap.finished as FinishedItem[]}
+                rowSelection={{ selectedRowKeys: selected, onChange: (keys) => setSelected(keys.map(String)) }}
+                pagination={{ pageSize: TRANSFER_PAGE_SIZE, showSizeChanger: false, hideOnSinglePage: true }}
+                locale={{ emptyText: t('transfer.noFinished') }}
+                data-testid="transfer-finished-table"
+              />
+            ),
+          },
+        ]}
+      />
+    </div>
+  );
+}
+
+function UploadStatusCell({ item, units }: { item: UploadItem; units: Parameters<typeof formatDuration>[1] }) {
+  const { t } = useTranslation();
+  const percent = item.size > 0 ? Math.min(100, Math.floor((item.loaded / item.size) * 100)) : 0;
+  let detail: ReactNode = null;
+  if (item.status === 'uploading' && item.speed > 0) {
+    detail = (
+      <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+        {formatSize(item.speed)}/s
+        {item.timeLeft !== undefined && ` · ${t('transfer.timeLeft', { time: formatDuration(item.timeLeft, units) })}`}
+      </Typography.Text>
+    );
+  } else if (item.status === 'error' || item.status === 'onTimeout') {
+    const text = item.errorText ?? t(item.errorKey ?? 'transfer.error.UPLOAD_FAILED');
+    detail = (
+      <Tooltip title={text}>
+        <Typography.Text type="danger" style={{ fontSize: 12 }} ellipsis>
+          {text}
+        </Typography.Text>
+      </Tooltip>
+    );
+  } else if (item.needsFile) {
+    detail = (
+      <Typography.Text type="warning" style={{ fontSize: 12 }}>
+        {t('transfer.needsFile')}
+      </Typography.Text>
+    );
+  }
+  return (
+    <div data-testid={`upload-status-${item.name}`} data-status={item.status}>
+      <Space size={4}>
+        <span>{t(`transfer.status.${item.status}`)}</span>
+        {(item.status === 'uploading' || item.status === 'merging' || item.status === 'pause') && <span>{percent}%</span>}
+      </Space>
+      {(item.status === 'uploading' || item.status === 'merging') && <Progress percent={percent} size="small" showInfo={false} />}
+      <div>{detail}</div>
+    </div>
+  );
+}
+
+function RowActions({ item, store }: { item: UploadItem; store: TransferStore }) {
+  const { t } = useTranslation();
+  const a = (key: string, onClick: () => void, testId: string) => (
+    <Button size="small" type="link" onClick={onClick} data-testid={`${testId}-${item.name}`}>
+      {t(key)}
+    </Button>
+  );
+  return (
+    <Space size={0}>
+      {item.status === 'ready' && a('transfer.action.wait', () => store.start(item.uid), 'upload-wait')}
+      {(item.status === 'checking' || item.status === 'uploading') && a('transfer.action.pause', () => store.pause(item.uid), 'upload-pause')}
+      {item.status === 'pause' && a('transfer.action.start', () => store.resume(item.uid), 'upload-start')}
+      {(item.status === 'error' || item.status === 'onTimeout') && a('transfer.action.retry', () => store.retry(item.uid), 'upload-retry')}
+      {a('transfer.action.delete', () => store.remove(item.uid), 'upload-delete')}
+    </Space>
+  );
+}
