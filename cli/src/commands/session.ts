@@ -1,0 +1,132 @@
+// drive login / logout / whoami. The password is RSA-OAEP-SHA256 encrypted with the server's public key
+// (platformInfo) before it leaves the machine, and only ever read from HCS_PASSWORD or a hidden prompt:
+// a --password flag would show in `ps` to every local user.
+import { constants, publicEncrypt } from 'node:crypto';
+import type { Command } from 'commander';
+import { createHcsClient, unwrap } from '@hcs/openapi/client';
+import { removeAuth, writeAuth } from '../auth-file.ts';
+import { toCliError } from '../api.ts';
+import { action, type Io } from '../command-context.ts';
+import { CliError, EXIT, usageError } from '../exit-codes.ts';
+
+/** The spec's password wire format: RSA-OAEP/SHA-256, Base64 with / -> _x, + -> _j, = -> _d. */
+export function encryptPassword(publicKeyPem: string, password: string): string {
+  const ct = publicEncrypt({ key: publicKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(password, 'utf8'));
+  return ct.toString('base64').replace(/\//g, '_x').replace(/\+/g, '_j').replace(/=/g, '_d');
+}
+
+/** Reads a line from the terminal without echoing it. */
+export async function promptHidden(question: string, input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Promise<string> {
+  if (!input.isTTY) throw usageError('no password: set HCS_PASSWORD or run `drive login` in a terminal');
+  output.write(question);
+  input.setRawMode(true);
+  input.resume();
+  input.setEncoding('utf8');
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const done = (err?: Error) => {
+      input.setRawMode(false);
+      input.pause();
+      input.off('data', onData);
+      output.write('\n');
+      if (err) reject(err);
+      else resolve(value);
+    };
+    const onData = (chunk: string) => {
+      for (const ch of chunk) {
+        if (ch === '\r' || ch === '\n') return done();
+        if (ch === '\u0003') return done(new CliError(EXIT.INTERRUPTED, 'cancelled', 'INTERRUPTED'));
+        if (ch === '\u007f' || ch === '\b') value = value.slice(0, -1);
+        else if (ch >= ' ') value += ch;
+      }
+    };
+    input.on('data', onData);
+  });
+}
+
+export async function promptLine(question: string): Promise<string> {
+  if (!process.stdin.isTTY) throw usageError('no user name: pass --user NAME or set HCS_USER');
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  try {
+    return (await rl.question(question)).trim();
+  } finally {
+    rl.close();
+  }
+}
+
+export function registerSession(program: Command, io: Io): void {
+  program
+    .command('login')
+    .description('Sign in and store the session token (0600) in the auth file')
+    .action(
+      action(io, async (ctx) => {
+        const server = ctx.settings.server;
+        if (!server) throw usageError('no server: pass --server URL or set HCS_SERVER');
+        const userName = ctx.settings.userName ?? (await promptLine('User name: '));
+        if (!userName) throw usageError('no user name: pass --user NAME or set HCS_USER');
+        const password = io.env.HCS_PASSWORD ?? (await promptHidden(`Password for ${userName}@${server}: `));
+        if (!password) throw usageError('empty password');
+        // A fresh client without the stored token: signing in must not depend on an old session.
+        const client = createHcsClient({ baseUrl: server });
+        try {
+          const info = unwrap(await client.GET('/hcs/services/System/platformInfo', {}));
+          if (!info.data) throw new CliError(EXIT.REFUSED, 'the server sent no platform info', 'BAD_RESPONSE');
+          const res = unwrap(
+            await client.GET('/hcs/services/System/Token', {
+              params: { query: { username: userName, password: encryptPassword(info.data.publicKey, password), platformId: info.data.platformId } },
+              // Asks for a token session (sent back in the `token` header) instead of a browser cookie.
+              headers: { 'X-HCS-Client': 'cli' },
+            }),
+          );
+          if (!res.data?.token) throw new CliError(EXIT.AUTH, 'the server issued no token', 'LOGIN_FAILED');
+          await writeAuth(ctx.settings.authPath, {
+            server,
+            token: res.data.token,
+            userName: res.data.user.userName,
+            userId: res.data.user.userId,
+            expiresAt: res.data.expiresAt,
+          });
+          ctx.print(
+            { event: 'login', server, userName: res.data.user.userName, userId: res.data.user.userId, expiresAt: res.data.expiresAt, authFile: ctx.settings.authPath },
+            `Signed in to ${server} as ${res.data.user.userName}.`,
+          );
+        } catch (err) {
+          throw toCliError(err);
+        }
+      }),
+    );
+
+  program
+    .command('logout')
+    .description('End the session on the server and delete the auth file')
+    .action(
+      action(io, async (ctx) => {
+        let revoked = false;
+        if (ctx.settings.server && ctx.settings.token) {
+          try {
+            await ctx.api().call((c) => c.GET('/hcs/controller/System/sso/logout', {}));
+            revoked = true;
+          } catch (err) {
+            // An ended session or an unreachable server must not keep the local secret around.
+            const e = toCliError(err);
+            if (e.exitCode !== EXIT.AUTH) io.stderr.write(`drive: warning: the server did not confirm sign-out (${e.message})\n`);
+          }
+        }
+        const removed = await removeAuth(ctx.settings.authPath);
+        ctx.print({ event: 'logout', revoked, removed }, removed || revoked ? 'Signed out.' : 'Not signed in.');
+      }),
+    );
+
+  program
+    .command('whoami')
+    .description('Show the signed-in user')
+    .action(
+      action(io, async (ctx) => {
+        const res = await ctx.api().call((c) => c.GET('/hcs/controller/System/Current/User', {}));
+        const u = res.data;
+        if (!u) throw new CliError(EXIT.REFUSED, 'the server sent no user', 'BAD_RESPONSE');
+        ctx.print({ server: ctx.settings.server, ...u }, `${u.userName}${u.userRealName ? ` (${u.userRealName})` : ''} on ${ctx.settings.server}`);
+      }),
+    );
+}

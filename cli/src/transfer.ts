@@ -1,0 +1,60 @@
+// The narrow seam between the CLI's bulk jobs and the transfer engine. Jobs only see this interface; the
+// implementation behind createTransfer is the one file to change when @hcs/transfer-core's engine lands
+// (today it is ./transfer-direct.ts, which speaks the same /hcs upload and download protocol).
+import type { Api } from './api.ts';
+import { DirectTransfer } from './transfer-direct.ts';
+
+export type Phase = 'hashing' | 'transferring' | 'verifying';
+
+export interface UploadRequest {
+  /** Absolute local path. */
+  path: string;
+  size: number;
+  /** Plain remote name (the transfer encodes it for the wire). */
+  name: string;
+  parentId: string;
+  conflict: 'newVersion' | 'keepBoth';
+  /** Known SHA-256 from the hash cache; the transfer hashes the file itself when absent. */
+  sha256?: string;
+  /** Upload session of an earlier, interrupted run of this file (from the job state). */
+  resumeFId?: string;
+  signal: AbortSignal;
+  onProgress(loaded: number, total: number, phase: Phase): void;
+  /** The hash is known (store it in the cache before the network part starts). */
+  onHashed?(sha256: string): void;
+  /** A server upload session exists for this file (store it so a crash can resume it). */
+  onSession?(fId: string): void;
+}
+
+export interface UploadResult {
+  instanceId: string;
+  /** The content was already stored: registered by instant transfer with proof of possession. */
+  instant: boolean;
+  sha256: string;
+  /** Bytes actually sent to storage by this run (0 for instant transfer). */
+  bytesSent: number;
+}
+
+export interface DownloadRequest {
+  instanceId: string;
+  /** Final local path; partial data lives beside it until the hash verifies. */
+  dest: string;
+  signal: AbortSignal;
+  onProgress(loaded: number, total: number, phase: Phase): void;
+}
+
+export interface DownloadResult {
+  sha256: string;
+  bytes: number;
+  /** Bytes fetched by this run (less than bytes when a partial download resumed). */
+  bytesFetched: number;
+}
+
+export interface Transfer {
+  upload(req: UploadRequest): Promise<UploadResult>;
+  download(req: DownloadRequest): Promise<DownloadResult>;
+}
+
+export function createTransfer(api: Api): Transfer {
+  return new DirectTransfer(api);
+}
