@@ -26,11 +26,6 @@ export function newId(): string {
   return randomBytes(12).toString('base64url');
 }
 
-/** Where a blob lives: keyed by its SHA-256, so equal content is stored once. */
-export function blobKey(sha256: string): string {
-  return `blobs/${sha256.slice(0, 2)}/${sha256}`;
-}
-
 export function getBlob(db: Db, id: string): BlobRow | undefined {
   return map(db.prepare(`SELECT ${COLS} FROM blobs WHERE id = ?`).get(id) as Record<string, unknown> | undefined);
 }

@@ -4,11 +4,17 @@ import type { AppContext, Handlers } from '../context.ts';
 import { staticHandlers } from './static.ts';
 import { sessionHandlers } from './session.ts';
 import { librariesHandlers } from './libraries.ts';
+import { filesHandlers } from './files.ts';
+import { uploadHandlers } from './upload.ts';
+import { downloadHandlers } from './download.ts';
 
 export function allHandlers(ctx: AppContext): Handlers {
   return {
     ...staticHandlers(ctx),
     ...sessionHandlers(ctx),
     ...librariesHandlers(ctx),
+    ...filesHandlers(ctx),
+    ...uploadHandlers(ctx),
+    ...downloadHandlers(ctx),
   };
 }

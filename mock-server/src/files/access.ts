@@ -1,0 +1,61 @@
+// Who may touch an instance. A space belongs to a user (personal files), a group (its members) or a
+// department (its staff). A refusal reads as NOT_FOUND so ids of other people's files reveal nothing.
+import type { Db } from '../db/database.ts';
+import type { SessionUser } from '../auth/types.ts';
+import { AppError } from '../http/errors.ts';
+import { getInstanceRow, getOrCreateRoot, type InstanceRow } from '../db/instances-repo.ts';
+import type { Space } from '../db/quota.ts';
+
+export type Mode = 'read' | 'write';
+
+export interface Caller {
+  userId: string;
+  deptId: string | null;
+}
+
+export function canAccess(db: Db, user: Caller, row: Pick<InstanceRow, 'spaceKind' | 'spaceId'>, _mode: Mode): boolean {
+  switch (row.spaceKind) {
+    case 'user':
+      return row.spaceId === user.userId;
+    case 'group':
+      return db.prepare('SELECT 1 FROM group_members WHERE group_id = ? AND user_id = ?').get(row.spaceId, user.userId) !== undefined;
+    case 'dept':
+      return user.deptId !== null && row.spaceId === user.deptId;
+  }
+}
+
+function notFound(): AppError {
+  return new AppError('NOT_FOUND', 'no such file or folder');
+}
+
+/** A live instance the caller may access in `mode`, or NOT_FOUND. */
+export function accessible(db: Db, user: Caller, id: string, mode: Mode): InstanceRow {
+  const row = getInstanceRow(db, id);
+  if (!row || row.deletedAt !== null || !canAccess(db, user, row, mode)) throw notFound();
+  return row;
+}
+
+/** The space an instanceType names for the caller when no folder is given. */
+export function defaultSpace(user: Caller, instanceType: string | undefined): Space {
+  if (instanceType === '3') {
+    if (!user.deptId) throw new AppError('FORBIDDEN', 'you belong to no department');
+    return { kind: 'dept', id: user.deptId };
+  }
+  if (instanceType === '2') throw new AppError('BAD_REQUEST', 'group files need the parentId of the group folder');
+  return { kind: 'user', id: user.userId };
+}
+
+/** The folder a request names (parentId), or the library root of the caller's space; must be a folder. */
+export function resolveFolder(db: Db, user: Caller, parentId: string | undefined, libCode: string | undefined, instanceType: string | undefined, mode: Mode): InstanceRow {
+  if (parentId === undefined || parentId === '' || parentId === '0') {
+    return getOrCreateRoot(db, defaultSpace(user, instanceType), libCode || 'NetDisk', user.userId);
+  }
+  const row = accessible(db, user, parentId, mode);
+  if (!row.isFolder) throw new AppError('CONFLICT', 'the parent is not a folder');
+  return row;
+}
+
+export function callerOf(user: SessionUser | null): SessionUser {
+  if (!user) throw new AppError('UNAUTHENTICATED', 'login.required');
+  return user;
+}

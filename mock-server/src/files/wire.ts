@@ -1,0 +1,68 @@
+// The wire shapes of instances and download info (contract: files.yaml Instance, download.yaml DownloadFileInfo).
+import type { Db } from '../db/database.ts';
+import { ancestorsOf, type InstanceRow } from '../db/instances-repo.ts';
+import { getBlob } from '../db/blobs-repo.ts';
+import type { ObjectStore } from '../storage/object-store.ts';
+import { uriEncode } from '../storage/sigv4.ts';
+import { AppError } from '../http/errors.ts';
+
+export const DOWNLOAD_PART_SIZE = 8 * 1024 * 1024;
+
+/** Names of the folders from below the library root down to `row`'s parent. */
+export function parentNamesOf(db: Db, row: InstanceRow): string[] {
+  return ancestorsOf(db, row.id).filter((a) => a.parentId !== null).map((a) => a.name);
+}
+
+export function instanceView(row: InstanceRow, parentNames: string[]) {
+  return {
+    instanceId: row.id,
+    instanceName: row.name,
+    classifierId: row.isFolder ? 'Folder' : 'File',
+    parentId: row.parentId ?? '0',
+    libCode: row.libCode,
+    instanceType: row.instanceType,
+    fSize: row.size,
+    fType: row.ext,
+    fileType: row.fileType,
+    fMd5: row.sha256,
+    fileSharingId: null,
+    userId: row.createdBy,
+    userName: row.createdByName,
+    createTime: row.createdAt,
+    updateTime: row.updatedAt,
+    version: row.version,
+    linkpath: row.parentId === null ? '' : [...parentNames, row.name].join('/'),
+    parentNames: parentNames.join('/'),
+    editIsDisabled: row.parentId === null,
+    isDisabled: row.parentId === null,
+  };
+}
+
+export function viewOf(db: Db, row: InstanceRow) {
+  return instanceView(row, row.parentId === null ? [] : parentNamesOf(db, row));
+}
+
+/** What a ranged download from storage needs: key, sizes of the parts, the endpoint and the hash to verify. */
+export function downloadInfo(db: Db, store: ObjectStore, row: InstanceRow) {
+  if (row.isFolder) throw new AppError('CONFLICT', 'a folder downloads as a zip (getZipDownloadUrl)');
+  const blob = row.blobId ? getBlob(db, row.blobId) : undefined;
+  if (!blob) throw new AppError('NOT_FOUND', 'the file has no stored content');
+  const partNum = Math.ceil(blob.size / DOWNLOAD_PART_SIZE);
+  return {
+    fileId: blob.id,
+    instanceId: row.id,
+    fMd5: blob.sha256,
+    bucketName: store.bucket,
+    filename: row.name,
+    fileSize: blob.size,
+    partSize: DOWNLOAD_PART_SIZE,
+    partNum,
+    lastPartSize: partNum === 0 ? 0 : blob.size - (partNum - 1) * DOWNLOAD_PART_SIZE,
+    objectKey: blob.objectKey,
+    resourceUri: `/${store.bucket}/${uriEncode(blob.objectKey, false)}`,
+    fileType: 's3',
+    encryption: '',
+    host: store.publicEndpoint,
+    region: store.region,
+  };
+}

@@ -1,0 +1,191 @@
+// Downloads (contract tag "download"): what a ranged client download needs, presigned URLs, inline previews
+// behind a ticket, and folders as one streamed zip.
+import { PassThrough } from 'node:stream';
+import type { AppContext, Handlers } from '../context.ts';
+import { AppError } from '../http/errors.ts';
+import { ok } from '../http/envelope.ts';
+import { getBlob } from '../db/blobs-repo.ts';
+import { childrenAfter, type InstanceRow } from '../db/instances-repo.ts';
+import { accessible, callerOf, type Caller } from '../files/access.ts';
+import { contentDisposition, contentTypeOf } from '../files/names.ts';
+import { issueTicket, redeemTicket } from '../files/tickets.ts';
+import { downloadInfo } from '../files/wire.ts';
+import { ZipWriter } from '../files/zip-writer.ts';
+
+export const PREVIEW_INLINE_LIMIT = 15728640;
+
+function contentOf(ctx: AppContext, row: InstanceRow) {
+  if (row.isFolder) throw new AppError('CONFLICT', 'a folder downloads as a zip (getZipDownloadUrl)');
+  const blob = row.blobId ? getBlob(ctx.db, row.blobId) : undefined;
+  if (!blob) throw new AppError('NOT_FOUND', 'the file has no stored content');
+  return blob;
+}
+
+function callerById(ctx: AppContext, userId: string): Caller {
+  const u = ctx.db.prepare('SELECT id, dept_id AS deptId, is_enabled AS enabled, deleted_at AS deletedAt FROM users WHERE id = ?').get(userId) as
+    | { id: string; deptId: string | null; enabled: number; deletedAt: number | null }
+    | undefined;
+  if (!u || !u.enabled || u.deletedAt !== null) throw new AppError('NOT_FOUND', 'the link is invalid or has expired');
+  return { userId: u.id, deptId: u.deptId };
+}
+
+export function downloadHandlers(ctx: AppContext): Handlers {
+  const { db } = ctx;
+
+  /** Writes the entries of `ids` into the zip, walking folders one page of children at a time. */
+  async function writeZip(zip: ZipWriter, user: Caller, ids: string[], closed: () => boolean): Promise<void> {
+    const store = ctx.store();
+    const used = new Set<string>();
+    const addFile = async (row: InstanceRow, path: string) => {
+      const blob = contentOf(ctx, row);
+      const body: AsyncIterable<Buffer> = blob.size === 0 ? (async function* () {})() : (await store.getObject(blob.objectKey)).body;
+      await zip.addFile(path, row.updatedAt, blob.size, body);
+    };
+    const walk = async (folder: InstanceRow, path: string): Promise<void> => {
+      await zip.addDirectory(path, folder.updatedAt);
+      let after: InstanceRow | undefined;
+      for (;;) {
+        const page = childrenAfter(db, folder.id, after && { isFolder: after.isFolder, nameKey: after.nameKey, id: after.id }, 200);
+        for (const child of page) {
+          if (closed()) return;
+          if (child.isFolder) await walk(child, `${path}/${child.name}`);
+          else await addFile(child, `${path}/${child.name}`);
+        }
+        if (page.length < 200) return;
+        after = page[page.length - 1];
+      }
+    };
+    for (const id of ids) {
+      if (closed()) return;
+      const row = accessible(db, user, id, 'read');
+      // Top-level names from different folders may clash: keep both.
+      let name = row.name;
+      for (let n = 1; used.has(name.toLowerCase()); n++) name = `${row.name} (${n})`;
+      used.add(name.toLowerCase());
+      if (row.isFolder) await walk(row, name);
+      else await addFile(row, name);
+    }
+  }
+
+  return {
+    async getCloudProvider(req) {
+      callerOf(req.user);
+      const store = ctx.store();
+      return ok({ cloudProvider: 's3', host: store.publicEndpoint, region: store.region, bucketName: store.bucket, pathStyle: true });
+    },
+
+    async getDownloadFileInfo(req) {
+      const user = callerOf(req.user);
+      const { instanceId } = req.query as { instanceId: string };
+      return ok(downloadInfo(db, ctx.store(), accessible(db, user, instanceId, 'read')));
+    },
+
+    async getFileInfoById(req) {
+      const user = callerOf(req.user);
+      const { id } = req.params as { id: string };
+      return ok(downloadInfo(db, ctx.store(), accessible(db, user, id, 'read')));
+    },
+
+    async getS3DownloadUrl(req) {
+      const user = callerOf(req.user);
+      const q = req.query as { instanceId: string; fileName?: string; action?: 'download' | 'preview'; expiresIn?: number };
+      const row = accessible(db, user, q.instanceId, 'read');
+      const blob = contentOf(ctx, row);
+      let name = row.name;
+      if (q.fileName) {
+        try {
+          name = decodeURIComponent(q.fileName);
+        } catch {
+          throw new AppError('BAD_REQUEST', 'fileName is not URI-encoded');
+        }
+        if (/[\u0000-\u001f\u007f/\\]/.test(name)) throw new AppError('BAD_REQUEST', 'fileName contains forbidden characters');
+      }
+      const expiresIn = q.expiresIn ?? 3600;
+      const url = await ctx.store().presignGet(blob.objectKey, {
+        expiresIn,
+        responseContentDisposition: contentDisposition(q.action === 'preview' ? 'inline' : 'attachment', name),
+        responseContentType: q.action === 'preview' ? contentTypeOf(row.name) : 'application/octet-stream',
+      });
+      return ok({ url, expiresAt: Date.now() + expiresIn * 1000, contentType: contentTypeOf(row.name), size: blob.size, inline: q.action === 'preview' });
+    },
+
+    async getPreview(req) {
+      const user = callerOf(req.user);
+      const { instanceId } = req.query as { instanceId: string };
+      const row = accessible(db, user, instanceId, 'read');
+      const blob = contentOf(ctx, row);
+      const contentType = contentTypeOf(row.name);
+      if (blob.size < PREVIEW_INLINE_LIMIT) {
+        const { ticket, expiresAt } = issueTicket(db, ctx.secret, 'preview', user.userId, { instanceId: row.id });
+        return ok({ url: `/hcs/services/API/preview/${ticket}`, expiresAt, contentType, size: blob.size, inline: true });
+      }
+      const expiresIn = 3600;
+      const url = await ctx.store().presignGet(blob.objectKey, {
+        expiresIn, responseContentDisposition: contentDisposition('inline', row.name), responseContentType: contentType,
+      });
+      return ok({ url, expiresAt: Date.now() + expiresIn * 1000, contentType, size: blob.size, inline: false });
+    },
+
+    async streamPreview(req, reply) {
+      const { ticket } = req.params as { ticket: string };
+      const t = redeemTicket<{ instanceId: string }>(db, ctx.secret, 'preview', ticket, { singleUse: false });
+      const row = accessible(db, callerById(ctx, t.userId), t.payload.instanceId, 'read');
+      const blob = contentOf(ctx, row);
+      const obj = await ctx.store().getObject(blob.objectKey);
+      return reply
+        .header('content-type', contentTypeOf(row.name))
+        .header('content-length', String(blob.size))
+        .header('content-disposition', contentDisposition('inline', row.name))
+        // User content on the server's origin: never let it run script or be sniffed into something else.
+        .header('content-security-policy', "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; media-src 'self'")
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'private, max-age=600')
+        .send(obj.body);
+    },
+
+    async getZipDownloadUrl(req) {
+      const user = callerOf(req.user);
+      const q = req.query as { ids: string; name?: string };
+      const ids = [...new Set(q.ids.split(',').filter(Boolean))];
+      if (ids.length > 1000) throw new AppError('VALIDATION_FAILED', 'at most 1000 entries per zip');
+      const rows = ids.map((id) => accessible(db, user, id, 'read'));
+      let name = q.name?.trim() || (rows.length === 1 ? rows[0]!.name : 'download');
+      if (/[\u0000-\u001f\u007f/\\]/.test(name)) throw new AppError('BAD_REQUEST', 'name contains forbidden characters');
+      name = name.replace(/\.zip$/i, '');
+      const { ticket, expiresAt } = issueTicket(db, ctx.secret, 'zip', user.userId, { ids, name });
+      return ok({ url: `/hcs/services/API/zip/${ticket}`, expiresAt, contentType: 'application/zip' });
+    },
+
+    async downloadZip(req, reply) {
+      const { ticket } = req.params as { ticket: string };
+      const t = redeemTicket<{ ids: string[]; name: string }>(db, ctx.secret, 'zip', ticket, { singleUse: true });
+      const user = callerById(ctx, t.userId);
+      // Check every entry before the first byte, so a refusal is still a proper error envelope.
+      for (const id of t.payload.ids) accessible(db, user, id, 'read');
+      const out = new PassThrough({ highWaterMark: 1024 * 1024 });
+      const zip = new ZipWriter(out);
+      let closed = false;
+      out.on('close', () => (closed = true));
+      reply.raw.on('close', () => {
+        closed = true;
+        out.destroy();
+      });
+      void (async () => {
+        try {
+          await writeZip(zip, user, t.payload.ids, () => closed);
+          if (!closed) await zip.finish();
+        } catch (err) {
+          // Headers are gone: cutting the stream makes the client see a failed download, not a corrupt zip.
+          if (!closed) req.log.error({ err, traceId: req.traceId }, 'zip stream failed');
+          out.destroy(err as Error);
+        }
+      })();
+      return reply
+        .header('content-type', 'application/zip')
+        .header('content-disposition', contentDisposition('attachment', `${t.payload.name}.zip`))
+        .header('cache-control', 'no-store')
+        .header('x-content-type-options', 'nosniff')
+        .send(out);
+    },
+  };
+}

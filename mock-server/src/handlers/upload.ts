@@ -1,0 +1,365 @@
+// The upload protocol (contract tag "upload"): name check, upload-ability with quota reservation, signing of
+// the S3 requests a client sends straight to storage, instant transfer with proof of possession, part
+// records for resuming, and save-instance, which hashes the stored bytes itself before filing a blob.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { AppContext, Handlers } from '../context.ts';
+import type { SessionUser } from '../auth/types.ts';
+import { AppError } from '../http/errors.ts';
+import { done, ok } from '../http/envelope.ts';
+import { transaction, type Db } from '../db/database.ts';
+import { addBlobRefs, newId, findBlobBySha, findInstantBlob, getBlob, upsertVerifiedBlob, withBlobLock } from '../db/blobs-repo.ts';
+import { freeName, getInstanceRow, getLive, insertInstance, nameTaken, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
+import { addUsage, assertFits } from '../db/quota.ts';
+import {
+  createProof, createSession, deleteParts, deleteSession, findByObjectKey, findResumable, getUserSession, listParts, setUploadId,
+  takeProof, upsertParts, type UploadSession,
+} from '../db/uploads-repo.ts';
+import { decodeWireName, extensionOf, fileTypeOf, filterCategory } from '../files/names.ts';
+import { accessible, callerOf, resolveFolder } from '../files/access.ts';
+import { viewOf } from '../files/wire.ts';
+import { MAX_CLOCK_SKEW_MS, formatAmzDate, parseAmzDate, parseRawQuery } from '../storage/sigv4.ts';
+
+export const DEFAULT_SYNC_SPEED = 104857600;
+
+type UploadAction = 'initMultipart' | 'uploadPart' | 'listParts' | 'completeMultipart' | 'abortMultipart' | 'putObject' | 'getObject' | 'headObject';
+
+/** The verb and query each signable action must have; anything else is refused. */
+const ACTIONS: Record<UploadAction, { verb: string; required: string[]; optional: string[] }> = {
+  initMultipart: { verb: 'POST', required: ['uploads'], optional: [] },
+  uploadPart: { verb: 'PUT', required: ['partNumber', 'uploadId'], optional: [] },
+  listParts: { verb: 'GET', required: ['uploadId'], optional: ['part-number-marker', 'max-parts'] },
+  completeMultipart: { verb: 'POST', required: ['uploadId'], optional: [] },
+  abortMultipart: { verb: 'DELETE', required: ['uploadId'], optional: [] },
+  putObject: { verb: 'PUT', required: [], optional: [] },
+  getObject: { verb: 'GET', required: [], optional: [] },
+  headObject: { verb: 'HEAD', required: [], optional: [] },
+};
+
+function sessionView(db: Db, s: UploadSession) {
+  return {
+    fId: s.id, objectKey: s.objectKey, bucketName: s.bucket, fSize: s.size, fMd5: s.sha256, fName: s.name, parentId: s.parentId,
+    partSize: s.partSize, partCount: s.partCount, uploadId: s.uploadId, parts: listParts(db, s.id), createTime: s.createdAt,
+  };
+}
+
+function sessionOf(db: Db, user: SessionUser, fId: string): UploadSession {
+  const s = getUserSession(db, user.userId, fId);
+  if (!s) throw new AppError('UPLOAD_SESSION_MISSING', 'the upload session does not exist or has expired; check upload-ability again');
+  return s;
+}
+
+/**
+ * Turns a finished session into a file: a new file, "name (n).ext" beside a same-named entry, or a new
+ * version of the same-named file (its old content kept as a history version). The reservation becomes usage.
+ */
+function registerFile(db: Db, s: UploadSession, blobId: string, name: string, userId: string): InstanceRow {
+  const parent = getLive(db, s.parentId);
+  if (!parent.isFolder) throw new AppError('NOT_FOUND', 'the target folder no longer exists');
+  const existing = nameTaken(db, parent.id, name);
+  let row: InstanceRow;
+  if (s.conflict === 'newVersion' && existing && !existing.isFolder) {
+    const old = getInstanceRow(db, existing.id)!;
+    if (old.blobId) {
+      db.prepare('INSERT INTO file_versions (id, instance_id, version, blob_id, size, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        newId(), old.id, old.version, old.blobId, old.size, old.createdBy, old.updatedAt,
+      );
+    }
+    const ext = extensionOf(old.name);
+    db.prepare('UPDATE instances SET blob_id = ?, size = ?, version = version + 1, ext = ?, file_type = ?, filter_cat = ?, updated_at = ? WHERE id = ?').run(
+      blobId, s.size, ext, fileTypeOf(false, ext), filterCategory(false, ext), Date.now(), old.id,
+    );
+    row = getInstanceRow(db, old.id)!;
+  } else {
+    row = insertInstance(db, { parent, name: freeName(db, parent.id, name, false), isFolder: false, size: s.size, blobId, createdBy: userId });
+  }
+  addUsage(db, spaceOf(parent), s.size);
+  deleteSession(db, s.id);
+  return row;
+}
+
+async function drain(body: AsyncIterable<unknown>): Promise<Buffer> {
+  const hash = createHash('sha256');
+  for await (const chunk of body) hash.update(chunk as Buffer);
+  return hash.digest();
+}
+
+export function uploadHandlers(ctx: AppContext): Handlers {
+  const { db } = ctx;
+  const saving = new Set<string>();
+
+  /** Removes what a session left in storage; failures are logged, the sweeper of the store retries. */
+  async function discardStorage(s: UploadSession): Promise<void> {
+    const store = ctx.store();
+    if (s.uploadId) await store.abortMultipart(s.objectKey, s.uploadId).catch((err) => ctx.log.warn({ err, fId: s.id }, 'abort multipart failed'));
+    if (!findBlobReferencingKey(s.objectKey)) {
+      await store.deleteObject(s.objectKey).catch((err) => ctx.log.warn({ err, fId: s.id }, 'delete staging object failed'));
+    }
+  }
+
+  function findBlobReferencingKey(key: string): boolean {
+    return db.prepare('SELECT 1 FROM blobs WHERE object_key = ?').get(key) !== undefined;
+  }
+
+  return {
+    async checkFileExist(req) {
+      const user = callerOf(req.user);
+      const q = req.query as { parentId?: string; instanceName: string };
+      const folder = resolveFolder(db, user, q.parentId, undefined, undefined, 'read');
+      const hit = nameTaken(db, folder.id, decodeWireName(q.instanceName));
+      return ok(
+        { ret: 0, data: hit ? 1 : 0, instanceId: hit?.id ?? null, classifierId: hit ? (hit.isFolder ? 'Folder' : 'File') : null },
+        hit?.id ?? '',
+      );
+    },
+
+    async getFileUploadable(req) {
+      const user = callerOf(req.user);
+      const q = req.query as {
+        fSize: number; fName: string; fMd5: string; category?: string; parentId?: string; instanceType?: string; conflict?: 'newVersion' | 'keepBoth';
+      };
+      const name = decodeWireName(q.fName, 'fName');
+      const libCode = q.category?.replace(/\d+$/, '') || 'NetDisk';
+      const folder = resolveFolder(db, user, q.parentId, libCode, q.instanceType, 'write');
+      const store = ctx.store();
+      const conflict = q.conflict ?? 'keepBoth';
+      const existing = nameTaken(db, folder.id, name);
+      if (conflict === 'newVersion' && existing?.isFolder) throw new AppError('NAME_EXISTS', `"${name}" is a folder in this folder`);
+      const space = spaceOf(folder);
+      const out = transaction(db, () => {
+        const blob = findInstantBlob(db, q.fMd5, q.fSize);
+        let s = findResumable(db, user.userId, q.fMd5, folder.id, name);
+        if (s && s.conflict !== conflict) {
+          deleteSession(db, s.id);
+          s = undefined;
+        }
+        if (!s) {
+          try {
+            assertFits(db, space, q.fSize);
+          } catch (e) {
+            if (e instanceof AppError && e.code === 'SPACE_NOT_ENOUGH') return null;
+            throw e;
+          }
+          s = createSession(db, {
+            userId: user.userId, spaceKind: space.kind, spaceId: space.id, parentId: folder.id, libCode: folder.libCode, name, size: q.fSize,
+            sha256: q.fMd5, bucket: store.bucket, conflict, existingId: conflict === 'newVersion' && existing ? existing.id : null, reservedBytes: q.fSize,
+          });
+        }
+        const proof = blob ? createProof(db, user.userId, s.id, blob.id, blob.size) : undefined;
+        return { s, proof };
+      });
+      if (!out) return ok({ uploadflag: 2 }, 'space not enough');
+      const { s, proof } = out;
+      return ok({
+        uploadflag: proof ? 1 : 3,
+        fId: s.id,
+        objectKey: s.objectKey,
+        bucketName: s.bucket,
+        storeEncryption: 0,
+        storeShards: 0,
+        syncSpeed: DEFAULT_SYNC_SPEED,
+        partSize: s.partSize,
+        partCount: s.partCount,
+        cloudProvider: 's3',
+        host: store.publicEndpoint,
+        region: store.region,
+        existingId: s.existingId,
+        ...(proof ? { proof: { proofId: proof.id, offset: proof.offset, length: proof.length } } : {}),
+      });
+    },
+
+    async signStorageRequest(req) {
+      const user = callerOf(req.user);
+      const q = req.query as { httpVerb: string; bucketName: string; amzDate?: string; resourceUri: string; action: UploadAction; contentType?: string; fId?: string };
+      const store = ctx.store();
+      const forbidden = (why: string) => new AppError('FORBIDDEN', `this request cannot be signed: ${why}`);
+      const rule = ACTIONS[q.action];
+      if (q.httpVerb !== rule.verb) throw forbidden(`${q.action} is a ${rule.verb} request`);
+      if (q.bucketName !== store.bucket) throw forbidden('unknown bucket');
+      const [rawPath = '', rawQuery = ''] = q.resourceUri.split('?', 2) as [string?, string?];
+      const prefix = `/${store.bucket}/`;
+      if (!rawPath.startsWith(prefix)) throw forbidden('resourceUri must be /{bucket}/{key}');
+      let key: string;
+      let query: Array<[string, string]>;
+      try {
+        key = rawPath.slice(prefix.length).split('/').map(decodeURIComponent).join('/');
+        query = parseRawQuery(rawQuery);
+      } catch {
+        throw new AppError('BAD_REQUEST', 'resourceUri is not correctly URI-encoded');
+      }
+      const names = query.map(([k]) => k);
+      if (new Set(names).size !== names.length) throw forbidden('repeated query parameter');
+      for (const r of rule.required) if (!names.includes(r)) throw forbidden(`${q.action} needs ${r}`);
+      for (const n of names) if (!rule.required.includes(n) && !rule.optional.includes(n)) throw forbidden(`unexpected query parameter ${n}`);
+      const param = (n: string) => query.find(([k]) => k === n)?.[1];
+      if (q.action === 'initMultipart' && param('uploads') !== '') throw forbidden('uploads takes no value');
+      if (q.action === 'uploadPart') {
+        const n = Number(param('partNumber'));
+        if (!Number.isInteger(n) || n < 1 || n > 10000 || String(n) !== param('partNumber')) throw forbidden('partNumber must be 1-10000');
+      }
+      if (q.action === 'getObject' || q.action === 'headObject') {
+        // Reads: the key must be the content of a file the caller may read.
+        const row = q.fId ? accessible(db, user, q.fId, 'read') : undefined;
+        const blob = row?.blobId ? getBlob(db, row.blobId) : undefined;
+        if (!blob || blob.objectKey !== key) throw forbidden('not the content of a file you may read (pass its instanceId as fId)');
+      } else {
+        if (!q.fId) throw forbidden('upload actions need the fId of the upload session');
+        const s = sessionOf(db, user, q.fId);
+        if (s.objectKey !== key) throw forbidden('the key is not the upload session\'s object key');
+        const uploadId = param('uploadId');
+        if (uploadId !== undefined && s.uploadId !== null && uploadId !== s.uploadId) throw forbidden('uploadId is not the session\'s multipart upload');
+        if (q.action === 'putObject' && s.size > 5 * 1024 ** 3) throw forbidden('objects over 5 GiB must use multipart upload');
+      }
+      let amzDate = q.amzDate;
+      if (amzDate) {
+        const t = parseAmzDate(amzDate);
+        if (t === null || Math.abs(t - Date.now()) > MAX_CLOCK_SKEW_MS) throw new AppError('BAD_REQUEST', 'amzDate is more than 15 minutes from the server clock');
+      } else amzDate = formatAmzDate(new Date());
+      const signed = store.signRequest({
+        method: q.httpVerb, key, query, amzDate, ...(q.contentType ? { headers: { 'content-type': q.contentType } } : {}),
+      });
+      return ok({
+        host: signed.host, url: signed.url, authorization: signed.authorization, date: signed.amzDate, bucketName: store.bucket,
+        contentSha256: signed.contentSha256,
+      });
+    },
+
+    async secondTransfer(req) {
+      const user = callerOf(req.user);
+      const b = req.body as { fId: string; proofId: string; proof: string; instanceName: string };
+      const name = decodeWireName(b.instanceName);
+      const s = sessionOf(db, user, b.fId);
+      const challenge = transaction(db, () => takeProof(db, b.proofId, user.userId, s.id));
+      if (!challenge || challenge.expiresAt < Date.now()) throw new AppError('PROOF_REJECTED', 'the proof challenge is unknown, used or expired; check upload-ability again');
+      const blob = getBlob(db, challenge.blobId);
+      if (!blob) throw new AppError('CONFLICT', 'the stored content is gone; upload the file');
+      const expected =
+        challenge.length === 0
+          ? createHash('sha256').digest()
+          : await drain((await ctx.store().getObject(blob.objectKey, { start: challenge.offset, end: challenge.offset + challenge.length - 1 })).body);
+      const given = Buffer.from(b.proof, 'hex');
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+        throw new AppError('PROOF_REJECTED', 'the proof of possession does not match the content');
+      }
+      const row = await withBlobLock(blob.sha256, async () =>
+        transaction(db, () => {
+          const live = getBlob(db, blob.id);
+          if (!live) throw new AppError('CONFLICT', 'the stored content is gone; upload the file');
+          addBlobRefs(db, blob.id, 1);
+          return registerFile(db, sessionOf(db, user, s.id), blob.id, name, user.userId);
+        }),
+      );
+      return ok(viewOf(db, row));
+    },
+
+    async initPartInfo(req) {
+      const user = callerOf(req.user);
+      const b = req.body as { fId: string; uploadId: string; objectKey?: string };
+      const s = sessionOf(db, user, b.fId);
+      if (b.objectKey !== undefined && b.objectKey !== s.objectKey) throw new AppError('FORBIDDEN', 'objectKey is not the session\'s key');
+      transaction(db, () => {
+        if (s.uploadId !== b.uploadId) setUploadId(db, s.id, b.uploadId);
+      });
+      return ok(sessionView(db, sessionOf(db, user, s.id)));
+    },
+
+    async setPartInfo(req) {
+      const user = callerOf(req.user);
+      const b = req.body as { fId: string; parts: { partNumber: number; etag: string; size: number }[] };
+      const s = sessionOf(db, user, b.fId);
+      const tooHigh = b.parts.find((p) => p.partNumber > s.partCount || p.size > s.partSize);
+      if (tooHigh) throw new AppError('VALIDATION_FAILED', `part ${tooHigh.partNumber} does not fit the session (${s.partCount} parts of ${s.partSize} bytes)`);
+      transaction(db, () => upsertParts(db, s.id, b.parts));
+      return done();
+    },
+
+    async getPartInfo(req) {
+      const user = callerOf(req.user);
+      const q = req.query as { fId?: string; fMd5?: string; parentId?: string; fName?: string };
+      if (q.fId) {
+        const s = getUserSession(db, user.userId, q.fId);
+        return ok(s ? sessionView(db, s) : null);
+      }
+      if (!q.fMd5 || !q.fName) throw new AppError('BAD_REQUEST', 'pass fId, or fMd5 with parentId and fName');
+      const folder = resolveFolder(db, user, q.parentId, undefined, undefined, 'read');
+      const s = findResumable(db, user.userId, q.fMd5, folder.id, decodeWireName(q.fName, 'fName'));
+      return ok(s ? sessionView(db, s) : null);
+    },
+
+    async deletePartInfo(req) {
+      const user = callerOf(req.user);
+      const b = req.body as { fId: string; partNumbers?: number[] };
+      const s = sessionOf(db, user, b.fId);
+      transaction(db, () => deleteParts(db, s.id, b.partNumbers));
+      return done();
+    },
+
+    async destroyPartInfo(req) {
+      const user = callerOf(req.user);
+      const b = req.body as { fId: string; abort?: boolean };
+      const s = getUserSession(db, user.userId, b.fId);
+      if (!s) return done(); // already gone: ending it twice is not an error
+      if (saving.has(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
+      transaction(db, () => deleteSession(db, s.id));
+      if (b.abort) await discardStorage(s);
+      return done();
+    },
+
+    async saveInstance(req) {
+      const user = callerOf(req.user);
+      const b = req.body as { fId: string; fMd5: string; fSize: number; objectKey: string; fName: string };
+      const s = sessionOf(db, user, b.fId);
+      if (b.objectKey !== s.objectKey) throw new AppError('FORBIDDEN', 'objectKey is not the upload session\'s key');
+      if (b.fMd5 !== s.sha256 || b.fSize !== s.size) {
+        throw new AppError('VALIDATION_FAILED', 'fMd5/fSize differ from the upload session; check upload-ability again for this content');
+      }
+      const name = decodeWireName(b.fName, 'fName');
+      if (saving.has(s.id)) throw new AppError('CONFLICT', 'this upload is already being saved');
+      saving.add(s.id);
+      try {
+        const store = ctx.store();
+        const head = await store.headObject(s.objectKey);
+        if (!head) throw new AppError('NOT_FOUND', 'the uploaded object is not in storage; finish the upload first');
+        if (head.size !== s.size) throw new AppError('CONFLICT', `the stored object has ${head.size} bytes, ${s.size} were declared`);
+        const actual = await store.sha256(s.objectKey);
+        if (actual !== s.sha256) {
+          // Store nothing: forget the session and its bytes; the client recomputes the hash and starts over.
+          transaction(db, () => deleteSession(db, s.id));
+          await discardStorage({ ...s, uploadId: null });
+          throw new AppError('HASH_MISMATCH', 'the stored content does not have the declared SHA-256; recompute the hash and upload again');
+        }
+        let keepStaging = false;
+        const row = await withBlobLock(s.sha256, async () =>
+          transaction(db, () => {
+            const known = findBlobBySha(db, s.sha256);
+            keepStaging = !known;
+            const blob = upsertVerifiedBlob(db, { sha256: s.sha256, size: s.size, bucket: s.bucket, objectKey: known?.objectKey ?? s.objectKey });
+            addBlobRefs(db, blob.id, 1);
+            return registerFile(db, getUserSession(db, user.userId, s.id) ?? s, blob.id, name, user.userId);
+          }),
+        );
+        // Equal content is stored once: the new upload's bytes go when a blob already held them.
+        if (!keepStaging) await store.deleteObject(s.objectKey).catch((err) => ctx.log.warn({ err, fId: s.id }, 'delete duplicate upload failed'));
+        return ok(viewOf(db, row));
+      } finally {
+        saving.delete(s.id);
+      }
+    },
+
+    async recycleStorageFile(req) {
+      const user = callerOf(req.user);
+      const b = req.body as { objectKey: string; fId?: string };
+      const s = findByObjectKey(db, b.objectKey);
+      // Only the caller's own unfinished uploads: stored content is released through the recycle bin.
+      if (!s || s.userId !== user.userId || (b.fId !== undefined && b.fId !== s.id)) throw new AppError('NOT_FOUND', 'no unfinished upload of yours has this key');
+      if (saving.has(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
+      transaction(db, () => deleteSession(db, s.id));
+      await discardStorage(s);
+      return done();
+    },
+
+    async getLibCode(req) {
+      callerOf(req.user);
+      return ok('NetDisk');
+    },
+  };
+}
