@@ -1,0 +1,67 @@
+// What happens on every failed /hcs call (spec 8), wired into the orval mutator through setHttpHooks.
+import { setHttpHooks } from '../api/http.ts';
+import type { HcsError } from '../api/hcs-error.ts';
+import { i18n, translateMessage } from './i18n.ts';
+import { hardNav, currentAppLocation, loginUrl } from './navigation.ts';
+import { alertDialog, toastError } from './notify.ts';
+import { clearSession, getUserInfo } from './session.ts';
+import { signOut } from './account.ts';
+
+export const EXPIRED_SIGN_OUT_DELAY_MS = 1000;
+
+let frozenAlertOpen = false;
+let expiredPending = false;
+
+function onLoginPage(): boolean {
+  return currentAppLocation().startsWith('/login');
+}
+
+export function handleHttpError(err: HcsError): void {
+  switch (err.code) {
+    case 'ABORTED':
+      return;
+    case 'NOT_IMPLEMENTED':
+      // The page that asked shows its "not available on this server" state; a toast on top would only repeat it.
+      return;
+    case 'ACCOUNT_FROZEN':
+      if (frozenAlertOpen) return;
+      frozenAlertOpen = true;
+      void alertDialog({ title: i18n.t('common.prompt'), content: i18n.t('accountFrozen'), okText: i18n.t('common.confirm') }).then(() => {
+        frozenAlertOpen = false;
+        void signOut({ quiet: true });
+      });
+      return;
+    case 'ACCOUNT_EXPIRED':
+      toastError(i18n.t('login.userValid'));
+      if (expiredPending || onLoginPage()) return;
+      expiredPending = true;
+      setTimeout(() => {
+        expiredPending = false;
+        void signOut({ quiet: true });
+      }, EXPIRED_SIGN_OUT_DELAY_MS);
+      return;
+    case 'REDIRECT':
+      hardNav.assign(loginUrl(currentAppLocation()));
+      return;
+    case 'TIMEOUT':
+      toastError(i18n.t('requestTimedOut'));
+      return;
+    case 'NETWORK':
+      toastError(i18n.t('errors.network'));
+      return;
+  }
+  if (err.status === 401 && err.code !== 'LOGIN_FAILED') {
+    if (onLoginPage()) return;
+    // The session ended on the server (expiry, password changed elsewhere): the spec reloads the page, which with no
+    // session means the sign-in screen; keep where the user was so they come back to it.
+    const here = currentAppLocation();
+    if (getUserInfo()) clearSession();
+    hardNav.assign(loginUrl(here));
+    return;
+  }
+  toastError(translateMessage(err.message) || i18n.t('errors.unexpected'));
+}
+
+export function installHttpHooks(): void {
+  setHttpHooks({ onError: handleHttpError, userName: () => getUserInfo()?.userName });
+}

@@ -1,0 +1,64 @@
+// Capacity in the left column (spec 2): used/total with a progress bar, or the infinite-space label when the quota
+// is unlimited (isLimist "0"). Personal/Department toggle; the department view exists only for NetDisk.
+import { Progress, Segmented, Typography } from 'antd';
+import { useTranslation } from 'react-i18next';
+import { useGetGroupCapInfo, useGetUserCapInfo } from '../../api/gen/capacity/capacity.ts';
+import { NETDISK } from '../libraries.ts';
+import { updateStore, useStore, useUserInfo, type CapacityScope } from '../session.ts';
+import { formatSize } from '../../shared/format.ts';
+
+export function CapacityPanel({ libCode }: { libCode: string }) {
+  const { t } = useTranslation();
+  const user = useUserInfo();
+  const { capacityScope } = useStore();
+  const deptAllowed = libCode === NETDISK && !!user?.userDeptId;
+  const scope: CapacityScope = deptAllowed ? capacityScope : 'personal';
+  const personal = useGetUserCapInfo(user?.userId ?? '', libCode, { query: { enabled: !!user && scope === 'personal' } });
+  const dept = useGetGroupCapInfo(user?.userDeptId ?? '', libCode, { query: { enabled: !!user && scope === 'department' } });
+  const q = scope === 'personal' ? personal : dept;
+  const cap = q.data?.data;
+
+  let body;
+  if (q.isLoading) body = <Typography.Text type="secondary">{t('common.loading')}</Typography.Text>;
+  else if (!cap) body = <Typography.Text type="secondary">{t('layout.capacity.unavailable')}</Typography.Text>;
+  else if (cap.isLimist === '0')
+    body = (
+      <>
+        <Typography.Text>{t('layout.capacity.used', { used: cap.usedSize || formatSize(cap.usedBytes) })}</Typography.Text>
+        <div data-testid="capacity-infinite">
+          <Typography.Text type="secondary">{t('layout.capacity.infinite')}</Typography.Text>
+        </div>
+      </>
+    );
+  else {
+    const total = cap.totalBytes ?? 0;
+    const percent = total > 0 ? Math.min(100, Math.round((cap.usedBytes / total) * 1000) / 10) : 100;
+    body = (
+      <>
+        <Typography.Text data-testid="capacity-text">
+          {`${cap.usedSize || formatSize(cap.usedBytes)} / ${cap.totalSize || formatSize(cap.totalBytes)}`}
+        </Typography.Text>
+        <Progress percent={percent} size="small" status={percent >= 90 ? 'exception' : 'normal'} showInfo={false} />
+      </>
+    );
+  }
+  return (
+    <div className="hcs-capacity" style={{ padding: 12, borderTop: '1px solid rgba(0,0,0,0.06)' }} data-testid="capacity-panel">
+      <Typography.Text strong>{t('layout.capacity.title')}</Typography.Text>
+      {deptAllowed && (
+        <Segmented
+          size="small"
+          block
+          style={{ margin: '6px 0' }}
+          value={scope}
+          onChange={(v) => updateStore({ capacityScope: v as CapacityScope })}
+          options={[
+            { value: 'personal', label: t('layout.capacity.personal') },
+            { value: 'department', label: t('layout.capacity.department') },
+          ]}
+        />
+      )}
+      <div>{body}</div>
+    </div>
+  );
+}

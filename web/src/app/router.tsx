@@ -1,0 +1,51 @@
+// Builds the router from the route table: history mode under /drive/, redirects, lazy pages.
+import { Suspense, type ReactNode } from 'react';
+import { createBrowserRouter, createMemoryRouter, Navigate, Outlet, type RouteObject } from 'react-router-dom';
+import { Spin } from 'antd';
+import { ROUTES, REDIRECTS, FALLBACK_PATH, type RouteDef } from './routes.tsx';
+import { RequireSession } from './RequireSession.tsx';
+import { AppLayout } from './layout/AppLayout.tsx';
+import { Shell } from './Shell.tsx';
+import FeaturePage from '../features/pages/FeaturePage.tsx';
+
+function Lazy({ children }: { children: ReactNode }) {
+  return <Suspense fallback={<Spin style={{ display: 'block', margin: '120px auto' }} />}>{children}</Suspense>;
+}
+
+function element(def: RouteDef): ReactNode {
+  const Page = def.page;
+  return <Lazy>{Page ? <Page /> : <FeaturePage def={def} />}</Lazy>;
+}
+
+export function routeObjects(): RouteObject[] {
+  const bare = ROUTES.filter((r) => r.frame === 'bare');
+  const app = ROUTES.filter((r) => r.frame === 'app');
+  return [
+    {
+      element: <Shell />,
+      children: [
+        ...bare.map((r) => ({ path: r.path, element: element(r) })),
+        {
+          element: (
+            <RequireSession>
+              <AppLayout>
+                <Outlet />
+              </AppLayout>
+            </RequireSession>
+          ),
+          children: app.map((r) => ({ path: r.path, element: element(r) })),
+        },
+        ...Object.entries(REDIRECTS).map(([from, to]) => ({ path: from, element: <Navigate to={to} replace /> })),
+        { path: '*', element: <Navigate to={FALLBACK_PATH} replace /> },
+      ],
+    },
+  ];
+}
+
+export function createAppRouter() {
+  return createBrowserRouter(routeObjects(), { basename: '/drive' });
+}
+
+export function createTestRouter(initialPath: string) {
+  return createMemoryRouter(routeObjects(), { initialEntries: [initialPath] });
+}

@@ -1,0 +1,137 @@
+// The one route table (spec 2): path, i18n name key, icon, access, layout flags and the page. The router, the
+// NetDisk menu and the tests all read it; nothing else declares routes.
+import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+import { hcsFetch } from '../api/http.ts';
+import { pageFavourites, pageFileSharing, pageFilesForManager, pageSecRecycle, searchPage } from '../api/gen/files/files.ts';
+import { getOneSyncState } from '../api/gen/session/session.ts';
+import { getUserInfo } from './session.ts';
+
+export type Access = 'public' | 'user' | 'admin';
+
+/**
+ * How a later-feature page asks the server for its first page of data. `contract` operations answer 501 until
+ * implemented; `legacy` ones are spec section 7 calls the contract does not define yet (the server answers 404).
+ */
+export interface Probe {
+  kind: 'contract' | 'legacy';
+  /** A keyword search: the call waits for the user's input. */
+  needsKeyword?: boolean;
+  load: (keyword: string, signal: AbortSignal) => Promise<unknown>;
+}
+
+export interface RouteDef {
+  path: string;
+  nameKey: string;
+  icon?: string;
+  access: Access;
+  /** 'app': inside the layout (header, menu per the layout rules); 'bare': a page of its own, no header. */
+  frame: 'app' | 'bare';
+  /** The business library whose menu this route belongs to. */
+  lib?: 'NetDisk' | 'SysConfig';
+  /** Position in the locally built NetDisk menu. */
+  netDiskMenu?: number;
+  page?: LazyExoticComponent<ComponentType>;
+  probe?: Probe | null;
+}
+
+const PAGE = { pageNo: 1, pageSize: 20 } as const;
+
+function legacy(path: string, query: Record<string, string> = {}): Probe {
+  const qs = new URLSearchParams({ ...query }).toString();
+  return { kind: 'legacy', load: (_k, signal) => hcsFetch(`/hcs/controller/${path}${qs ? `?${qs}` : ''}`, { method: 'GET', signal }) };
+}
+
+const pages = {
+  login: lazy(() => import('../features/account/LoginPage.tsx')),
+  home: lazy(() => import('../features/home/HomePage.tsx')),
+  personalFile: lazy(() => import('../features/files/PersonalFilePage.tsx')),
+  error: lazy(() => import('../features/pages/ErrorPage.tsx')),
+  hello: lazy(() => import('../features/pages/HelloPage.tsx')),
+  fileDownload: lazy(() => import('../features/pages/FileDownloadPage.tsx')),
+  agreement: lazy(() => import('../features/pages/AgreementPage.tsx')),
+};
+
+const f = (path: string, nameKey: string, probe: Probe | null, extra: Partial<RouteDef> = {}): RouteDef => ({
+  path,
+  nameKey,
+  access: 'user',
+  frame: 'app',
+  probe,
+  ...extra,
+});
+const admin = (path: string, nameKey: string, probe: Probe | null): RouteDef =>
+  f(path, nameKey, probe, { access: 'admin', lib: 'SysConfig', icon: 'setting' });
+
+export const ROUTES: readonly RouteDef[] = [
+  { path: '/login', nameKey: 'routes.login', access: 'public', frame: 'bare', page: pages.login },
+  { path: '/error/:type', nameKey: 'routes.error', access: 'public', frame: 'bare', page: pages.error },
+  { path: '/hello', nameKey: 'routes.hello', access: 'public', frame: 'bare', page: pages.hello },
+  { path: '/fileDownload', nameKey: 'routes.fileDownload', access: 'public', frame: 'bare', page: pages.fileDownload },
+  { path: '/userServiceAgreement', nameKey: 'routes.userServiceAgreement', access: 'public', frame: 'bare', page: pages.agreement },
+  { path: '/userServiceAgreementEn', nameKey: 'routes.userServiceAgreement', access: 'public', frame: 'bare', page: pages.agreement },
+  { path: '/privacyPolicy', nameKey: 'routes.privacyPolicy', access: 'public', frame: 'bare', page: pages.agreement },
+  { path: '/privacyPolicyEn', nameKey: 'routes.privacyPolicy', access: 'public', frame: 'bare', page: pages.agreement },
+  { path: '/home', nameKey: 'routes.home', access: 'user', frame: 'app', icon: 'home', page: pages.home },
+
+  // NetDisk, in menu order.
+  { path: '/personalFile', nameKey: 'routes.personalFile', icon: 'user', access: 'user', frame: 'app', lib: 'NetDisk', netDiskMenu: 1, page: pages.personalFile },
+  f('/groupFile', 'routes.groupFile', legacy('groupFile/pageGroupFile', { pageNo: '1', pageSize: '20' }), { icon: 'team', lib: 'NetDisk', netDiskMenu: 2 }),
+  f('/fileShare', 'routes.fileShare', { kind: 'contract', load: (_k, signal) => pageFileSharing(PAGE, { signal }) }, { icon: 'share', lib: 'NetDisk', netDiskMenu: 3 }),
+  f('/mySharing', 'routes.mySharing', legacy('FileShare/page', { pageNo: '1', pageSize: '20' }), { icon: 'link', lib: 'NetDisk', netDiskMenu: 4 }),
+  f('/clusterSync', 'routes.clusterSync', legacy('instance/sync/config/list'), { icon: 'cluster', lib: 'NetDisk', netDiskMenu: 5 }),
+  f('/myCollect', 'routes.myCollect', { kind: 'contract', load: (_k, signal) => pageFavourites(PAGE, { signal }) }, { icon: 'star', lib: 'NetDisk', netDiskMenu: 6 }),
+  // No list operation for the user recycle bin exists in the spec's call list or the contract yet.
+  f('/recycleBin', 'routes.recycleBin', null, { icon: 'delete', lib: 'NetDisk', netDiskMenu: 7 }),
+
+  f('/departFile', 'routes.departFile', legacy('sysGroup/getNPDept'), { icon: 'apartment', lib: 'NetDisk' }),
+  f('/departmentFile', 'routes.departFile', legacy('sysGroup/getNPDept'), { icon: 'apartment', lib: 'NetDisk' }),
+  f('/localSync', 'routes.localSync', {
+    kind: 'contract',
+    load: (_k, signal) => getOneSyncState({ userName: getUserInfo()?.userName ?? '' }, { signal }),
+  }, { icon: 'sync', lib: 'NetDisk' }),
+  f('/tagRemark', 'routes.tagRemark', null, { icon: 'tags', lib: 'NetDisk' }),
+  f('/quickSearch', 'routes.quickSearch', { kind: 'contract', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal }) }, { icon: 'search', lib: 'NetDisk' }),
+  f('/searchPanel', 'routes.searchPanel', { kind: 'contract', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal }) }, { icon: 'search', lib: 'NetDisk' }),
+  f('/fileTemplate', 'routes.fileTemplate', null, { icon: 'file', lib: 'NetDisk' }),
+  f('/personalTable', 'routes.personalTable', null, { icon: 'table' }),
+
+  admin('/recycleBinManage', 'routes.recycleBinManage', { kind: 'contract', load: (_k, signal) => pageSecRecycle(PAGE, { signal }) }),
+  admin('/departmentManage', 'routes.departmentManage', legacy('sysGroup/treeGroup')),
+  admin('/roleManage', 'routes.roleManage', legacy('SysRole/pageRoleInfo', { pageNo: '1', pageSize: '20' })),
+  admin('/businessManage', 'routes.businessManage', legacy('BusinessLibs/getAll')),
+  admin('/businessLibraryManage', 'routes.businessLibraryManage', legacy('BusinessLibs/getAll')),
+  admin('/businessDetail', 'routes.businessDetail', legacy('DataTypes/withCommon')),
+  admin('/businessLevelProperty', 'routes.businessLevelProperty', legacy('DataTypes/withCommon')),
+  admin('/businessLibraryProperty', 'routes.businessLibraryProperty', legacy('DataTypes/withCommon')),
+  admin('/businessLibrary', 'routes.businessLibrary', legacy('BusinessLibs/getAll')),
+  admin('/businessConfig', 'routes.businessConfig', legacy('BusinessLibs/getAll')),
+  admin('/nodeManage', 'routes.nodeManage', legacy('node/list')),
+  admin('/clusterManage', 'routes.clusterManage', legacy('region/cluster/list')),
+  admin('/cloudStorageManage', 'routes.cloudStorageManage', legacy('cloudConnect/page', { pageNo: '1', pageSize: '20' })),
+  admin('/ipWhiteList', 'routes.ipWhiteList', legacy('access/list')),
+  admin('/accessManage', 'routes.accessManage', legacy('access/list')),
+  admin('/otherConfig', 'routes.otherConfig', legacy('sysConfig/page', { pageNo: '1', pageSize: '20' })),
+  admin('/integrationPlatform', 'routes.integrationPlatform', legacy('ldapConfig')),
+  admin('/logManage', 'routes.logManage', legacy('sysOptLog/page', { pageNo: '1', pageSize: '20' })),
+  admin('/fileManagement', 'routes.fileManagement', { kind: 'contract', load: (_k, signal) => pageFilesForManager(PAGE, { signal }) }),
+  admin('/patchManagement', 'routes.patchManagement', null),
+  admin('/dataStatisticsManagement', 'routes.dataStatisticsManagement', null),
+];
+
+/** Paths that lead to /personalFile (spec 2); any unknown path does too. /home is the Home screen, see README. */
+export const REDIRECTS: Readonly<Record<string, string>> = {
+  '/': '/personalFile',
+  '/index': '/personalFile',
+  '/index.html': '/personalFile',
+  '/hcs/controller/login/require': '/login',
+};
+export const FALLBACK_PATH = '/personalFile';
+
+export const NETDISK_MENU: readonly RouteDef[] = ROUTES.filter((r) => r.netDiskMenu != null).sort(
+  (a, b) => (a.netDiskMenu ?? 0) - (b.netDiskMenu ?? 0),
+);
+
+export function findRoute(pathname: string): RouteDef | undefined {
+  const p = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  return ROUTES.find((r) => r.path === p || (r.path.includes('/:') && p.startsWith(r.path.slice(0, r.path.indexOf('/:') + 1))));
+}
