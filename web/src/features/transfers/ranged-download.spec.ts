@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { rangedDownload } from './ranged-download.ts';
 
-async function sha256(b: Uint8Array): Promise<string> {
+async function sha256(b: Uint8Array<ArrayBuffer>): Promise<string> {
   const d = new Uint8Array(await crypto.subtle.digest('SHA-256', b));
   return Array.from(d, (x) => x.toString(16).padStart(2, '0')).join('');
 }

@@ -29,12 +29,12 @@ export async function rangedDownload(o: RangedDownloadOptions): Promise<void> {
   const parts = Math.max(1, Math.ceil(o.size / partSize));
   const hasher = o.sha256 ? await createSHA256() : undefined;
   hasher?.init();
-  const pending = new Map<number, Uint8Array>();
+  const pending = new Map<number, Uint8Array<ArrayBuffer>>();
   let nextToHash = 0;
   let nextToFetch = 0;
   let loaded = 0;
 
-  const fetchPart = async (i: number): Promise<Uint8Array> => {
+  const fetchPart = async (i: number): Promise<Uint8Array<ArrayBuffer>> => {
     if (o.size === 0) return new Uint8Array(0);
     const start = i * partSize;
     const end = Math.min(o.size, start + partSize) - 1;

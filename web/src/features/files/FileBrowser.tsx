@@ -1,0 +1,328 @@
+// The generic list screen of spec 2 for one library: toolbar (upload, new folder, multi-delete, filter, sort, view),
+// breadcrumbs, table or icon cards, pagination, drop zone, and the dialogs behind the row actions.
+import { useMemo, useRef, useState, type DragEvent } from 'react';
+import { Breadcrumb, Button, Dropdown, Empty, Modal, Pagination, Segmented, Select, Space, Spin, Typography } from 'antd';
+import { AppstoreOutlined, CloudUploadOutlined, DeleteOutlined, DownloadOutlined, FolderAddOutlined, SwapOutlined, TableOutlined, UploadOutlined } from '@ant-design/icons';
+import { useTranslation } from 'react-i18next';
+import { copyInstances, createInstances, deleteInstances, modifyInstance, moveInstances } from '../../api/gen/files/files.ts';
+import type { Instance } from '../../api/gen/model/instance.ts';
+import type { BatchResultResponse } from '../../api/gen/model/batchResultResponse.ts';
+import { encodeWireText } from '../../shared/wire-encoding.ts';
+import { openTransferPanel } from '../../app/transfer-counters.ts';
+import { downloadItems } from '../transfers/download.ts';
+import { fromDataTransfer, fromFileList, type PickResult } from '../transfers/pick-files.ts';
+import { planUpload, sessionMemory } from '../transfers/upload-flow.ts';
+import { usePrompts } from '../transfers/use-prompts.tsx';
+import type { TransferStore } from '../transfers/transfer-store.ts';
+import { FileCards } from './FileCards.tsx';
+import { FileTable, isBlocked, type RowAction } from './FileTable.tsx';
+import { MoveCopyDialog } from './MoveCopyDialog.tsx';
+import { NameDialog } from './NameDialog.tsx';
+import { PreviewDialog } from './PreviewDialog.tsx';
+import { PropertiesDialog } from './PropertiesDialog.tsx';
+import { PAGE_SIZES, useFileList, useViewMode, type SortField } from './list-state.ts';
+
+export interface FileBrowserProps {
+  libCode: string;
+  instanceType: string;
+  store: TransferStore;
+}
+
+const CATEGORIES = [1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
+
+export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) {
+  const { t } = useTranslation();
+  const prompts = usePrompts();
+  const { state, update, query, refresh } = useFileList({ libCode, instanceType });
+  const [view, setView] = useViewMode();
+  const [selected, setSelected] = useState<Instance[]>([]);
+  const [nameDialog, setNameDialog] = useState<{ mode: 'create' } | { mode: 'rename'; item: Instance } | undefined>();
+  const [moveCopy, setMoveCopy] = useState<{ mode: 'move' | 'copy'; items: Instance[] } | undefined>();
+  const [props, setProps] = useState<Instance | undefined>();
+  const [preview, setPreview] = useState<Instance | undefined>();
+  const [dragging, setDragging] = useState(false);
+  const fileInput = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement>(null);
+  const memory = useMemo(() => sessionMemory(), []);
+
+  const page = query.data;
+  const rows = page?.list ?? [];
+  const crumbs = page?.breadcrumbs ?? [];
+  const folderId = page?.parentId ?? state.parentId ?? '';
+  const rootId = crumbs[0]?.instanceId ?? folderId;
+  const path = '/' + crumbs.slice(1).map((c) => c.instanceName).join('/');
+
+  const notifyError = (err: unknown) => prompts.upload.notice('error', 'files.failed', { reason: err instanceof Error ? err.message : String(err) });
+  const afterChange = () => {
+    setSelected([]);
+    refresh();
+  };
+  const reportBatch = (res: BatchResultResponse) => {
+    const failed = res.data?.failed ?? [];
+    if (failed.length > 0) prompts.upload.notice('warning', 'files.partlyFailed', { count: failed.length, reason: failed.map((f) => f.msg).join('; ') });
+  };
+
+  const startUpload = async (pick: PickResult) => {
+    if (!folderId) return;
+    try {
+      const r = await planUpload(pick, { parentId: folderId, path, libCode, instanceType }, prompts.upload, memory, (items) => store.add(items));
+      if ('queued' in r) {
+        prompts.upload.notice('info', 'transfer.queued', { count: r.queued });
+        openTransferPanel();
+      }
+    } catch (err) {
+      notifyError(err);
+    }
+  };
+
+  const doDelete = (items: Instance[]) => {
+    if (items.length === 0) {
+      prompts.upload.notice('warning', 'files.selectToDelete');
+      return;
+    }
+    const blocked = items.filter((i) => i.isDisabled || i.editIsDisabled);
+    if (blocked.length > 0) {
+      prompts.upload.notice('warning', 'files.noPermission', { names: blocked.map((b) => b.instanceName).join(', ') });
+      return;
+    }
+    Modal.confirm({
+      title: t('table.deleteData'),
+      content: items.length > 1 ? t('files.deleteCount', { count: items.length }) : items[0]!.instanceName,
+      okText: t('files.ok'),
+      cancelText: t('files.cancel'),
+      okButtonProps: { danger: true, 'data-testid': 'delete-confirm-ok' } as never,
+      zIndex: 2000,
+      onOk: async () => {
+        try {
+          reportBatch(await deleteInstances({ ids: items.map((i) => i.instanceId).join(',') }));
+          afterChange();
+        } catch (err) {
+          notifyError(err);
+        }
+      },
+    });
+  };
+
+  const doDownload = (items: Instance[]) => {
+    if (items.length === 0) {
+      prompts.upload.notice('warning', 'files.selectToDownload');
+      return;
+    }
+    void downloadItems(
+      items.map((i) => ({ instanceId: i.instanceId, instanceName: i.instanceName, classifierId: i.classifierId, fSize: i.fSize, fMd5: i.fMd5 ?? null, path })),
+      store,
+      prompts.download,
+    ).catch(notifyError);
+  };
+
+  const onRow = (action: RowAction, item: Instance) => {
+    switch (action) {
+      case 'open':
+        if (item.classifierId === 'Folder') {
+          setSelected([]);
+          update({ parentId: item.instanceId });
+        } else setPreview(item);
+        return;
+      case 'preview':
+        setPreview(item);
+        return;
+      case 'download':
+        doDownload([item]);
+        return;
+      case 'delete':
+        doDelete([item]);
+        return;
+      case 'rename':
+        if (isBlocked(item)) prompts.upload.notice('warning', 'files.noPermission', { names: item.instanceName });
+        else setNameDialog({ mode: 'rename', item });
+        return;
+      case 'move':
+      case 'copy':
+        if (action === 'move' && isBlocked(item)) prompts.upload.notice('warning', 'files.noPermission', { names: item.instanceName });
+        else setMoveCopy({ mode: action, items: [item] });
+        return;
+      case 'properties':
+        setProps(item);
+        return;
+    }
+  };
+
+  const onDrop = async (e: DragEvent) => {
+    e.preventDefault();
+    setDragging(false);
+    // Read the entries before any await: the DataTransfer is cleared once the handler yields.
+    const picked = fromDataTransfer(e.dataTransfer);
+    await startUpload(await picked);
+  };
+
+  const sortOptions: { value: SortField; label: string }[] = [
+    { value: 'instanceName', label: t('files.sort.name') },
+    { value: 'fSize', label: t('files.sort.size') },
+    { value: 'createTime', label: t('files.sort.time') },
+  ];
+
+  return (
+    <div
+      data-testid="file-browser"
+      onDragOver={(e) => {
+        if (e.dataTransfer.types.includes('Files')) {
+          e.preventDefault();
+          setDragging(true);
+        }
+      }}
+      onDragLeave={(e) => {
+        if (e.currentTarget === e.target) setDragging(false);
+      }}
+      onDrop={onDrop}
+      style={{ position: 'relative', outline: dragging ? '2px dashed #c00' : undefined, minHeight: 300 }}
+    >
+      {prompts.holder}
+      <input ref={fileInput} type="file" multiple hidden data-testid="upload-file-input" onChange={(e) => {
+        const pick = fromFileList(e.target.files ?? []);
+        e.target.value = '';
+        void startUpload(pick);
+      }} />
+      <input
+        ref={folderInput}
+        type="file"
+        multiple
+        hidden
+        data-testid="upload-folder-input"
+        {...({ webkitdirectory: '', directory: '' } as Record<string, string>)}
+        onChange={(e) => {
+          const pick = fromFileList(e.target.files ?? []);
+          e.target.value = '';
+          void startUpload(pick);
+        }}
+      />
+      <Space wrap style={{ marginBottom: 12 }}>
+        <Dropdown
+          menu={{
+            items: [
+              { key: 'file', label: t('files.uploadFile'), icon: <UploadOutlined />, onClick: () => fileInput.current?.click() },
+              { key: 'folder', label: t('files.uploadFolder'), icon: <FolderAddOutlined />, onClick: () => folderInput.current?.click() },
+            ],
+          }}
+        >
+          <Button type="primary" icon={<CloudUploadOutlined />} data-testid="upload-button">
+            {t('files.upload')}
+          </Button>
+        </Dropdown>
+        <Button icon={<FolderAddOutlined />} onClick={() => setNameDialog({ mode: 'create' })} data-testid="new-folder">
+          {t('files.newFolder')}
+        </Button>
+        <Button icon={<DownloadOutlined />} onClick={() => doDownload(selected)} data-testid="download-selected">
+          {t('files.download')}
+        </Button>
+        <Button icon={<SwapOutlined />} onClick={() => (selected.length ? setMoveCopy({ mode: 'move', items: selected }) : prompts.upload.notice('warning', 'files.selectFirst'))} data-testid="move-selected">
+          {t('files.move')}
+        </Button>
+        <Button danger icon={<DeleteOutlined />} onClick={() => doDelete(selected)} data-testid="delete-selected">
+          {t('files.delete')}
+        </Button>
+        <Select
+          allowClear
+          placeholder={t('files.filter')}
+          style={{ width: 130 }}
+          value={state.fileFilter}
+          onChange={(v: number | undefined) => update({ fileFilter: v })}
+          options={CATEGORIES.map((c) => ({ value: c, label: t(`files.category.${c}`) }))}
+          data-testid="category-filter"
+        />
+        <Select style={{ width: 120 }} value={state.sortField} onChange={(v: SortField) => update({ sortField: v })} options={sortOptions} data-testid="sort-field" aria-label={t('files.sort.label')} />
+        <Button onClick={() => update({ sortOrder: state.sortOrder === 'asc' ? 'desc' : 'asc' })} data-testid="sort-order">
+          {t(state.sortOrder === 'asc' ? 'files.sort.asc' : 'files.sort.desc')}
+        </Button>
+        <Segmented
+          value={view}
+          onChange={(v) => setView(v as 'table' | 'icon')}
+          options={[
+            { value: 'table', icon: <TableOutlined />, label: <span data-testid="view-table">{t('files.view.table')}</span> },
+            { value: 'icon', icon: <AppstoreOutlined />, label: <span data-testid="view-icon">{t('files.view.icon')}</span> },
+          ]}
+        />
+        <Button onClick={() => openTransferPanel()} data-testid="open-transfers">
+          {t('transfer.title')}
+        </Button>
+      </Space>
+
+      <Breadcrumb
+        style={{ marginBottom: 12 }}
+        data-testid="breadcrumbs"
+        items={crumbs.map((c, i) => ({
+          key: c.instanceId,
+          title:
+            i === crumbs.length - 1 ? (
+              <span>{i === 0 ? t('files.rootFolder') : c.instanceName}</span>
+            ) : (
+              <a onClick={() => update({ parentId: i === 0 ? undefined : c.instanceId })}>{i === 0 ? t('files.rootFolder') : c.instanceName}</a>
+            ),
+        }))}
+      />
+
+      {query.isError && !page ? (
+        <Typography.Text type="danger">{(query.error as Error)?.message}</Typography.Text>
+      ) : query.isLoading ? (
+        <Spin />
+      ) : rows.length === 0 ? (
+        <Empty description={t('files.empty')} />
+      ) : view === 'table' ? (
+        <FileTable
+          rows={rows}
+          selected={selected}
+          onSelect={setSelected}
+          onAction={onRow}
+          sortField={state.sortField}
+          sortOrder={state.sortOrder}
+          onSort={(sortField, sortOrder) => update({ sortField, sortOrder })}
+          pageSize={state.pageSize}
+          loading={query.isFetching}
+        />
+      ) : (
+        <FileCards rows={rows} selected={selected} onSelect={setSelected} onAction={onRow} />
+      )}
+
+      <Pagination
+        style={{ marginTop: 12, justifyContent: 'flex-end' }}
+        current={state.pageNo}
+        pageSize={state.pageSize}
+        total={page?.total ?? 0}
+        pageSizeOptions={PAGE_SIZES.map(String)}
+        showSizeChanger
+        showQuickJumper
+        showTotal={(total) => t('files.total', { total })}
+        onChange={(pageNo, pageSize) => (pageSize !== state.pageSize ? update({ pageSize }) : update({ pageNo }))}
+        data-testid="pagination"
+      />
+
+      <NameDialog
+        open={nameDialog !== undefined}
+        title={t(nameDialog?.mode === 'rename' ? 'files.rename' : 'files.newFolder')}
+        initial={nameDialog?.mode === 'rename' ? nameDialog.item.instanceName : ''}
+        onClose={() => setNameDialog(undefined)}
+        onSubmit={async (name) => {
+          if (nameDialog?.mode === 'rename') await modifyInstance(nameDialog.item.instanceId, { instanceName: encodeWireText(name) });
+          else await createInstances([{ classifierId: 'Folder', parentId: folderId, instanceName: encodeWireText(name), libCode, instanceType }]);
+          afterChange();
+        }}
+      />
+      <MoveCopyDialog
+        open={moveCopy !== undefined}
+        mode={moveCopy?.mode ?? 'move'}
+        libCode={libCode}
+        rootId={rootId}
+        excludeIds={new Set((moveCopy?.items ?? []).filter((i) => i.classifierId === 'Folder').map((i) => i.instanceId))}
+        onClose={() => setMoveCopy(undefined)}
+        onSubmit={async (targetInstanceId) => {
+          if (!moveCopy) return;
+          const ids = moveCopy.items.map((i) => i.instanceId).join(',');
+          const res = moveCopy.mode === 'move' ? await moveInstances({ ids, targetInstanceId }) : await copyInstances({ ids, targetInstanceId });
+          reportBatch(res);
+          afterChange();
+        }}
+      />
+      <PropertiesDialog item={props} path={path} onClose={() => setProps(undefined)} />
+      <PreviewDialog item={preview} onClose={() => setPreview(undefined)} onDownload={(i) => doDownload([i])} />
+    </div>
+  );
+}

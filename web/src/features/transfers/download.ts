@@ -1,0 +1,111 @@
+// Downloads from the file screens (spec 5 rules): a file over 80 GB is refused; on Windows a file of 1 GB or more
+// first offers the desktop client; a file goes to a file the user picks through the verified ranged downloader
+// where the browser has showSaveFilePicker, else to the browser's own download manager through a presigned link
+// (which resumes with Range). A folder becomes the server's streamed zip.
+import { getS3DownloadUrl, getZipDownloadUrl } from '../../api/gen/download/download.ts';
+import { CLIENT_SUGGEST_BYTES, MAX_FILE_BYTES } from './limits.ts';
+import { rangedDownload } from './ranged-download.ts';
+import type { TransferStore } from './transfer-store.ts';
+import { describeFailure } from './engine.ts';
+
+export interface DownloadTarget {
+  instanceId: string;
+  instanceName: string;
+  classifierId: 'Folder' | 'File';
+  fSize: number;
+  fMd5?: string | null;
+  /** Display path of its folder, for the finished list. */
+  path: string;
+}
+
+export interface DownloadPrompts {
+  notice(level: 'info' | 'warning' | 'error', key: string, values?: Record<string, string | number>): void;
+  /** Spec 5: client or web download for big files on Windows. */
+  clientOrWeb(name: string): Promise<'client' | 'web' | 'cancel'>;
+}
+
+const isWindows = (): boolean => /Windows/i.test(navigator.userAgent);
+
+/** Hands a URL to the browser's download manager without leaving the app. */
+function browserDownload(url: string): void {
+  const a = document.createElement('a');
+  a.href = url;
+  a.rel = 'noopener';
+  a.download = '';
+  a.style.display = 'none';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}
+
+type SavePicker = (o: { suggestedName: string }) => Promise<FileSystemFileHandle>;
+
+export async function downloadItems(items: readonly DownloadTarget[], store: TransferStore, prompts: DownloadPrompts): Promise<void> {
+  const folders = items.filter((i) => i.classifierId === 'Folder');
+  const files = items.filter((i) => i.classifierId === 'File');
+  // Several items or any folder: one zip keeps the browser from opening a download per item.
+  if (folders.length > 0 || files.length > 1) {
+    const name = items.length === 1 ? items[0]!.instanceName : undefined;
+    const res = await getZipDownloadUrl({ ids: items.map((i) => i.instanceId).join(','), ...(name ? { name } : {}) });
+    if (!res.data?.url) throw new Error('no zip url');
+    browserDownload(res.data.url);
+    for (const i of items) {
+      store.addFinished({ filename: i.classifierId === 'Folder' ? `${i.instanceName}.zip` : i.instanceName, fileSize: i.fSize, filePosition: i.path, transferType: 'download', fileId: i.instanceId });
+    }
+    return;
+  }
+  const file = files[0];
+  if (!file) return;
+  if (file.fSize > MAX_FILE_BYTES) {
+    prompts.notice('error', 'transfer.moreThan80GB');
+    return;
+  }
+  if (file.fSize >= CLIENT_SUGGEST_BYTES && isWindows()) {
+    const choice = await prompts.clientOrWeb(file.instanceName);
+    if (choice === 'cancel') return;
+    if (choice === 'client') prompts.notice('info', 'transfer.clientUnavailable');
+  }
+  const picker = (window as unknown as { showSaveFilePicker?: SavePicker }).showSaveFilePicker;
+  if (typeof picker === 'function') {
+    let handle: FileSystemFileHandle;
+    try {
+      handle = await picker({ suggestedName: file.instanceName });
+    } catch {
+      return; // the user closed the save dialog
+    }
+    await saveThroughEngine(file, handle, store, prompts);
+    return;
+  }
+  const res = await getS3DownloadUrl({ instanceId: file.instanceId, fileName: encodeURIComponent(file.instanceName) });
+  if (!res.data?.url) throw new Error('no download url');
+  browserDownload(res.data.url);
+  store.addFinished({ filename: file.instanceName, fileSize: file.fSize, filePosition: file.path, transferType: 'download', fileId: file.instanceId });
+}
+
+async function saveThroughEngine(file: DownloadTarget, handle: FileSystemFileHandle, store: TransferStore, prompts: DownloadPrompts): Promise<void> {
+  const uid = `dl-${file.instanceId}-${Date.now()}`;
+  const controller = new AbortController();
+  store.trackDownload({ uid, name: file.instanceName, size: file.fSize, loaded: 0, speed: 0, status: 'resume' });
+  const started = Date.now();
+  try {
+    const res = await getS3DownloadUrl({ instanceId: file.instanceId, action: 'download' });
+    if (!res.data?.url) throw new Error('no download url');
+    const writable = await handle.createWritable();
+    await rangedDownload({
+      url: res.data.url,
+      size: file.fSize,
+      sha256: file.fMd5,
+      writable,
+      signal: controller.signal,
+      onProgress: (loaded) => {
+        const secs = (Date.now() - started) / 1000;
+        store.trackDownload({ uid, name: file.instanceName, size: file.fSize, loaded, speed: secs > 0 ? loaded / secs : 0, status: 'resume' });
+      },
+    });
+    store.untrackDownload(uid);
+    store.addFinished({ filename: file.instanceName, fileSize: file.fSize, filePosition: file.path, transferType: 'download', fileId: file.instanceId });
+  } catch (err) {
+    store.untrackDownload(uid);
+    prompts.notice('error', describeFailure(err).key === 'transfer.error.UPLOAD_FAILED' ? 'transfer.downloadFailed' : describeFailure(err).key);
+  }
+}

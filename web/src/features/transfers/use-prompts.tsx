@@ -1,0 +1,93 @@
+// antd implementations of the upload/download questions (spec 2 alert dialog with an optional list of files over
+// 80 GB; z-index 2000; toasts 3000 ms). Render `holder` once where the hook is used.
+import { useMemo, type ReactNode } from 'react';
+import { Button, message, Modal, Space } from 'antd';
+import { useTranslation } from 'react-i18next';
+import type { DownloadPrompts } from './download.ts';
+import type { UploadPrompts } from './upload-flow.ts';
+
+const Z = 2000;
+
+function NameList({ names }: { names: string[] }) {
+  return (
+    <ul style={{ maxHeight: 200, overflow: 'auto', paddingLeft: 20 }} data-testid="prompt-names">
+      {names.map((n) => (
+        <li key={n}>{n}</li>
+      ))}
+    </ul>
+  );
+}
+
+export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts; holder: ReactNode } {
+  const { t } = useTranslation();
+  const [modal, modalHolder] = Modal.useModal();
+  const [msg, msgHolder] = message.useMessage({ top: 20, duration: 3 });
+
+  return useMemo(() => {
+    const notice: UploadPrompts['notice'] = (level, key, values) => {
+      void msg.open({ type: level, content: t(key, values ?? {}) });
+    };
+    const choose = <T,>(title: string, content: ReactNode, okText: string, cancelText: string, ok: T, cancel: T) =>
+      new Promise<T>((resolve) => {
+        modal.confirm({ title, content, okText, cancelText, zIndex: Z, onOk: () => resolve(ok), onCancel: () => resolve(cancel) });
+      });
+    const upload: UploadPrompts = {
+      notice,
+      over80G: (names) =>
+        new Promise<void>((resolve) => {
+          modal.warning({
+            title: t('transfer.over80G'),
+            content: names.length > 1 ? <NameList names={names} /> : names[0],
+            okText: t('files.ok'),
+            zIndex: Z,
+            onOk: () => resolve(),
+          });
+        }),
+      confirm30G: (names) => choose(t('noMoreThan30G'), <NameList names={names} />, t('files.continue'), t('files.cancel'), true, false),
+      pluginTip: () => choose(t('transfer.pluginTip'), t('transfer.pluginTipText'), t('transfer.continueInBrowser'), t('transfer.downloadPlugin'), 'browser' as const, 'download' as const),
+      clientChoice: () => choose(t('transfer.clientChoice'), t('transfer.clientChoiceText'), t('transfer.webUpload'), t('transfer.useClient'), 'web' as const, 'client' as const),
+      conflict: (names) =>
+        new Promise((resolve) => {
+          let settled = false;
+          const done = (v: 'newVersion' | 'keepBoth' | 'cancel') => {
+            if (settled) return;
+            settled = true;
+            resolve(v);
+            m.destroy();
+          };
+          const m = modal.confirm({
+            title: t('transfer.sameName'),
+            content: <NameList names={names} />,
+            zIndex: Z,
+            closable: true,
+            onCancel: () => done('cancel'),
+            footer: (
+              <Space style={{ marginTop: 12, width: '100%', justifyContent: 'flex-end' }}>
+                <Button onClick={() => done('cancel')}>{t('files.cancel')}</Button>
+                <Button onClick={() => done('newVersion')} data-testid="conflict-new-version">
+                  {t('transfer.newVersion')}
+                </Button>
+                <Button type="primary" onClick={() => done('keepBoth')} data-testid="conflict-keep-both">
+                  {t('transfer.keepBoth')}
+                </Button>
+              </Space>
+            ),
+          });
+        }),
+    };
+    const download: DownloadPrompts = {
+      notice,
+      clientOrWeb: (name) => choose(t('transfer.clientChoice'), t('transfer.clientDownloadText', { name }), t('transfer.webDownload'), t('transfer.useClient'), 'web' as const, 'client' as const),
+    };
+    return {
+      upload,
+      download,
+      holder: (
+        <>
+          {modalHolder}
+          {msgHolder}
+        </>
+      ),
+    };
+  }, [t, modal, msg, modalHolder, msgHolder]);
+}
