@@ -270,7 +270,7 @@ describe('accounts and sessions', () => {
     const origin = s.baseUrl;
     for (const path of [CURRENT, '/hcs/services/System/platformInfo', '/hcs/controller/System/sso/logout']) {
       const r = await fetch(origin + path, { headers: { token: cli.token! } });
-      const body = await r.json();
+      const body = (await r.json()) as { data: { code: string } };
       seen.bodies.push(JSON.stringify(body));
       expect(r.status, path).toBe(403);
       expect(body.data.code).toBe('CSRF_HEADER_MISSING');
@@ -389,6 +389,21 @@ describe('session expiry', () => {
   });
 });
 
+describe('cookie on an https deployment', () => {
+  it('marks the session cookie Secure when HCS_PUBLIC_URL is https', async () => {
+    const s = await startServer({ env: { HCS_PUBLIC_URL: 'https://drive.example.com' } });
+    try {
+      const c = clientFor(s, { bodies: [], secrets: new Set() });
+      const r = await c.login(ADMIN_USER, ADMIN_PASSWORD);
+      expect(r.status).toBe(200);
+      expect(r.setCookie).toMatch(/;\s*Secure/i);
+      expect(r.setCookie).toMatch(/HttpOnly/i);
+    } finally {
+      await s.close();
+    }
+  });
+});
+
 describe('restart', () => {
   it('keeps users, sessions and the password key across a restart on the same data dir', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'hcs-restart-'));
@@ -462,7 +477,7 @@ describe('secrets in logs (server process with debug logging)', () => {
         const headers = new Headers(init.headers);
         headers.set('X-Requested-With', 'XMLHttpRequest');
         const r = await fetch(origin + path, { ...init, headers });
-        return { status: r.status, headers: r.headers, json: await r.json() };
+        return { status: r.status, headers: r.headers, json: (await r.json()) as any };
       };
       const key = (await call('/hcs/services/System/platformInfo')).json.data.publicKey as string;
       const wireWrong = encryptForServer(key, 'Wrong-pass-1');

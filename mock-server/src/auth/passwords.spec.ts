@@ -14,7 +14,7 @@ import {
   encryptPassword,
   loadPasswordKeys,
 } from './passwords.ts';
-import { AppError } from '../http/errors.ts';
+import type { AppError } from '../http/errors.ts';
 
 describe('password hashing', () => {
   it('stores scrypt with its parameters and verifies only the right password', async () => {

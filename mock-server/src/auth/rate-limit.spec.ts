@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../db/database.ts';
 import { createRateLimiter } from './rate-limit.ts';
-import { AppError } from '../http/errors.ts';
+import type { AppError } from '../http/errors.ts';
 
 describe('rate limiter', () => {
   let dir: string;
