@@ -196,17 +196,10 @@ export class UploadTask {
   async #execute(signal: AbortSignal): Promise<UploadResult> {
     const { source } = this;
     if (source.size > MAX_FILE_SIZE) throw new FileTooLargeError();
-    // A hash mismatch at save-instance means the stored bytes are not the hashed ones (the file changed, or a read
-    // went wrong): hash again from zero and upload again, once, before reporting [202].
-    for (let attempt = 0; ; attempt++) {
-      const rec = await this.#loadRecord();
-      const hash = await this.#hash(rec, signal);
-      try {
-        return await this.#transfer(rec, hash, signal);
-      } catch (err) {
-        if (!(err instanceof FileVerificationError) || attempt > 0) throw err;
-      }
-    }
+    // Spec 8: a hash mismatch at save-instance ends in [202] with the hash forgotten, so a retry hashes again.
+    const rec = await this.#loadRecord();
+    const hash = await this.#hash(rec, signal);
+    return this.#transfer(rec, hash, signal);
   }
 
   async #loadRecord(): Promise<UploadRecord> {
