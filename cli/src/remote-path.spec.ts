@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import { decodeName } from '@hcs/openapi/client';
+import { createApi } from './api.ts';
+import { nameProblem, parseRemotePath, RemoteFs, type Instance } from './remote-path.ts';
+
+describe('parseRemotePath', () => {
+  it('splits and normalises', () => {
+    expect(parseRemotePath('/')).toEqual([]);
+    expect(parseRemotePath('')).toEqual([]);
+    expect(parseRemotePath('/docs//a/./b/')).toEqual(['docs', 'a', 'b']);
+    expect(parseRemotePath('docs/a/../b')).toEqual(['docs', 'b']);
+  });
+  it('never climbs above the root', () => {
+    expect(() => parseRemotePath('/../etc')).toThrow(/above the root/);
+    expect(() => parseRemotePath('a/../../b')).toThrow(/above the root/);
+  });
+  it('applies the spec name rules', () => {
+    expect(nameProblem('ok name.txt')).toBeNull();
+    expect(nameProblem(' lead')).toMatch(/whitespace/);
+    expect(nameProblem('a:b')).toMatch(/contains/);
+    expect(() => parseRemotePath('/a/b*c')).toThrow(/invalid remote path/);
+  });
+});
+
+/** An in-memory /hcs server: listInstances (keyword filter, cursor pages of 2) and createInstances. */
+function fakeServer() {
+  const rows: Instance[] = [];
+  let seq = 0;
+  const add = (parentId: string, name: string, folder: boolean): Instance => {
+    const i = {
+      instanceId: `i${++seq}`,
+      instanceName: name,
+      classifierId: folder ? 'Folder' : 'File',
+      parentId,
+      libCode: 'NetDisk',
+      instanceType: '1',
+      fSize: folder ? 0 : 10,
+      fType: '',
+      fileType: folder ? 'Folder' : 'other',
+      userId: 'u1',
+      userName: 'alice',
+      createTime: 0,
+      updateTime: 0,
+    } as Instance;
+    rows.push(i);
+    return i;
+  };
+  const calls: string[] = [];
+  const fetchFn = async (input: Request | string | URL): Promise<Response> => {
+    const req = input instanceof Request ? input : new Request(input);
+    const url = new URL(req.url);
+    calls.push(`${req.method} ${url.pathname}`);
+    const env = (data: unknown, status = 200, ret = 0, msg = 'ok') => new Response(JSON.stringify({ ret, msg, data }), { status, headers: { 'content-type': 'application/json' } });
+    if (req.headers.get('token') !== 't0k') return env({ code: 'UNAUTHENTICATED' }, 401, 401, 'sign in first');
+    if (url.pathname === '/hcs/controller/Page') {
+      const parentId = url.searchParams.get('parentId') ?? 'root';
+      const kw = url.searchParams.get('keyword')?.toLowerCase();
+      const all = rows.filter((r) => r.parentId === parentId && (!kw || r.instanceName.toLowerCase().includes(kw)));
+      const start = Number(url.searchParams.get('cursor') ?? 0);
+      const list = all.slice(start, start + 2);
+      const next = start + 2 < all.length ? String(start + 2) : null;
+      return env({ list, parentId, breadcrumbs: [], total: all.length, pageNo: 1, pageSize: 2, nextCursor: next });
+    }
+    if (url.pathname === '/hcs/controller/Instances' && req.method === 'POST') {
+      const body = (await req.json()) as Array<{ instanceName: string; parentId: string }>;
+      const name = decodeName(body[0]!.instanceName);
+      if (rows.some((r) => r.parentId === body[0]!.parentId && r.instanceName === name)) return env({ code: 'NAME_EXISTS' }, 409, 1, 'exists');
+      return env([add(body[0]!.parentId, name, true)]);
+    }
+    return env({ code: 'NOT_IMPLEMENTED' }, 501, 1, 'no');
+  };
+  const api = createApi({ server: 'http://fake', token: 't0k', userName: 'alice', authPath: '/dev/null', json: false, stateDir: '/tmp' }, { fetch: fetchFn as typeof fetch });
+  return { rows, add, api, calls };
+}
+
+describe('RemoteFs', () => {
+  it('resolves a path by walking names from the root, across keyword pages', async () => {
+    const s = fakeServer();
+    const docs = s.add('root', 'docs', true);
+    // "a" is matched exactly although the keyword filter also returns "aa", "ba" and "a.txt" first.
+    s.add(docs.instanceId, 'aa', true);
+    s.add(docs.instanceId, 'ba', false);
+    s.add(docs.instanceId, 'a.txt', false);
+    const a = s.add(docs.instanceId, 'a', true);
+    const fs = new RemoteFs(s.api);
+    const r = await fs.resolve('/docs/a');
+    expect(r.id).toBe(a.instanceId);
+    expect(r.segments).toEqual(['docs', 'a']);
+    expect((await fs.resolve('/')).instance).toBeNull();
+  });
+
+  it('names the missing segment, and a file is not a folder', async () => {
+    const s = fakeServer();
+    const docs = s.add('root', 'docs', true);
+    s.add(docs.instanceId, 'f.txt', false);
+    const fs = new RemoteFs(s.api);
+    await expect(fs.resolve('/docs/nope/x')).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('/docs/nope') });
+    await expect(fs.resolve('/docs/f.txt/x')).rejects.toMatchObject({ code: 'NOT_FOUND' });
+  });
+
+  it('ensureFolder creates only the missing parents (mkdir -p) and is idempotent', async () => {
+    const s = fakeServer();
+    s.add('root', 'docs', true);
+    const fs = new RemoteFs(s.api);
+    const id = await fs.ensureFolder(['docs', 'x', 'y']);
+    const y = s.rows.find((r) => r.instanceId === id)!;
+    expect(y.instanceName).toBe('y');
+    expect(s.rows.filter((r) => r.classifierId === 'Folder').map((r) => r.instanceName).sort()).toEqual(['docs', 'x', 'y']);
+    expect(await fs.ensureFolder(['docs', 'x', 'y'])).toBe(id);
+    expect(s.rows).toHaveLength(3);
+  });
+
+  it('maps a rejected session to the auth exit code', async () => {
+    const noTok = createApi({ server: 'http://fake', token: 'wrong', userName: undefined, authPath: '/dev/null', json: false, stateDir: '/tmp' }, {
+      fetch: (async () => new Response(JSON.stringify({ ret: 401, msg: 'sign in first', data: { code: 'UNAUTHENTICATED' } }), { status: 401 })) as unknown as typeof fetch,
+    });
+    await expect(new RemoteFs(noTok).resolve('/x')).rejects.toMatchObject({ exitCode: 3 });
+  });
+});
