@@ -92,6 +92,11 @@ export function setUploadId(db: Db, id: string, uploadId: string): void {
   db.prepare('UPDATE upload_sessions SET upload_id = ?, updated_at = ?, expires_at = ? WHERE id = ?').run(uploadId, Date.now(), Date.now() + SESSION_TTL_MS, id);
 }
 
+/** The part layout the client chose (it may grow parts beyond the suggestion). */
+export function setLayout(db: Db, id: string, partSize: number, partCount: number): void {
+  db.prepare('UPDATE upload_sessions SET part_size = ?, part_count = ? WHERE id = ?').run(partSize, partCount, id);
+}
+
 export function touchSession(db: Db, id: string): void {
   db.prepare('UPDATE upload_sessions SET updated_at = ?, expires_at = ? WHERE id = ?').run(Date.now(), Date.now() + SESSION_TTL_MS, id);
 }

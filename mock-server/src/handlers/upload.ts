@@ -11,7 +11,7 @@ import { addBlobRefs, newId, findBlobBySha, findInstantBlob, getBlob, upsertVeri
 import { freeName, getInstanceRow, getLive, insertInstance, nameTaken, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
 import { addUsage, assertFits } from '../db/quota.ts';
 import {
-  createProof, createSession, deleteParts, deleteSession, findByObjectKey, findResumable, getUserSession, listParts, setUploadId,
+  createProof, createSession, deleteParts, setLayout, deleteSession, findByObjectKey, findResumable, getUserSession, listParts, setUploadId,
   takeProof, upsertParts, type UploadSession,
 } from '../db/uploads-repo.ts';
 import { decodeWireName, extensionOf, fileTypeOf, filterCategory } from '../files/names.ts';
@@ -253,11 +253,17 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
     async initPartInfo(req) {
       const user = callerOf(req.user);
-      const b = req.body as { fId: string; uploadId: string; objectKey?: string };
+      const b = req.body as { fId: string; uploadId: string; objectKey?: string; partSize?: number; partCount?: number };
       const s = sessionOf(db, user, b.fId);
       if (b.objectKey !== undefined && b.objectKey !== s.objectKey) throw new AppError('FORBIDDEN', 'objectKey is not the session\'s key');
+      const partSize = b.partSize ?? s.partSize;
+      const partCount = b.partCount ?? Math.max(1, Math.ceil(s.size / partSize));
+      if (partSize < 1 || partCount < 1 || partCount > 10000 || partSize * partCount < s.size || partSize * (partCount - 1) >= Math.max(1, s.size)) {
+        throw new AppError('VALIDATION_FAILED', `partSize ${partSize} x partCount ${partCount} does not cover ${s.size} bytes in at most 10000 parts`);
+      }
       transaction(db, () => {
         if (s.uploadId !== b.uploadId) setUploadId(db, s.id, b.uploadId);
+        setLayout(db, s.id, partSize, partCount);
       });
       return ok(sessionView(db, sessionOf(db, user, s.id)));
     },
