@@ -49,7 +49,9 @@ export interface TransferFailure {
 export function describeFailure(err: unknown): TransferFailure {
   const e = err as { code?: unknown; messageKey?: unknown; serverMessage?: unknown; message?: unknown; ret?: unknown };
   const code = typeof e?.code === 'string' ? e.code : 'UPLOAD_FAILED';
-  const key = typeof e?.messageKey === 'string' ? e.messageKey : `transfer.error.${KNOWN_HTTP_CODES[code] ?? 'UPLOAD_FAILED'}`;
+  let key = typeof e?.messageKey === 'string' ? e.messageKey : `transfer.error.${KNOWN_HTTP_CODES[code] ?? 'UPLOAD_FAILED'}`;
+  // Spec 8: space-not-enough says "group" for group files.
+  if (code === '002' && (err as { group?: unknown })?.group === true) key = 'transfer.error.002group';
   const serverMessage =
     typeof e?.serverMessage === 'string' ? e.serverMessage : typeof e?.ret === 'number' && typeof e?.message === 'string' ? e.message : undefined;
   return serverMessage === undefined ? { key, code } : { key, code, serverMessage };
