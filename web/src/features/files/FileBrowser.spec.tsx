@@ -1,0 +1,197 @@
+// Component tests of the list screen against the contract's msw handlers (orval), with answers built per test.
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { setupServer } from 'msw/node';
+import type { Instance } from '../../api/gen/model/instance.ts';
+import { getCheckFileExistMockHandler } from '../../api/gen/upload/upload.msw.ts';
+import { getDeleteInstancesMockHandler, getListInstancesMockHandler, getModifyInstanceMockHandler } from '../../api/gen/files/files.msw.ts';
+import { createQueryClient, Providers } from '../../app/providers.tsx';
+import { initI18n } from '../../app/i18n.ts';
+import { memoryPersistence } from '../transfers/queue-persistence.ts';
+import { TransferStore } from '../transfers/transfer-store.ts';
+import { FileBrowser } from './FileBrowser.tsx';
+
+const server = setupServer();
+beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+afterEach(() => server.resetHandlers());
+afterAll(() => server.close());
+beforeEach(() => localStorage.clear());
+
+function inst(i: number, over: Partial<Instance> = {}): Instance {
+  return {
+    instanceId: `id${i}`,
+    instanceName: `file-${String(i).padStart(6, '0')}.txt`,
+    classifierId: 'File',
+    parentId: 'root',
+    libCode: 'NetDisk',
+    instanceType: '1',
+    fSize: 1536 * i,
+    fType: 'txt',
+    fileType: 'txt',
+    userId: 'u1',
+    userName: 'alice',
+    createTime: Date.UTC(2024, 0, 2, 3, 4, 5),
+    updateTime: Date.UTC(2024, 0, 2, 3, 4, 5),
+    ...over,
+  };
+}
+
+/** A 100,000-entry folder served page by page like the server: keyset cursor honoured, requests recorded. */
+function bigFolder(extra: Instance[] = []) {
+  const TOTAL = 100_000;
+  const requests: URLSearchParams[] = [];
+  const handler = getListInstancesMockHandler(({ request }) => {
+    const q = new URL(request.url).searchParams;
+    requests.push(q);
+    const size = Number(q.get('pageSize') ?? 20);
+    const cursor = q.get('cursor');
+    const start = cursor ? Number(cursor) : (Number(q.get('pageNo') ?? 1) - 1) * size;
+    const list = [...extra, ...Array.from({ length: size - extra.length }, (_, k) => inst(start + k + 1))];
+    return {
+      ret: 0,
+      msg: 'success',
+      data: { total: TOTAL, pageNo: Number(q.get('pageNo') ?? 1), pageSize: size, nextCursor: String(start + size), list, parentId: 'root', breadcrumbs: [{ instanceId: 'root', instanceName: 'root' }] },
+    };
+  });
+  return { handler, requests };
+}
+
+async function renderBrowser() {
+  await initI18n('en_US');
+  const store = new TransferStore({ engine: { upload: () => new Promise(() => {}) }, persistence: memoryPersistence() });
+  render(
+    <Providers queryClient={createQueryClient()}>
+      <FileBrowser libCode="NetDisk" instanceType="1" store={store} />
+    </Providers>,
+  );
+  return store;
+}
+
+describe('FileBrowser list', () => {
+  it('pages a 100,000-entry folder with sizes 10-100, total, jumper, and keyset cursors when paging forward', async () => {
+    const { handler, requests } = bigFolder();
+    server.use(handler);
+    await renderBrowser();
+    expect(await screen.findByText('file-000001.txt')).toBeTruthy();
+    expect(screen.getByText('100000 items')).toBeTruthy();
+    expect(screen.getByText('1.50 KB'.replace(' ', ''))).toBeTruthy();
+    expect(screen.getAllByText('2024-01-02', { exact: false }).length).toBeGreaterThan(0);
+    expect(requests[0]!.get('pageSize')).toBe('20');
+    expect(requests[0]!.get('cursor')).toBeNull();
+
+    fireEvent.click(screen.getByTitle('2'));
+    expect(await screen.findByText('file-000021.txt')).toBeTruthy();
+    expect(requests.at(-1)!.get('cursor')).toBe('20');
+
+    // The jumper goes straight to a far page (offset, no cursor known for it).
+    const jumper = document.querySelector('.ant-pagination-options-quick-jumper input') as HTMLInputElement;
+    fireEvent.change(jumper, { target: { value: '5000' } });
+    fireEvent.keyDown(jumper, { key: 'Enter', code: 'Enter', keyCode: 13 });
+    fireEvent.keyUp(jumper, { key: 'Enter', code: 'Enter', keyCode: 13 });
+    expect(await screen.findByText('file-099981.txt')).toBeTruthy();
+    expect(requests.at(-1)!.get('pageNo')).toBe('5000');
+    expect(requests.at(-1)!.get('cursor')).toBeNull();
+
+    const sizeSelect = document.querySelector('.ant-pagination-options .ant-select') as HTMLElement;
+    fireEvent.mouseDown(sizeSelect.querySelector('.ant-select-content, .ant-select-selector') ?? sizeSelect);
+    const options = await screen.findAllByText(/\/ page/);
+    expect(options.map((o) => o.textContent)).toEqual(expect.arrayContaining(['10 / page', '20 / page', '30 / page', '40 / page', '50 / page', '100 / page']));
+  });
+
+  it('switches to icon cards and remembers the choice', async () => {
+    server.use(bigFolder().handler);
+    await renderBrowser();
+    await screen.findByText('file-000001.txt');
+    fireEvent.click(screen.getByTestId('view-icon'));
+    expect(await screen.findByTestId('file-cards')).toBeTruthy();
+    expect(localStorage.getItem('hcs.files.view')).toBe('icon');
+  });
+
+  it('warns when deleting with nothing selected and confirms with table.deleteData before deleting a row', async () => {
+    server.use(bigFolder().handler);
+    let deleted: string | null = null;
+    server.use(
+      getDeleteInstancesMockHandler(({ request }) => {
+        deleted = new URL(request.url).searchParams.get('ids');
+        return { ret: 0, msg: 'success', data: { done: [], failed: [] } };
+      }),
+    );
+    await renderBrowser();
+    await screen.findByText('file-000001.txt');
+    fireEvent.click(screen.getByTestId('delete-selected'));
+    expect(await screen.findByText('Select data to delete')).toBeTruthy();
+    expect(deleted).toBeNull();
+
+    fireEvent.click(screen.getByTestId('row-delete-file-000002.txt'));
+    expect((await screen.findAllByText('Delete this data?')).length).toBeGreaterThan(0);
+    fireEvent.click(screen.getByTestId('delete-confirm-ok'));
+    await waitFor(() => expect(deleted).toBe('id2'));
+  });
+
+  it('blocks delete and rename on editIsDisabled / isDisabled rows', async () => {
+    server.use(bigFolder([inst(900, { instanceName: 'locked.txt', isDisabled: true }), inst(901, { instanceName: 'readonly.txt', editIsDisabled: true })]).handler);
+    await renderBrowser();
+    await screen.findByText('locked.txt');
+    expect((screen.getByTestId('row-delete-locked.txt') as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByTestId('row-delete-readonly.txt') as HTMLButtonElement).disabled).toBe(true);
+    fireEvent.click(screen.getByTestId('row-more-readonly.txt'));
+    const rename = await screen.findByRole('menuitem', { name: 'Rename' });
+    expect(rename.getAttribute('aria-disabled')).toBe('true');
+  });
+
+  it('shows the name rules before sending and sends the Base64 wire name', async () => {
+    server.use(bigFolder().handler);
+    let body: unknown;
+    let renamedId = '';
+    server.use(
+      getModifyInstanceMockHandler(async ({ request, params }) => {
+        body = await request.json();
+        renamedId = String(params.id);
+        return { ret: 0, msg: 'success', data: inst(3, { instanceName: 'report?' }) };
+      }),
+    );
+    await renderBrowser();
+    await screen.findByText('file-000003.txt');
+    fireEvent.click(screen.getByTestId('row-more-file-000003.txt'));
+    fireEvent.click(await screen.findByRole('menuitem', { name: 'Rename' }));
+    const input = (await screen.findByTestId('name-dialog-input')) as HTMLInputElement;
+    const ok = () => screen.getByTestId('name-dialog-ok') as HTMLButtonElement;
+
+    fireEvent.change(input, { target: { value: 'a/b' } });
+    expect(screen.getByTestId('name-dialog-rule').textContent).toContain('cannot contain');
+    expect(ok().disabled).toBe(true);
+    fireEvent.change(input, { target: { value: ' lead' } });
+    expect(screen.getByTestId('name-dialog-rule').textContent).toContain('start or end with a space');
+    fireEvent.change(input, { target: { value: '' } });
+    expect(screen.getByTestId('name-dialog-rule').textContent).toContain('cannot be empty');
+    expect(body).toBeUndefined();
+
+    fireEvent.change(input, { target: { value: '报告>' } });
+    expect(ok().disabled).toBe(true);
+    fireEvent.change(input, { target: { value: '报告 2024' } });
+    expect(ok().disabled).toBe(false);
+    fireEvent.click(ok());
+    await waitFor(() => expect(body).toEqual({ instanceName: '5oql5ZGKIDIwMjQ_d' }));
+    expect(renamedId).toBe('id3');
+  });
+
+  it('refuses a selection of more than 500 files with transfer.uploadTooMuch and uploads nothing', async () => {
+    server.use(bigFolder().handler);
+    let checks = 0;
+    server.use(
+      getCheckFileExistMockHandler(() => {
+        checks += 1;
+        return { ret: 0, msg: '', data: { ret: 0, data: 0 } };
+      }),
+    );
+    const store = await renderBrowser();
+    await screen.findByText('file-000001.txt');
+    const files = Array.from({ length: 501 }, (_, i) => new File(['x'], `f${i}.txt`));
+    await act(async () => {
+      fireEvent.change(screen.getByTestId('upload-file-input'), { target: { files } });
+    });
+    expect(await screen.findByText('At most 500 files can be uploaded at once')).toBeTruthy();
+    expect(checks).toBe(0);
+    expect(store.getSnapshot().uploads).toHaveLength(0);
+  });
+});
