@@ -1,0 +1,286 @@
+// One file's download: signed ranged GETs straight from storage, 3 parts in parallel, written positionally to a
+// sink, the set of finished parts persisted after each part, SHA-256 verified at the end.
+import type { Clock, DownloadFileInfo, DownloadSink, DownloadSinkFactory } from '../ports/index.ts';
+import { systemClock } from './clock.ts';
+import { HASH_CHUNK, MAX_FILE_SIZE, PART_CONCURRENCY, PART_TIMEOUT_MS } from './constants.ts';
+import { Emitter } from './emitter.ts';
+import type { EngineDeps } from './engine-options.ts';
+import { DownloadInfoError, DownloadVerificationError, FileTooLargeError, RequestError, StorageHttpError, TransferError } from './errors.ts';
+import { asTransferError } from './hcs-errors.ts';
+import { partRange, type PartPlan } from './part-size.ts';
+import { SpeedMeter, type Progress } from './progress.ts';
+import { withRetry } from './retry.ts';
+import { StorageClient } from './s3.ts';
+import { createDownloadMachine, type DownloadStatus, type StateMachine } from './state-machine.ts';
+import { randomId } from './upload.ts';
+
+export interface DownloadInput {
+  id?: string;
+  instanceId: string;
+  fileSharingId?: string;
+  /** Where the bytes go (a .part file in Node, a picked file in the browser). */
+  sinks: DownloadSinkFactory;
+}
+
+export type DownloadEvents = {
+  status: { to: DownloadStatus; from: DownloadStatus; error?: TransferError };
+  progress: Progress;
+};
+
+/** Partial state persisted after every finished part. */
+export interface DownloadRecord {
+  v: 1;
+  instanceId: string;
+  fMd5: string;
+  fileSize: number;
+  partSize: number;
+  name: string;
+  done: number[];
+}
+
+export const downloadRecordKey = (instanceId: string) => `download:${instanceId}`;
+
+export class DownloadTask {
+  readonly id: string;
+  readonly instanceId: string;
+  readonly events = new Emitter<DownloadEvents>();
+  readonly #input: DownloadInput;
+  readonly #deps: EngineDeps;
+  readonly #clock: Clock;
+  readonly #machine: StateMachine<DownloadStatus>;
+  readonly #storage: StorageClient;
+  readonly #meter: SpeedMeter;
+  #ctrl: AbortController | undefined;
+  #sink: DownloadSink | undefined;
+  #error: TransferError | undefined;
+  #info: DownloadFileInfo | undefined;
+  #progress: Progress = { loaded: 0, total: 0, speed: 0, timeLeft: undefined, phase: 'transferring' };
+  #lastProgressAt = -Infinity;
+
+  constructor(input: DownloadInput, deps: EngineDeps, initial: DownloadStatus = 'wait') {
+    this.id = input.id ?? randomId();
+    this.instanceId = input.instanceId;
+    this.#input = input;
+    this.#deps = deps;
+    this.#clock = deps.clock ?? systemClock;
+    this.#machine = createDownloadMachine(initial);
+    this.#meter = new SpeedMeter(this.#clock);
+    this.#storage = new StorageClient({
+      controlPlane: deps.controlPlane,
+      transport: deps.transport,
+      clock: this.#clock,
+      onUnauthorized: deps.onUnauthorized,
+      platformId: deps.platformId,
+      timeoutMs: deps.partTimeoutMs ?? PART_TIMEOUT_MS,
+      retryBaseMs: deps.retryBaseMs,
+    });
+    this.#machine.onChange((to, from) => this.events.emit('status', { to, from, error: to === 'error' || to === 'refresh' ? this.#error : undefined }));
+  }
+
+  get status(): DownloadStatus {
+    return this.#machine.status;
+  }
+  get error(): TransferError | undefined {
+    return this.#error;
+  }
+  get progress(): Progress {
+    return this.#progress;
+  }
+  /** File facts once the download has started (name, size, hash). */
+  get info(): DownloadFileInfo | undefined {
+    return this.#info;
+  }
+
+  pause(): boolean {
+    if (!this.#machine.can('pause')) return false;
+    this.#machine.transition('pause');
+    this.#ctrl?.abort(new DOMException('paused', 'AbortError'));
+    return true;
+  }
+
+  /** pause/refresh -> wait (spec: resume clears the cancel flag and restarts). */
+  resume(): boolean {
+    if (this.status !== 'pause' && this.status !== 'refresh') return false;
+    this.#error = undefined;
+    this.#machine.transition('wait');
+    return true;
+  }
+
+  retry(): boolean {
+    if (this.status !== 'error' && this.status !== 'refresh') return false;
+    this.#error = undefined;
+    this.#machine.transition('wait');
+    return true;
+  }
+
+  /** Spec 4: network loss turns a running download into refresh (request exception); it keeps its parts. */
+  networkLost(): void {
+    if (this.status !== 'resume') return;
+    this.#error = new RequestError();
+    this.#machine.transition('refresh');
+    this.#ctrl?.abort(new DOMException('offline', 'AbortError'));
+  }
+
+  /** Stops the download and removes its partial data and local record. */
+  async delete(): Promise<void> {
+    if (this.#machine.isTerminal()) return;
+    this.#machine.transition('deleted');
+    this.#ctrl?.abort(new DOMException('deleted', 'AbortError'));
+    await this.#deps.resumeStore.delete(downloadRecordKey(this.instanceId)).catch(() => {});
+    const sink = this.#sink ?? (await this.#openForDelete());
+    await sink?.abort().catch(() => {});
+  }
+
+  async #openForDelete(): Promise<DownloadSink | undefined> {
+    const rec = await this.#deps.resumeStore.get<DownloadRecord>(downloadRecordKey(this.instanceId)).catch(() => undefined);
+    if (!rec) return undefined;
+    return this.#input.sinks.open({ key: downloadRecordKey(this.instanceId), name: rec.name, size: rec.fileSize, resume: true }).catch(() => undefined);
+  }
+
+  async run(): Promise<void> {
+    if (this.status !== 'wait') throw new Error(`cannot run a download in status ${this.status}`);
+    const ctrl = new AbortController();
+    this.#ctrl = ctrl;
+    this.#meter.reset();
+    this.#machine.transition('resume');
+    try {
+      await this.#execute(ctrl.signal);
+      this.#machine.transition('success');
+    } catch (err) {
+      const now = this.status as DownloadStatus;
+      if (ctrl.signal.aborted && (now === 'pause' || now === 'deleted' || now === 'refresh')) return;
+      this.#error = asTransferError(err, RequestError);
+      // A verification failure discarded the data: not resumable, only retryable from zero.
+      this.#machine.transition(this.#error instanceof DownloadVerificationError || this.#error instanceof FileTooLargeError ? 'error' : 'refresh');
+    } finally {
+      this.#ctrl = undefined;
+    }
+  }
+
+  async #execute(signal: AbortSignal): Promise<void> {
+    const store = this.#deps.resumeStore;
+    const key = downloadRecordKey(this.instanceId);
+    const info = await withRetry(() => this.#deps.controlPlane.getDownloadFileInfo({ instanceId: this.instanceId, fileSharingId: this.#input.fileSharingId, platformId: this.#deps.platformId }, signal), {
+      clock: this.#clock,
+      signal,
+      onUnauthorized: this.#deps.onUnauthorized,
+      baseDelayMs: this.#deps.retryBaseMs,
+    }).catch((err) => {
+      throw asTransferError(err, DownloadInfoError);
+    });
+    if (!info || !info.objectKey || !/^[0-9a-f]{64}$/.test(info.fMd5) || !(info.fileSize >= 0)) throw new DownloadInfoError({ cause: new Error('empty or invalid file information') });
+    if (info.fileSize > MAX_FILE_SIZE) throw new FileTooLargeError();
+    this.#info = info;
+    const partSize = info.partSize > 0 ? info.partSize : 8 * 1024 * 1024;
+    const partCount = Math.max(1, Math.ceil(info.fileSize / partSize));
+    const plan: PartPlan = { partSize, partCount, lastPartSize: info.fileSize - (partCount - 1) * partSize };
+
+    const saved = await store.get<DownloadRecord>(key).catch(() => undefined);
+    const resumable = !!saved && saved.v === 1 && saved.fMd5 === info.fMd5 && saved.fileSize === info.fileSize && saved.partSize === partSize;
+    const rec: DownloadRecord = resumable ? saved : { v: 1, instanceId: this.instanceId, fMd5: info.fMd5, fileSize: info.fileSize, partSize, name: info.filename, done: [] };
+    this.#sink ??= await this.#input.sinks.open({ key, name: info.filename, size: info.fileSize, resume: resumable });
+    const sink = this.#sink;
+    await store.set(key, rec);
+
+    const done = new Set(rec.done);
+    let loaded = [...done].reduce((s, n) => s + partRange(plan, n).size, 0);
+    this.#setProgress(loaded, info.fileSize, 'transferring', true);
+    const pending: number[] = [];
+    for (let n = 1; n <= partCount; n++) if (!done.has(n) && partRange(plan, n).size > 0) pending.push(n);
+
+    const batch = new AbortController();
+    const onAbort = () => batch.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let firstError: unknown;
+    const worker = async () => {
+      for (let n = pending.shift(); n !== undefined && !batch.signal.aborted; n = pending.shift()) {
+        const { start, size } = partRange(plan, n);
+        let written = 0;
+        await this.#storage.send({
+          method: 'GET',
+          bucket: info.bucketName,
+          key: info.objectKey,
+          action: 'getObject',
+          fId: this.instanceId,
+          headers: { Range: `bytes=${start}-${start + size - 1}` },
+          signal: batch.signal,
+          consume: async (res, sig) => {
+            // A retried attempt rewrites the part from its start; progress counts only finished parts twice never.
+            loaded -= written;
+            written = 0;
+            if (res.status !== 206 && !(res.status === 200 && start === 0 && size === info.fileSize)) {
+              throw new StorageHttpError(res.status, 'RangeIgnored', 'storage did not answer the byte range');
+            }
+            for await (const chunk of res.chunks()) {
+              sig.throwIfAborted();
+              if (written + chunk.byteLength > size) throw new StorageHttpError(res.status, 'RangeOverflow', 'more bytes than the range');
+              await sink.write(start + written, chunk);
+              written += chunk.byteLength;
+              loaded += chunk.byteLength;
+              this.#setProgress(loaded, info.fileSize, 'transferring');
+            }
+            if (written !== size) throw new StorageHttpError(res.status, 'ShortRange', `got ${written} of ${size} bytes`);
+          },
+        });
+        done.add(n);
+        rec.done = [...done];
+        await store.set(key, rec);
+      }
+    };
+    const workers = Array.from({ length: Math.min(this.#deps.partConcurrency ?? PART_CONCURRENCY, Math.max(1, pending.length)) }, () =>
+      worker().catch((err) => {
+        firstError ??= err;
+        batch.abort(err);
+      }),
+    );
+    try {
+      await Promise.all(workers);
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+    if (signal.aborted) throw signal.reason;
+    if (firstError !== undefined) throw asTransferError(firstError, RequestError);
+
+    await sink.flush();
+    this.#meter.reset();
+    this.#setProgress(0, info.fileSize, 'verifying', true);
+    const actual = await this.#hashSink(sink, info.fileSize, signal);
+    if (actual !== info.fMd5) {
+      await sink.abort().catch(() => {});
+      this.#sink = undefined;
+      await store.delete(key).catch(() => {});
+      throw new DownloadVerificationError({ cause: new Error(`sha256 ${actual}, expected ${info.fMd5}`) });
+    }
+    await sink.finalize();
+    this.#sink = undefined;
+    await store.delete(key).catch(() => {});
+    this.#setProgress(info.fileSize, info.fileSize, 'verifying', true);
+  }
+
+  async #hashSink(sink: DownloadSink, size: number, signal: AbortSignal): Promise<string> {
+    const hasher = await this.#deps.hasherFactory.create();
+    try {
+      for (let pos = 0; pos < size; ) {
+        signal.throwIfAborted();
+        const want = Math.min(HASH_CHUNK, size - pos);
+        const bytes = await sink.read(pos, want);
+        if (bytes.byteLength !== want) throw new DownloadVerificationError({ cause: new Error(`short read of the written data at ${pos}`) });
+        await hasher.update(bytes);
+        pos += want;
+        this.#setProgress(pos, size, 'verifying');
+      }
+      return await hasher.digest();
+    } finally {
+      hasher.dispose();
+    }
+  }
+
+  #setProgress(loaded: number, total: number, phase: Progress['phase'], force = false): void {
+    this.#meter.record(loaded);
+    const now = this.#clock.now();
+    this.#progress = this.#meter.progress(loaded, total, phase);
+    if (!force && now - this.#lastProgressAt < (this.#deps.progressIntervalMs ?? 250)) return;
+    this.#lastProgressAt = now;
+    this.events.emit('progress', this.#progress);
+  }
+}

@@ -1,0 +1,20 @@
+// @hcs/transfer-core: the runtime-neutral engine. Environments add their adapters in ./node and ./browser.
+export type * from '../ports/index.ts';
+export * from './constants.ts';
+export * from './errors.ts';
+export { StateMachine, TransitionError, UPLOAD_TRANSITIONS, DOWNLOAD_TRANSITIONS, createUploadMachine, createDownloadMachine, type UploadStatus, type DownloadStatus } from './state-machine.ts';
+export { planParts, partRange, type PartPlan } from './part-size.ts';
+export { withRetry, classify, statusOf, type RetryOptions } from './retry.ts';
+export { TokenBucket } from './throttle.ts';
+export { SpeedMeter, type Progress } from './progress.ts';
+export { systemClock, sleep } from './clock.ts';
+export { hashSource, computeProof, type HashCheckpoint, type HashOptions } from './hash.ts';
+export { StorageClient, resourceUri, encodeKey } from './s3.ts';
+export { createFetchTransport } from './fetch-transport.ts';
+export { createWasmHasherFactory } from './wasm-hasher.ts';
+export { createHcsControlPlane } from './hcs-control-plane.ts';
+export { UploadTask, uploadRecordKey, type UploadInput, type UploadResult, type UploadEvents, type UploadRecord } from './upload.ts';
+export { DownloadTask, downloadRecordKey, type DownloadInput, type DownloadEvents, type DownloadRecord } from './download.ts';
+export { TransferQueue, UPLOAD_QUEUE_STATES, DOWNLOAD_QUEUE_STATES, type QueueTask, type QueueStates, type QueueEvents } from './queue.ts';
+export type { EngineDeps } from './engine-options.ts';
+export { createUploadQueue, createDownloadQueue } from './queues.ts';

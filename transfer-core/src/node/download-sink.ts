@@ -1,0 +1,68 @@
+import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { DownloadSink, DownloadSinkFactory } from '../ports/index.ts';
+
+/**
+ * A server-provided name as a single safe path segment: no separators, no '..', no control characters, so a
+ * hostile file name cannot write outside the target directory.
+ */
+export function safeFileName(name: string): string {
+  const cleaned = name.replace(/[\\/\u0000-\u001f\u007f]/g, '_').trim();
+  if (!cleaned || cleaned === '.' || cleaned === '..') return 'download';
+  return cleaned.slice(0, 255);
+}
+
+/**
+ * Writes into `<final>.part` with positional writes (parts arrive out of order) and renames it to the final path
+ * only after verification, so a file under its real name is always complete and verified.
+ */
+export function createFileSinkFactory(opts: { dir: string; pathFor?: (name: string) => string }): DownloadSinkFactory {
+  return {
+    async open({ name, resume }) {
+      const finalPath = opts.pathFor ? opts.pathFor(name) : join(opts.dir, safeFileName(name));
+      const partPath = `${finalPath}.part`;
+      let fh: FileHandle;
+      if (resume) {
+        fh = await open(partPath, 'r+', 0o600).catch(() => open(partPath, 'w+', 0o600));
+      } else {
+        fh = await open(partPath, 'w+', 0o600);
+      }
+      let closed = false;
+      const close = async () => {
+        if (!closed) {
+          closed = true;
+          await fh.close();
+        }
+      };
+      const sink: DownloadSink = {
+        async write(offset, data) {
+          let done = 0;
+          while (done < data.byteLength) {
+            const { bytesWritten } = await fh.write(data, done, data.byteLength - done, offset + done);
+            done += bytesWritten;
+          }
+        },
+        flush: () => fh.sync(),
+        async read(offset, length) {
+          const buf = new Uint8Array(length);
+          let got = 0;
+          while (got < length) {
+            const { bytesRead } = await fh.read(buf, got, length - got, offset + got);
+            if (bytesRead === 0) break;
+            got += bytesRead;
+          }
+          return buf.subarray(0, got);
+        },
+        async finalize() {
+          await close();
+          await rename(partPath, finalPath);
+        },
+        async abort() {
+          await close();
+          await unlink(partPath).catch(() => {});
+        },
+      };
+      return sink;
+    },
+  };
+}
