@@ -168,6 +168,14 @@ describe('accounts and sessions', () => {
     expect((await c.login(ADMIN_USER, ADMIN_PASSWORD, { ip: '10.3.0.3' })).status).toBe(200);
   });
 
+  it('counts parallel guesses before checking them, so a burst cannot exceed the limit', async () => {
+    await createUser(s.built.ctx.db, { userName: 'burst', password: 'Burst-pass-123' });
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => c.login('burst', 'Wrong-pass-1', { ip: `10.13.0.${i + 1}` })));
+    const statuses = results.map((r) => r.status).sort();
+    expect(statuses.filter((x) => x === 401)).toHaveLength(3);
+    expect(statuses.filter((x) => x === 429)).toHaveLength(5);
+  });
+
   it('rate limits sign-in per IP across accounts', async () => {
     const ip = '10.4.0.1';
     // perIp = 4 x perAccount = 12 failures, spread over accounts so no account limit is reached.

@@ -181,15 +181,17 @@ export function createAuth(ctx: AppContext): Auth {
         { key: accountKey, rule: { limit: rate.perAccount, windowMs: rate.windowMs } },
         { key: ipKey, rule: { limit: rate.perIp, windowMs: rate.windowMs } },
       ];
+      // Count the attempt before the (slow, asynchronous) password check: checking and counting with no await
+      // in between means a burst of parallel guesses cannot all slip past the limit while scrypt runs.
       limiter.check(keysToCount, now);
+      limiter.hit(keysToCount, now);
 
       const user = getUserByName(db, userName);
       const hash = (user && getPasswordHash(db, user.id)) || (await dummyPasswordHash());
       const ok = (await verifyPassword(password, hash)) && user !== null;
-      if (!ok || !user) {
-        limiter.hit(keysToCount, Date.now());
-        throw new AppError('LOGIN_FAILED', MSG.loginFailed);
-      }
+      if (!ok || !user) throw new AppError('LOGIN_FAILED', MSG.loginFailed);
+      // Only failures count: a success takes its IP hit back and clears the account's count.
+      limiter.undo([keysToCount[1]!], now);
       limiter.reset(accountKey);
       // Only after the password proved the caller knows the account, so guessing reveals nothing about its state.
       assertUsable(user, Date.now());

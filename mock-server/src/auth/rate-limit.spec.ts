@@ -74,3 +74,27 @@ describe('rate limiter', () => {
     expect(refusal(() => createRateLimiter(db).check([keys[0]!], t + 1))?.code).toBe('RATE_LIMITED');
   });
 });
+
+describe('rate limiter undo', () => {
+  it('takes back one hit within the window and never goes below zero', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hcs-rl-'));
+    const db = openDatabase(dir);
+    try {
+      const rl = createRateLimiter(db);
+      const k = [{ key: 'login:ip:1.2.3.4', rule: { limit: 2, windowMs: 60_000 } }];
+      const t = 1_000_000;
+      rl.hit(k, t);
+      rl.hit(k, t);
+      expect(() => rl.check(k, t)).toThrow();
+      rl.undo(k, t);
+      expect(() => rl.check(k, t)).not.toThrow();
+      rl.undo(k, t);
+      rl.undo(k, t);
+      rl.hit(k, t);
+      expect(() => rl.check(k, t)).not.toThrow();
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -16,6 +16,8 @@ export interface RateLimiter {
   check(keys: { key: string; rule: RateLimitRule }[], now?: number): void;
   /** Counts one failure against each key. */
   hit(keys: { key: string; rule: RateLimitRule }[], now?: number): void;
+  /** Takes back one hit (an attempt counted up front that turned out to succeed). */
+  undo(keys: { key: string; rule: RateLimitRule }[], now?: number): void;
   /** Forgets a key (e.g. the account after a successful sign-in). */
   reset(key: string): void;
   /** Drops windows that ended before `now`; returns how many rows went. */
@@ -33,6 +35,7 @@ export function createRateLimiter(db: Db, message = 'too many attempts, try agai
     'INSERT INTO rate_limits (key, count, window_start) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET count = excluded.count, window_start = excluded.window_start',
   );
   const del = db.prepare('DELETE FROM rate_limits WHERE key = ?');
+  const dec = db.prepare('UPDATE rate_limits SET count = count - 1 WHERE key = ? AND count > 0 AND window_start > ?');
   const prune = db.prepare('DELETE FROM rate_limits WHERE window_start < ?');
 
   return {
@@ -55,6 +58,9 @@ export function createRateLimiter(db: Db, message = 'too many attempts, try agai
           else upsert.run(key, row.count + 1, row.window_start);
         }
       });
+    },
+    undo(keys, now = Date.now()) {
+      for (const { key, rule } of keys) dec.run(key, now - rule.windowMs);
     },
     reset(key) {
       del.run(key);
