@@ -21,3 +21,11 @@ if (typeof window !== 'undefined') {
     disconnect() {}
   };
 }
+
+// The app calls relative URLs (/hcs/...); Node's fetch needs absolute ones. Resolve them against the jsdom origin so
+// msw's node interceptor sees the same paths the browser would send.
+if (typeof window !== 'undefined') {
+  const nodeFetch = globalThis.fetch;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+    nodeFetch(typeof input === 'string' && input.startsWith('/') ? new URL(input, window.location.origin) : input, init)) as typeof fetch;
+}

@@ -1,6 +1,6 @@
 // Left menu: NetDisk's is built locally from the route table; SysConfig's comes from the server (admin menu);
 // other libraries fetch theirs by library code. One level of children expands and collapses.
-import { useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router-dom';
 import { Menu, Alert } from 'antd';
 import type { MenuProps } from 'antd';
@@ -55,13 +55,21 @@ export function SideMenu({ libCode }: { libCode: string }) {
     .filter((g) => (g.children as { key: string }[]).some((c) => selected.includes(c.key)))
     .map((g) => String(g.key));
 
+  // Keep the group of the current entry open as menus load or the route changes; the user may still collapse others.
+  const [open, setOpen] = useState<string[]>([]);
+  const autoOpen = openKeys.join('|');
+  useEffect(() => {
+    if (autoOpen) setOpen((prev) => [...new Set([...prev, ...autoOpen.split('|')])]);
+  }, [autoOpen]);
+
   if (!isNetDisk && remote.isError) return <Alert type="error" showIcon message={t('layout.menuLoadFailed')} style={{ margin: 8 }} />;
   return (
     <Menu
       mode="inline"
       items={items}
       selectedKeys={selected}
-      defaultOpenKeys={openKeys}
+      openKeys={open}
+      onOpenChange={(keys) => setOpen(keys.map(String))}
       onClick={({ key }) => {
         const to = targets.get(String(key));
         if (to) navigate(to);

@@ -12,16 +12,17 @@ export default function ErrorPage() {
   const kind = (KNOWN as readonly string[]).includes(type) ? (type as (typeof KNOWN)[number]) : 'other';
   const status = kind === '404' ? '404' : kind === '403' ? '403' : kind === 'other' ? 'warning' : '500';
   return (
+    <div data-testid={`error-${kind}`}>
     <Result
       status={status}
       title={t(`errors.page.${kind}.title`)}
       subTitle={t(`errors.page.${kind}.text`)}
-      data-testid={`error-${kind}`}
       extra={
         <Button type="primary" onClick={() => navigate('/personalFile')}>
           {t('errors.page.backHome')}
         </Button>
       }
     />
+    </div>
   );
 }

@@ -35,7 +35,11 @@ function pick(row: Row, fields: string[]): string {
 
 export function NotAvailable() {
   const { t } = useTranslation();
-  return <Result status="info" title={t('common.notAvailable.title')} subTitle={t('common.notAvailable.text')} data-testid="not-available" />;
+  return (
+    <div data-testid="not-available">
+      <Result status="info" title={t('common.notAvailable.title')} subTitle={t('common.notAvailable.text')} />
+    </div>
+  );
 }
 
 export default function FeaturePage({ def }: { def: RouteDef }) {
@@ -58,7 +62,9 @@ export default function FeaturePage({ def }: { def: RouteDef }) {
     body = isNotAvailable(q.error, probe.kind) ? (
       <NotAvailable />
     ) : (
-      <Result status="error" title={t('common.loadFailed')} subTitle={q.error instanceof Error ? q.error.message : ''} data-testid="load-failed" />
+      <div data-testid="load-failed">
+        <Result status="error" title={t('common.loadFailed')} subTitle={q.error instanceof Error ? q.error.message : ''} />
+      </div>
     );
   else {
     const rows = rowsOf((q.data as { data?: unknown } | undefined)?.data);
