@@ -50,6 +50,7 @@ export class TransferQueue<S extends string, T extends QueueTask<S>> {
   readonly #unsubscribe = new Map<T, Array<() => void>>();
   #concurrency: number;
   #online = true;
+  #held = false;
   /** Items paused or held by a network loss, resumed on return. */
   #remembered = new Set<T>();
 
@@ -126,13 +127,20 @@ export class TransferQueue<S extends string, T extends QueueTask<S>> {
     this.#pump();
   }
 
+  /** Pauses running items and holds queued ones (they cannot be paused: spec 4 pauses only checking/uploading). */
   pauseAll(): void {
+    this.#held = true;
     for (const t of this.#tasks) t.pause();
   }
 
   resumeAll(): void {
+    this.#held = false;
     for (const t of this.#tasks) t.resume();
     this.#pump();
+  }
+
+  get held(): boolean {
+    return this.#held;
   }
 
   /** Spec 4: pause and remember running items, hold queued ones, start nothing until the network returns. */
@@ -169,7 +177,7 @@ export class TransferQueue<S extends string, T extends QueueTask<S>> {
   }
 
   #isIdle(): boolean {
-    return this.#running.size === 0 && !this.#tasks.some((t) => t.status === this.#states.queued && this.#online);
+    return this.#running.size === 0 && !this.#tasks.some((t) => t.status === this.#states.queued && this.#online && !this.#held);
   }
 
   #drop(task: T): void {
@@ -180,7 +188,7 @@ export class TransferQueue<S extends string, T extends QueueTask<S>> {
   }
 
   #pump(): void {
-    if (this.#online) {
+    if (this.#online && !this.#held) {
       for (const t of this.#tasks) {
         if (this.#running.size >= this.#concurrency) break;
         if (t.status !== this.#states.queued || this.#running.has(t)) continue;
