@@ -87,7 +87,8 @@ describe('DownloadTask', () => {
   it('a SHA-256 mismatch is a typed error and the partial data is discarded', async () => {
     const t = setup(3 * MiB);
     const obj = [...t.s3.objects.keys()][0]!;
-    t.s3.objects.get(obj)![1000] ^= 0xff; // storage corrupted after the upload
+    const stored = t.s3.objects.get(obj)!;
+    stored[1000] = stored[1000]! ^ 0xff; // storage corrupted after the upload
     await t.run();
     expect(t.task.status).toBe('error');
     expect(t.task.error?.code).toBe('202');

@@ -18,3 +18,4 @@ export { DownloadTask, downloadRecordKey, type DownloadInput, type DownloadEvent
 export { TransferQueue, UPLOAD_QUEUE_STATES, DOWNLOAD_QUEUE_STATES, type QueueTask, type QueueStates, type QueueEvents } from './queue.ts';
 export type { EngineDeps } from './engine-options.ts';
 export { createUploadQueue, createDownloadQueue } from './queues.ts';
+export { safeFileName } from './safe-name.ts';

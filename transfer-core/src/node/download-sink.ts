@@ -1,16 +1,7 @@
 import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DownloadSink, DownloadSinkFactory } from '../ports/index.ts';
-
-/**
- * A server-provided name as a single safe path segment: no separators, no '..', no control characters, so a
- * hostile file name cannot write outside the target directory.
- */
-export function safeFileName(name: string): string {
-  const cleaned = name.replace(/[\\/\u0000-\u001f\u007f]/g, '_').trim();
-  if (!cleaned || cleaned === '.' || cleaned === '..') return 'download';
-  return cleaned.slice(0, 255);
-}
+import { safeFileName } from '../core/safe-name.ts';
 
 /**
  * Writes into `<final>.part` with positional writes (parts arrive out of order) and renames it to the final path
@@ -66,3 +57,6 @@ export function createFileSinkFactory(opts: { dir: string; pathFor?: (name: stri
     },
   };
 }
+
+/** Node always writes to disk (mirrors the browser entry's feature check). */
+export const canWriteFiles = (): boolean => true;

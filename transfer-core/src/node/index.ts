@@ -8,7 +8,7 @@ export * from '../core/index.ts';
 export { openFileSource as createFileSource } from './file-source.ts';
 export { createNodeHasherFactory as createHasherFactory } from './hasher.ts';
 export { createFileResumeStore as createResumeStore } from './resume-store.ts';
-export { createFileSinkFactory as createDownloadSinkFactory, safeFileName } from './download-sink.ts';
+export { createFileSinkFactory as createDownloadSinkFactory, canWriteFiles } from './download-sink.ts';
 export { createFetchTransport as createTransport } from '../core/fetch-transport.ts';
 
 /** EngineDeps with the Node defaults (node:crypto hashing, global fetch). */
