@@ -217,7 +217,10 @@ export class TransferStore {
   }
 
   pauseAll(): void {
+    // Waiting items first: pausing the active one first would let the queue start the next in between.
+    for (const u of this.#uploads) if (u.status === 'ready') this.#patch(u.uid, { status: 'pause' }, false);
     for (const u of [...this.#uploads]) this.pause(u.uid);
+    this.#emit();
   }
 
   resumeAll(): void {
