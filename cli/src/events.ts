@@ -8,7 +8,8 @@ export type BulkEvent =
   | { type: 'start'; job: JobKind; files: number; bytes: number; alreadyDone: number; alreadyDoneBytes: number; target: string }
   | { type: 'file-start'; path: string; bytes: number }
   | { type: 'progress'; path: string; loaded: number; bytes: number; phase: 'hashing' | 'transferring' | 'verifying' }
-  | { type: 'file-done'; path: string; bytes: number; outcome: FileOutcome; remote: string }
+    /** `sent`: bytes this run moved over the network (less than `bytes` after a resume, 0 for instant). */
+  | { type: 'file-done'; path: string; bytes: number; outcome: FileOutcome; remote: string; sent?: number }
   | { type: 'file-failed'; path: string; bytes: number; code: string; message: string }
   | {
       type: 'summary';

@@ -158,7 +158,7 @@ export async function runDownload(ctx: JobContext, opts: DownloadJobOptions): Pr
         });
         const st = await stat(f.dest);
         await state.markDone(f.rel.join('/'), { size: res.bytes, mtime: Math.trunc(st.mtimeMs), id: f.instanceId, sha: res.sha256 });
-        emit({ type: 'file-done', path: f.remote, bytes: res.bytes, outcome: 'downloaded', remote: f.dest });
+        emit({ type: 'file-done', path: f.remote, bytes: res.bytes, outcome: 'downloaded', remote: f.dest, sent: res.bytesFetched });
       } catch (err) {
         if (signal.aborted) return;
         emit({ type: 'file-failed', path: f.remote, bytes: f.size, ...errorInfo(err) });

@@ -118,13 +118,24 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
             return;
           }
         }
+        const cachedSha = cache.get(f.abs, f.size, f.mtimeMs);
+        if (state.session(relPath) && cachedSha) {
+          // The file was in flight when the last run died: it may have been registered just before, with
+          // the journal line lost. Same name, size and hash in the folder means it is done.
+          const existing = await fs.findChild(parentId, name);
+          if (existing && existing.classifierId === 'File' && existing.fSize === f.size && existing.fMd5 === cachedSha) {
+            await state.markDone(relPath, { size: f.size, mtime: f.mtimeMs, id: existing.instanceId, sha: cachedSha });
+            emit({ type: 'file-done', path: f.abs, bytes: f.size, outcome: 'uploaded', remote, sent: 0 });
+            return;
+          }
+        }
         const res = await ctx.transfer.upload({
           path: f.abs,
           size: f.size,
           name,
           parentId,
           conflict: opts.conflict === 'keepBoth' ? 'keepBoth' : 'newVersion',
-          sha256: cache.get(f.abs, f.size, f.mtimeMs),
+          sha256: cachedSha,
           resumeFId: state.session(relPath),
           signal,
           onProgress: (loaded, total, phase) => emit({ type: 'progress', path: f.abs, loaded, bytes: total, phase }),
@@ -132,7 +143,7 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
           onSession: (fId) => void state.markSession(relPath, fId),
         });
         await state.markDone(relPath, { size: f.size, mtime: f.mtimeMs, id: res.instanceId, sha: res.sha256 });
-        emit({ type: 'file-done', path: f.abs, bytes: f.size, outcome: res.instant ? 'instant' : 'uploaded', remote });
+        emit({ type: 'file-done', path: f.abs, bytes: f.size, outcome: res.instant ? 'instant' : 'uploaded', remote, sent: res.bytesSent });
       } catch (err) {
         // An interrupted file is neither done nor failed: the next run resumes it.
         if (signal.aborted) return;
