@@ -1,0 +1,98 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { runWithClock } from '../test/fake-clock.ts';
+import { harness, MiB } from '../test/harness.ts';
+import { randomBytes } from '../test/memory-source.ts';
+import { createDownloadSinkFactory, createFileSource, createHasherFactory, createResumeStore, DownloadTask, safeFileName, UploadTask } from './index.ts';
+
+const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'tc-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('node adapters', () => {
+  it('file source reads exact ranges and has a path+size+mtime identity', async () => {
+    const data = randomBytes(3 * MiB + 7, 5);
+    await writeFile(join(dir, 'a.bin'), data);
+    const src = await createFileSource(join(dir, 'a.bin'));
+    expect(src.size).toBe(data.byteLength);
+    expect(src.identity).toMatch(/a\.bin:3145735:\d+$/);
+    expect(sha(await src.read(MiB, 2 * MiB))).toBe(sha(data.subarray(MiB, 3 * MiB)));
+    expect((await src.read(3 * MiB, MiB)).byteLength).toBe(7);
+    await src.close();
+  });
+
+  it('node:crypto hasher matches SHA-256 and honours a hash-wasm checkpoint', async () => {
+    const f = createHasherFactory();
+    const data = randomBytes(100_000, 9);
+    const h = await f.create();
+    await h.update(data);
+    expect(await h.digest()).toBe(sha(data));
+    expect(f.checkpoints).toBe(false);
+    const { createWasmHasherFactory } = await import('../core/wasm-hasher.ts');
+    const w = await createWasmHasherFactory().create();
+    await w.update(data.subarray(0, 40_000));
+    const state = (await w.save())!;
+    const resumed = await f.create(state);
+    await resumed.update(data.subarray(40_000));
+    expect(await resumed.digest()).toBe(sha(data));
+  });
+
+  it('resume store is a 0600 JSON file written atomically', async () => {
+    const path = join(dir, 'state', 'transfers.json');
+    const s = createResumeStore(path);
+    await Promise.all([s.set('upload:a', { n: 1 }), s.set('upload:b', { n: 2 }), s.set('download:c', { n: 3 })]);
+    await s.delete('upload:b');
+    expect(JSON.parse(await readFile(path, 'utf8'))).toEqual({ 'upload:a': { n: 1 }, 'download:c': { n: 3 } });
+    expect((await stat(path)).mode & 0o777).toBe(0o600);
+    expect(await readdir(join(dir, 'state'))).toEqual(['transfers.json']);
+    const again = createResumeStore(path);
+    expect(await again.get('upload:a')).toEqual({ n: 1 });
+    expect(await again.keys('download:')).toEqual(['download:c']);
+  });
+
+  it('safe file names cannot escape the target directory', () => {
+    expect(safeFileName('../../etc/passwd')).toBe('.._.._etc_passwd');
+    expect(safeFileName('..')).toBe('download');
+    expect(safeFileName('a\u0000b')).toBe('a_b');
+  });
+
+  it('uploads a file from disk and downloads it back through a .part file', async () => {
+    const h = harness({ hasherFactory: createHasherFactory(), resumeStore: createResumeStore(join(dir, 's.json')) });
+    h.cp.partSize = 5 * MiB;
+    const data = randomBytes(12 * MiB + 1, 21);
+    await writeFile(join(dir, 'in.bin'), data);
+    const src = await createFileSource(join(dir, 'in.bin'));
+    const up = new UploadTask({ source: src, target: { parentId: 'root' } }, h.deps);
+    await runWithClock(h.clock, up.run());
+    await src.close();
+    expect(up.status).toBe('success');
+    const out = join(dir, 'out');
+    await (await import('node:fs/promises')).mkdir(out);
+    const down = new DownloadTask({ instanceId: up.result!.instanceId, sinks: createDownloadSinkFactory({ dir: out }) }, h.deps);
+    await runWithClock(h.clock, down.run());
+    expect(down.status).toBe('success');
+    expect(await readdir(out)).toEqual(['in.bin']);
+    expect(sha(await readFile(join(out, 'in.bin')))).toBe(sha(data));
+  });
+
+  it('a corrupt download leaves no file behind', async () => {
+    const h = harness({ hasherFactory: createHasherFactory() });
+    const data = randomBytes(1 * MiB, 2);
+    const id = h.cp.seedFile('x.bin', data);
+    const key = [...h.s3.objects.keys()][0]!;
+    const stored = h.s3.objects.get(key)!;
+    stored[5] = stored[5]! ^ 1;
+    const down = new DownloadTask({ instanceId: id, sinks: createDownloadSinkFactory({ dir }) }, h.deps);
+    await runWithClock(h.clock, down.run());
+    expect(down.error?.code).toBe('202');
+    expect(await readdir(dir)).toEqual([]);
+  });
+});
