@@ -202,7 +202,7 @@ describe('drive CLI against the real server', () => {
 
     // Run 2: the same command resumes; kill -9 it once a good share of small files is through.
     const r2 = drive(args);
-    await r2.until((_e, all) => doneNames(all).length >= 60);
+    await r2.until((_e, all) => doneNames(all).length >= 60 && doneNames(all).includes('big1.bin'));
     r2.child.kill('SIGKILL');
     await r2.exit;
     const done2 = doneNames(r2.events);
@@ -261,7 +261,8 @@ describe('drive CLI against the real server', () => {
     const x2 = await d2.exit;
     expect(x2.code, d2.stderr).toBe(0);
     const big1 = d2.events.find((e) => e.event === 'file-done' && e.path!.endsWith('big1.bin'));
-    if (big1) expect(big1.sent!).toBeLessThan(big1.bytes!);
+    expect(big1, 'big1.bin finished in the second run').toBeDefined();
+    expect(big1!.sent!).toBeLessThan(big1!.bytes!);
 
     const src = join(work, 'src', 'tree');
     const a = listTree(src);
