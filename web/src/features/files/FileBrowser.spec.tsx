@@ -12,7 +12,7 @@ import { TransferStore } from '../transfers/transfer-store.ts';
 import { FileBrowser } from './FileBrowser.tsx';
 
 const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 beforeEach(() => localStorage.clear());

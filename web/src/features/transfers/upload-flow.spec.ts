@@ -8,7 +8,7 @@ import { planUpload, type SessionMemory, type UploadPrompts } from './upload-flo
 import type { NewUpload } from './transfer-store.ts';
 
 const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
 

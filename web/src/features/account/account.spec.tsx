@@ -1,0 +1,170 @@
+// Sign-in (RSA-OAEP password transport, redirect handling) and the change-password rules of spec 5.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
+import { http } from 'msw';
+import { generateKeyPairSync, privateDecrypt, constants, type KeyObject } from 'node:crypto';
+import { fail, ok, renderApp, server, shellHandlers, signIn } from '../../test/render-app.tsx';
+import { clearSession, getUserInfo, USER_INFO_KEY } from '../../app/session.ts';
+import { fromWireBase64 } from '../../shared/wire-encoding.ts';
+import { mockUser } from '../../mocks/fixtures.ts';
+
+let privateKey: KeyObject;
+let publicPem: string;
+
+function decrypt(wire: string): string {
+  return privateDecrypt({ key: privateKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(fromWireBase64(wire), 'base64')).toString();
+}
+
+beforeAll(() => {
+  const pair = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  privateKey = pair.privateKey;
+  publicPem = pair.publicKey.export({ type: 'spki', format: 'pem' }).toString();
+  server.listen({ onUnhandledFrame: 'error' });
+});
+afterAll(() => server.close());
+
+const platformInfo = () =>
+  http.get('*/hcs/services/System/platformInfo', () =>
+    ok({ platformId: 'NetDisk', publicKey: publicPem, passwordEncryption: 'RSA-OAEP-256', loginMethod: 'local', defaultLanguage: 'zh_CN', skin: 'redblack', version: 't' }),
+  );
+
+beforeEach(() => {
+  localStorage.clear();
+  sessionStorage.clear();
+  clearSession();
+  server.resetHandlers(platformInfo(), ...shellHandlers());
+});
+
+async function fillLogin(user: string, pass: string) {
+  fireEvent.change(await screen.findByTestId('login-username'), { target: { value: user } });
+  fireEvent.change(screen.getByTestId('login-password'), { target: { value: pass } });
+  fireEvent.click(screen.getByTestId('login-submit'));
+}
+
+describe('login', () => {
+  it('sends the password RSA-encrypted, stores userInfo and goes to the redirect', async () => {
+    let seen: { username: string | null; password: string } = { username: null, password: '' };
+    server.use(
+      http.get('*/hcs/services/System/Token', ({ request }) => {
+        const q = new URL(request.url).searchParams;
+        seen = { username: q.get('username'), password: q.get('password') ?? '' };
+        return ok({ token: 'secret-token', expiresAt: Date.now() + 1e6, user: mockUser });
+      }),
+    );
+    const r = await renderApp('/login?redirect=%2FgroupFile');
+    await fillLogin('alice', 'Pa55word!');
+    await waitFor(() => expect(r.nav).toHaveBeenCalledWith('/drive/groupFile'));
+    expect(seen.username).toBe('alice');
+    expect(seen.password).not.toContain('Pa55word');
+    expect(seen.password).not.toMatch(/[/+=]/);
+    expect(decrypt(seen.password)).toBe('Pa55word!');
+    expect(getUserInfo()?.userName).toBe('alice');
+    // The session token stays in the HttpOnly cookie, never in web storage.
+    expect(localStorage.getItem(USER_INFO_KEY)).not.toContain('secret-token');
+  });
+
+  it('refuses a redirect to another origin', async () => {
+    server.use(http.get('*/hcs/services/System/Token', () => ok({ token: 't', expiresAt: 1, user: mockUser })));
+    const r = await renderApp('/login?redirect=%2F%2Fevil.example%2Fx');
+    await fillLogin('alice', 'Pa55word!');
+    await waitFor(() => expect(r.nav).toHaveBeenCalledWith('/drive/personalFile'));
+  });
+
+  it('wrong credentials: the error is shown and nobody is signed in', async () => {
+    server.use(http.get('*/hcs/services/System/Token', () => fail(401, 'LOGIN_FAILED', 'Wrong user name or password')));
+    const r = await renderApp('/login');
+    await fillLogin('alice', 'nope-nope');
+    expect((await screen.findByTestId('login-error')).textContent).toBe('Wrong user name or password');
+    expect(getUserInfo()).toBeNull();
+    expect(r.nav).not.toHaveBeenCalled();
+  });
+
+  it('requires user name and password', async () => {
+    await renderApp('/login');
+    fireEvent.click(await screen.findByTestId('login-submit'));
+    expect(await screen.findByText('Enter your user name')).toBeTruthy();
+    expect(screen.getByText('Enter your password')).toBeTruthy();
+  });
+});
+
+async function openPasswordDialog() {
+  signIn();
+  const r = await renderApp('/personalFile');
+  fireEvent.click(await screen.findByTestId('user-menu'));
+  fireEvent.click(await screen.findByText('Change password'));
+  await screen.findByTestId('password-form');
+  return r;
+}
+const type = (id: string, value: string) => fireEvent.change(screen.getByTestId(id), { target: { value } });
+const ok_ = () => fireEvent.click(screen.getByRole('button', { name: 'OK' }));
+
+describe('change password dialog', () => {
+  it('old, new and confirm are required', async () => {
+    await openPasswordDialog();
+    ok_();
+    expect(await screen.findByText('Enter the old password')).toBeTruthy();
+    expect(screen.getByText('Enter a password')).toBeTruthy();
+    expect(screen.getByText('Enter the password again')).toBeTruthy();
+  });
+
+  it('at least 8 characters, and the two entries must match', async () => {
+    await openPasswordDialog();
+    type('old-password', 'Old-pass1');
+    type('new-password', 'Ab1!');
+    type('confirm-password', 'Ab1!x');
+    ok_();
+    expect(await screen.findByText('The password needs at least 8 characters')).toBeTruthy();
+    expect(screen.getByText('The two passwords do not match!')).toBeTruthy();
+  });
+
+  it('the strength meter follows the rule (0 under 8 or equal to the user name)', async () => {
+    await openPasswordDialog();
+    const meter = () => screen.getByTestId('strength-meter').getAttribute('data-strength');
+    type('new-password', 'Ab1!');
+    await waitFor(() => expect(meter()).toBe('0'));
+    type('new-password', 'Abcdef1!');
+    await waitFor(() => expect(meter()).toBe('4'));
+    type('new-password', 'ecila' + 'ecila'.slice(0, 0));
+    await waitFor(() => expect(meter()).toBe('0'));
+  });
+
+  it('closing with unsaved changes asks for confirmation', async () => {
+    await openPasswordDialog();
+    type('old-password', 'something');
+    fireEvent.click(screen.getByRole('button', { name: 'Cancel' }));
+    expect(await screen.findByText('Your changes are not saved. Close anyway?')).toBeTruthy();
+  });
+
+  it('success: encrypted fields sent, PasswordModifiedSuccessful, signed out to /login', async () => {
+    let body: Record<string, unknown> = {};
+    server.use(
+      http.post('*/hcs/controller/Users/userPassword', async ({ request }) => {
+        body = (await request.json()) as Record<string, unknown>;
+        return ok(null);
+      }),
+    );
+    const r = await openPasswordDialog();
+    type('old-password', 'Old-pass1');
+    type('new-password', 'New-pass22');
+    type('confirm-password', 'New-pass22');
+    ok_();
+    await waitFor(() => expect(r.nav).toHaveBeenCalledWith('/drive/login'));
+    expect(body.userId).toBe(mockUser.userId);
+    expect(body.resetPassword).toBe(false);
+    expect(decrypt(String(body.oldPassword))).toBe('Old-pass1');
+    expect(decrypt(String(body.newPassword))).toBe('New-pass22');
+    expect(getUserInfo()).toBeNull();
+  });
+
+  it('failure: login.PasswordModifiedFailed and the user stays signed in', async () => {
+    server.use(http.post('*/hcs/controller/Users/userPassword', () => fail(403, 'PASSWORD_WRONG', 'The old password is wrong')));
+    const r = await openPasswordDialog();
+    type('old-password', 'Wrong-pass1');
+    type('new-password', 'New-pass22');
+    type('confirm-password', 'New-pass22');
+    ok_();
+    expect((await screen.findByTestId('password-failed')).textContent).toContain('The password could not be changed');
+    expect(getUserInfo()).not.toBeNull();
+    expect(r.nav).not.toHaveBeenCalled();
+  });
+});
