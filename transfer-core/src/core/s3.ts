@@ -2,7 +2,8 @@
 import type { Clock, ControlPlane, StorageAction, Transport, TransportRequest, TransportResponse } from '../ports/index.ts';
 import { LIST_PARTS_PAGE } from './constants.ts';
 import { withTimeout } from './clock.ts';
-import { SigningError, StorageHttpError, TransferError, type TransferErrorOptions } from './errors.ts';
+import type { TransferError} from './errors.ts';
+import { SigningError, StorageHttpError, type TransferErrorOptions } from './errors.ts';
 import { withRetry } from './retry.ts';
 
 export interface StorageClientOptions {
