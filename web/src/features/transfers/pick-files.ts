@@ -75,8 +75,13 @@ export async function fromDataTransfer(dt: DataTransfer): Promise<PickResult> {
   }
   if (entries.length === 0 && loose.length === 0 && dt.files) loose.push(...Array.from(dt.files));
 
-  const files: PickedFile[] = loose.map((file) => ({ file, dir: '' }));
   const dirs = new Set<string>();
+  // Files without an entry (synthetic drops, older engines) may still carry their folder path.
+  const files: PickedFile[] = loose.map((file) => {
+    const { dir } = splitPath(file.webkitRelativePath || '');
+    addDirChain(dirs, dir);
+    return { file, dir };
+  });
   const walk = async (entry: FileSystemEntry, dir: string): Promise<void> => {
     if (entry.isFile) {
       files.push({ file: await entryFile(entry as FileSystemFileEntry), dir });

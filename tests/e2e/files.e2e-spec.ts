@@ -1,0 +1,206 @@
+// The personal-files screen in a real browser against the real server, doing what a person does: sign in, create a
+// folder, drop a folder tree, pause/resume and reload mid-upload, rename, move, copy, delete, download a file and a
+// folder zip and compare the bytes, switch views. Screenshots of the list, icon view and transfer panel are kept.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHash, randomBytes } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BrowserContext, Page } from 'playwright-core';
+import { startE2E, type E2E } from './harness.ts';
+
+let e2e: E2E;
+let context: BrowserContext;
+let page: Page;
+const work = mkdtempSync(join(tmpdir(), 'hcs-files-e2e-'));
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+beforeAll(async () => {
+  e2e = await startE2E();
+  ({ context, page } = await e2e.newPage({ locale: 'en-US' }));
+  // Downloads take the presigned-link path so Playwright sees them (showSaveFilePicker would open a native dialog).
+  await context.addInitScript(() => {
+    delete (window as unknown as { showSaveFilePicker?: unknown }).showSaveFilePicker;
+    localStorage.setItem('languageId', 'en_US');
+  });
+}, 180_000);
+afterAll(async () => {
+  await context?.close();
+  await e2e?.close();
+});
+
+const row = (name: string) => page.getByTestId(`row-name-${name}`);
+const status = (name: string) => page.getByTestId(`upload-status-${name}`);
+
+async function openFolder(name: string) {
+  await row(name).click();
+  await page.getByTestId('breadcrumbs').getByText(name).waitFor();
+}
+async function goRoot() {
+  await page.getByTestId('breadcrumbs').locator('a').first().click();
+}
+async function moreAction(name: string, action: string) {
+  await page.getByTestId(`row-more-${name}`).click();
+  await page.getByRole('menuitem', { name: action }).click();
+}
+async function openPanel() {
+  await page.getByTestId('open-transfers').click();
+  await page.getByTestId('transfer-upload-table').waitFor();
+}
+async function closePanel() {
+  await page.keyboard.press('Escape');
+}
+
+describe('personal files', () => {
+  it('signs in and shows the list', async () => {
+    await page.goto(`${e2e.baseUrl}/drive/login`);
+    await page.locator('input[autocomplete="username"], input#username, input[name="username"]').first().fill(e2e.adminUser);
+    await page.locator('input[type="password"]').first().fill(e2e.adminPassword);
+    await page.locator('button[type="submit"]').first().click();
+    await page.waitForURL(/\/drive\/personalFile/, { timeout: 20000 });
+    await page.getByTestId('file-browser').waitFor();
+  });
+
+  it('creates a folder', async () => {
+    await page.getByTestId('new-folder').click();
+    await page.getByTestId('name-dialog-input').fill('Projects');
+    await page.getByTestId('name-dialog-ok').click();
+    await row('Projects').waitFor();
+  });
+
+  const tree: Record<string, Buffer> = {
+    'drop/a.txt': Buffer.from('alpha\n'),
+    'drop/sub/b.bin': randomBytes(300_000),
+    'drop/sub/deeper/c.txt': Buffer.from('gamma'),
+  };
+
+  it('uploads a folder tree dropped onto the list and shows it finished', async () => {
+    const files = Object.entries(tree).map(([path, data]) => ({ path, b64: data.toString('base64') }));
+    await page.getByTestId('file-browser').evaluate((el, list) => {
+      const dt = new DataTransfer();
+      for (const f of list) {
+        const bin = atob(f.b64);
+        const file = new File([Uint8Array.from(bin, (c) => c.charCodeAt(0))], f.path.split('/').pop()!, { lastModified: 1700000000000 });
+        Object.defineProperty(file, 'webkitRelativePath', { value: f.path });
+        dt.items.add(file);
+      }
+      el.dispatchEvent(new DragEvent('dragover', { dataTransfer: dt, bubbles: true, cancelable: true }));
+      el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, files);
+    await page.getByTestId('transfer-upload-table').waitFor();
+    await page.getByText(/Finished \(3\)/).waitFor({ timeout: 60000 });
+    await e2e.screenshot(page, 'files-transfer-panel');
+    await closePanel();
+    await page.reload();
+    await openFolder('drop');
+    await row('a.txt').waitFor();
+    await openFolder('sub');
+    await row('b.bin').waitFor();
+    await row('deeper').waitFor();
+    await goRoot();
+  });
+
+  it('pauses and resumes a large upload, and resumes one across a page reload', async () => {
+    const big = join(work, 'big.bin');
+    writeFileSync(big, randomBytes(160 * 1024 * 1024));
+    await page.getByTestId('upload-file-input').setInputFiles(big);
+    await openPanel();
+    await status('big.bin').and(page.locator('[data-status="uploading"], [data-status="checking"]')).waitFor({ timeout: 60000 });
+    await page.getByTestId('upload-pause-big.bin').click();
+    await status('big.bin').and(page.locator('[data-status="pause"]')).waitFor();
+    await e2e.screenshot(page, 'files-transfer-paused');
+    await page.getByTestId('upload-start-big.bin').click();
+    await status('big.bin').and(page.locator('[data-status="uploading"], [data-status="checking"]')).waitFor({ timeout: 60000 });
+
+    // Reload while it is still running: it must come back paused and finish after "start".
+    await page.reload();
+    await page.getByTestId('file-browser').waitFor();
+    await openPanel();
+    const restored = status('big.bin');
+    if ((await restored.count()) > 0) {
+      await restored.and(page.locator('[data-status="pause"]')).waitFor();
+      if (await page.getByTestId('transfer-repick').isVisible()) await page.getByTestId('transfer-repick-input').setInputFiles(big);
+      await page.getByTestId('upload-start-big.bin').click();
+      await page.getByText(/Finished \(1\)/).waitFor({ timeout: 180000 });
+    }
+    await closePanel();
+    await page.reload();
+    await row('big.bin').waitFor();
+  }, 300_000);
+
+  it('renames, moves, copies and deletes', async () => {
+    await openFolder('drop');
+    await moreAction('a.txt', 'Rename');
+    await page.getByTestId('name-dialog-input').fill('renamed.txt');
+    await page.getByTestId('name-dialog-ok').click();
+    await row('renamed.txt').waitFor();
+
+    await moreAction('renamed.txt', 'Copy');
+    await page.getByTestId('folder-tree').locator('.ant-tree-switcher').first().click();
+    await page.getByTestId('folder-tree').getByText('Projects', { exact: true }).click();
+    await page.getByTestId('move-copy-ok').click();
+    await page.waitForTimeout(500);
+
+    await moreAction('renamed.txt', 'Move');
+    await page.getByTestId('folder-tree').locator('.ant-tree-switcher').first().click();
+    await page.getByTestId('folder-tree').getByText('Projects', { exact: true }).click();
+    await page.getByTestId('move-copy-ok').click();
+    await row('renamed.txt').waitFor({ state: 'detached' });
+
+    await goRoot();
+    await openFolder('Projects');
+    // The copy and the moved original: keep-both naming gives the second one a new name.
+    await expect.poll(() => page.locator('[data-testid^="row-name-renamed"]').count()).toBe(2);
+    const names = await page.locator('[data-testid^="row-name-renamed"]').allInnerTexts();
+    await page.getByTestId(`row-delete-${names[1]}`).click();
+    await page.getByTestId('delete-confirm-ok').click();
+    await expect.poll(() => page.locator('[data-testid^="row-name-renamed"]').count()).toBe(1);
+    await goRoot();
+  });
+
+  it('downloads a file and a folder zip with the original bytes', async () => {
+    await openFolder('drop');
+    await openFolder('sub');
+    const [fileDl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('row-download-b.bin').click()]);
+    const got = readFileSync((await fileDl.path())!);
+    expect(sha(got)).toBe(sha(tree['drop/sub/b.bin']!));
+
+    await goRoot();
+    const [zipDl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }), page.getByTestId('row-download-drop').click()]);
+    const zipPath = join(work, 'drop.zip');
+    await zipDl.saveAs(zipPath);
+    const out = join(work, 'unzipped');
+    execFileSync('unzip', ['-q', '-o', zipPath, '-d', out]);
+    // The moved/renamed a.txt left the folder; the rest must be byte-identical.
+    for (const p of ['drop/sub/b.bin', 'drop/sub/deeper/c.txt']) {
+      const rel = p.slice('drop/'.length);
+      const candidates = [join(out, p), join(out, rel)];
+      const found = candidates.find((c) => {
+        try {
+          readFileSync(c);
+          return true;
+        } catch {
+          return false;
+        }
+      });
+      expect(found, `${p} in zip`).toBeTruthy();
+      expect(sha(readFileSync(found!))).toBe(sha(tree[p]!));
+    }
+  }, 120_000);
+
+  it('switches between the table and the icon view and keeps the choice', async () => {
+    await e2e.screenshot(page, 'files-list');
+    await page.getByTestId('view-icon').click();
+    await page.getByTestId('file-cards').waitFor();
+    await e2e.screenshot(page, 'files-icon-view');
+    await page.reload();
+    await page.getByTestId('file-cards').waitFor();
+    await page.getByTestId('view-table').click();
+    await page.getByTestId('file-table').waitFor();
+  });
+
+  it('sent only responses that match the contract', () => {
+    expect(e2e.server.violations).toEqual([]);
+  });
+});
