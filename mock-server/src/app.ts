@@ -57,11 +57,14 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
             },
             serializers: {
               // Query strings can carry encrypted passwords and presigned signatures: log the path only.
-              req: (req) => ({ method: req.method, url: req.url.split('?')[0], traceId: (req as unknown as { traceId?: string }).traceId }),
+              req: (req) => ({ method: req.method, url: req.url.split('?')[0] }),
             },
           },
     bodyLimit: 2 * 1024 * 1024,
-    trustProxy: true,
+    trustProxy: config.trustProxy,
+    // The client's traceId header becomes the request id, so every log line of a request carries it.
+    requestIdHeader: 'traceid',
+    genReqId: () => randomBytes(12).toString('base64url'),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true, strict: false } },
     routerOptions: { maxParamLength: 1024 },
   });

@@ -26,6 +26,8 @@ export interface ServerConfig {
   multipartMaxAgeMs: number;
   corsOrigins: string[];
   defaultLanguage: 'zh_CN' | 'en_US';
+  /** Fastify trustProxy: false, true, or the proxies' addresses/CIDRs whose X-Forwarded-For is believed. */
+  trustProxy: boolean | string[];
 }
 
 /** Every environment variable the server reads, with its meaning (README and docker-compose test use this). */
@@ -52,6 +54,7 @@ export const ENV_VARS = {
   HCS_MULTIPART_MAX_AGE_HOURS: 'Abandoned multipart uploads are cleaned after this many hours (default 24)',
   HCS_CORS_ORIGINS: 'Extra web origins allowed to call storage directly, comma-separated',
   HCS_DEFAULT_LANGUAGE: 'Server default UI language: zh_CN or en_US (default zh_CN)',
+  HCS_TRUST_PROXY: 'Believe X-Forwarded-For from these proxies (comma-separated addresses/CIDRs, or true for any); default off',
 } as const;
 
 function int(v: string | undefined, def: number): number {
@@ -93,5 +96,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     multipartMaxAgeMs: int(env.HCS_MULTIPART_MAX_AGE_HOURS, 24) * 3_600_000,
     corsOrigins: (env.HCS_CORS_ORIGINS || '').split(',').map((s) => s.trim()).filter(Boolean),
     defaultLanguage: lang,
+    // Off by default: a forged X-Forwarded-For must not dodge the per-IP sign-in limit or spoof requestIp.
+    trustProxy:
+      env.HCS_TRUST_PROXY === 'true'
+        ? true
+        : (env.HCS_TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean).length
+          ? (env.HCS_TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean)
+          : false,
   };
 }

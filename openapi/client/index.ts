@@ -24,7 +24,7 @@ export interface HcsClientOptions {
   userName?: () => string | undefined;
   fetch?: typeof fetch;
   /** Browsers: send the session cookie. */
-  credentials?: RequestCredentials;
+  credentials?: 'omit' | 'same-origin' | 'include';
 }
 
 export function newTraceId(): string {

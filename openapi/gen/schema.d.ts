@@ -2723,8 +2723,13 @@ export interface components {
          *     `data.code` is a stable machine code (see ErrorData).
          */
         Envelope: {
-            /** @description 0 on success; non-zero on failure (1 generic failure, 2 upload security refusal, 404 hash mismatch, ...). */
-            ret: number;
+            /**
+             * @description 0: this server answers every 2xx with ret 0 and every failure with an HTTP error status and ErrorEnvelope
+             *     (ret 1 generic failure, 2 upload security refusal, 404 hash mismatch, ...). Clients still check ret, since
+             *     other /hcs backends answer failures with HTTP 200 and a non-zero ret.
+             * @enum {integer}
+             */
+            ret: 0;
             /** @description Message text; on some calls the spec gives it a meaning (check-file-exist puts the existing id here). */
             msg: string;
             /** @description The payload; its shape is given per operation. */
@@ -2785,13 +2790,15 @@ export interface components {
         };
         /** @description Envelope whose payload shape is defined when the feature behind the call is implemented. */
         AnyEnvelope: {
-            ret: number;
+            /** @enum {integer} */
+            ret: 0;
             msg: string;
             data: unknown;
         };
         /** @description Success envelope without a payload (`data` is null). */
         OkEnvelope: {
-            ret: number;
+            /** @enum {integer} */
+            ret: 0;
             msg: string;
             data: null;
         };

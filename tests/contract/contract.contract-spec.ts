@@ -86,7 +86,7 @@ describe('the contract', () => {
         body: bodyOf(o),
       });
       expect.soft(res.status, `${o.id}`).toBe(403);
-      const body = await res.json();
+      const body = (await res.json()) as any;
       expect.soft(body.data?.code, `${o.id}`).toBe('CSRF_HEADER_MISSING');
     }
   });
@@ -96,7 +96,7 @@ describe('the contract', () => {
     for (const o of privateOps) {
       const res = await server.call(urlOf(o), { method: o.method, headers: { 'content-type': 'application/json' }, body: bodyOf(o) });
       expect.soft(res.status, `${o.id}`).toBe(401);
-      expect.soft((await res.json()).data?.code, `${o.id}`).toBe('UNAUTHENTICATED');
+      expect.soft(((await res.json()) as any).data?.code, `${o.id}`).toBe('UNAUTHENTICATED');
     }
   });
 
@@ -113,7 +113,7 @@ describe('the contract', () => {
       statuses.set(o.id, res.status);
       expect.soft(res.status === 501 || res.status < 500, `${o.id} answered ${res.status}`).toBe(true);
       if (res.status === 501) {
-        const body = await res.json();
+        const body = (await res.json()) as any;
         expect.soft(body.ret, o.id).not.toBe(0);
         expect.soft(body.data.code, o.id).toBe('NOT_IMPLEMENTED');
         expect.soft(body.msg, o.id).toContain(o.id);
@@ -130,7 +130,7 @@ describe('the contract', () => {
   it('rejects a request that breaks the contract with 422 and the field names', async () => {
     const res = await server.call('/hcs/services/System/Token?username=a', {});
     expect(res.status).toBe(422);
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(body.data.code).toBe('VALIDATION_FAILED');
     expect(JSON.stringify(body.data.fields)).toContain('password');
   });

@@ -33,7 +33,7 @@ describe('smoke', () => {
 
   it('answers /hcs calls with the envelope', async () => {
     const res = await fetch(`${e2e.baseUrl}/hcs/services/System/platformInfo`, { headers: { 'X-Requested-With': 'XMLHttpRequest' } });
-    const body = await res.json();
+    const body = (await res.json()) as any;
     expect(body.ret).toBe(0);
     expect(body.data.platformId).toBe('NetDisk');
   });

@@ -88,7 +88,8 @@ describe('accounts and sessions', () => {
   let c: ReturnType<typeof clientFor>;
 
   beforeAll(async () => {
-    s = await startServer({ env: { HCS_LOGIN_MAX_ATTEMPTS: '3' } });
+    // The tests simulate clients at different addresses through a trusted proxy's X-Forwarded-For.
+    s = await startServer({ env: { HCS_LOGIN_MAX_ATTEMPTS: '3', HCS_TRUST_PROXY: '127.0.0.1' } });
     c = clientFor(s, seen);
     seen.secrets.add(ADMIN_PASSWORD);
   });

@@ -8,7 +8,7 @@ let srv: TestServer;
 let token: string;
 
 async function api(path: string, init: { query?: Record<string, string | number>; body?: unknown; as?: string } = {}): Promise<Env> {
-  const qs = init.query ? '?' + new URLSearchParams(Object.entries(init.query).map(([k, v]) => [k, String(v)])).toString() : '';
+  const qs = init.query ? '?' + new URLSearchParams(Object.entries(init.query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
   const res = await srv.call(path + qs, {
     method: init.body !== undefined ? 'POST' : 'GET',
     token: init.as ?? token,

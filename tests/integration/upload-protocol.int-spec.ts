@@ -16,7 +16,7 @@ let token: string;
 let adminId: string;
 
 async function api(path: string, init: { method?: string; query?: Record<string, string | number>; body?: unknown } = {}): Promise<Env & { status: number }> {
-  const qs = init.query ? '?' + new URLSearchParams(Object.entries(init.query).map(([k, v]) => [k, String(v)])).toString() : '';
+  const qs = init.query ? '?' + new URLSearchParams(Object.entries(init.query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
   const res = await srv.call(path + qs, {
     method: init.method ?? (init.body !== undefined ? 'POST' : 'GET'),
     token,

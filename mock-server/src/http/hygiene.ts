@@ -16,6 +16,7 @@ export function installHygiene(app: FastifyInstance): void {
   app.decorateRequest('traceId', '');
 
   app.addHook('onRequest', async (req, reply) => {
+    // Fastify took the traceId header as the request id (app.ts); only a well-formed one is echoed back.
     const t = req.headers['traceid'];
     req.traceId = typeof t === 'string' && TRACE_RE.test(t) ? t : newId();
     reply.header('traceId', req.traceId);

@@ -20,7 +20,7 @@ export async function registerWeb(app: FastifyInstance, config: ServerConfig): P
       cacheControl: false,
       setHeaders(res, path) {
         // Hashed assets never change; index.html must always be revalidated.
-        res.setHeader('Cache-Control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
+        res.header('Cache-Control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
       },
     });
   }

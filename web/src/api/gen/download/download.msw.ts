@@ -151,11 +151,12 @@ export const getGetZipDownloadUrlMockHandler = (overrideResponse?: SignedUrlResp
 export const getDownloadZipMockHandler = (overrideResponse?: Blob | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<Blob> | Blob), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/services/API/zip/:ticket', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
-
-    return HttpResponse.json(overrideResponse !== undefined
+  const binaryBody = overrideResponse !== undefined
     ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getDownloadZipResponseMock(),
-      { status: 200
+    : getDownloadZipResponseMock();
+    return new HttpResponse(binaryBody,
+      { status: 200,
+        headers: { 'Content-Type': 'application/octet-stream' }
       })
   }, options)
 }

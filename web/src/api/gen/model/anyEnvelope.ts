@@ -13,12 +13,13 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { AnyEnvelopeRet } from './anyEnvelopeRet.ts';
 
 /**
  * Envelope whose payload shape is defined when the feature behind the call is implemented.
  */
 export interface AnyEnvelope {
-  ret: number;
+  ret: AnyEnvelopeRet;
   msg: string;
   data: unknown;
 }

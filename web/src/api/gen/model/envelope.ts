@@ -13,6 +13,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { EnvelopeRet } from './envelopeRet.ts';
 
 /**
  * Every /hcs response body is this envelope. `ret` 0 means success; any other value is a failure
@@ -20,8 +21,12 @@
  * `data.code` is a stable machine code (see ErrorData).
  */
 export interface Envelope {
-  /** 0 on success; non-zero on failure (1 generic failure, 2 upload security refusal, 404 hash mismatch, ...). */
-  ret: number;
+  /**
+     * 0: this server answers every 2xx with ret 0 and every failure with an HTTP error status and ErrorEnvelope
+     * (ret 1 generic failure, 2 upload security refusal, 404 hash mismatch, ...). Clients still check ret, since
+     * other /hcs backends answer failures with HTTP 200 and a non-zero ret.
+     */
+  ret: EnvelopeRet;
   /** Message text; on some calls the spec gives it a meaning (check-file-exist puts the existing id here). */
   msg: string;
   /** The payload; its shape is given per operation. */

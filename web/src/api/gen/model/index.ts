@@ -15,6 +15,7 @@
  */
 
 export * from './anyEnvelope.ts';
+export * from './anyEnvelopeRet.ts';
 export * from './anyResponse.ts';
 export * from './batchResult.ts';
 export * from './batchResultFailedItem.ts';
@@ -57,6 +58,7 @@ export * from './downloadFileInfoFileType.ts';
 export * from './downloadFileInfoResponse.ts';
 export * from './encodedName.ts';
 export * from './envelope.ts';
+export * from './envelopeRet.ts';
 export * from './errorData.ts';
 export * from './errorDataFieldsItem.ts';
 export * from './errorEnvelope.ts';
@@ -139,6 +141,7 @@ export * from './modifyInstanceRequest.ts';
 export * from './moveInstancesConflict.ts';
 export * from './moveInstancesParams.ts';
 export * from './okEnvelope.ts';
+export * from './okEnvelopeRet.ts';
 export * from './okResponse.ts';
 export * from './page.ts';
 export * from './pageFavouritesParams.ts';

@@ -13,12 +13,13 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { OkEnvelopeRet } from './okEnvelopeRet.ts';
 
 /**
  * Success envelope without a payload (`data` is null).
  */
 export interface OkEnvelope {
-  ret: number;
+  ret: OkEnvelopeRet;
   msg: string;
   /** @nullable */
   data: null;
