@@ -1,0 +1,80 @@
+// Spec 8 error handling wired into every /hcs call.
+import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('./notify.ts', () => ({ toastError: vi.fn(), toastSuccess: vi.fn(), toastInfo: vi.fn(), alertDialog: vi.fn(() => Promise.resolve()) }));
+vi.mock('../api/gen/session/session.ts', () => ({ logout: vi.fn(() => Promise.resolve({ ret: 0 })), setLanguage: vi.fn(() => Promise.resolve({ ret: 0 })) }));
+
+import { HcsError } from '../api/hcs-error.ts';
+import { handleHttpError, EXPIRED_SIGN_OUT_DELAY_MS } from './http-hooks.ts';
+import { toastError, alertDialog } from './notify.ts';
+import { hardNav } from './navigation.ts';
+import { initI18n } from './i18n.ts';
+import { getUserInfo, reloadSessionFromStorage, USER_INFO_KEY } from './session.ts';
+
+const nav = vi.fn();
+beforeAll(async () => {
+  await initI18n('en_US');
+});
+beforeEach(() => {
+  vi.clearAllMocks();
+  hardNav.assign = nav;
+  localStorage.setItem(USER_INFO_KEY, JSON.stringify({ userId: 'u', userName: 'alice' }));
+  reloadSessionFromStorage();
+  window.history.replaceState(null, '', '/drive/groupFile?x=1');
+});
+afterEach(() => vi.useRealTimers());
+
+describe('handleHttpError', () => {
+  it('non-zero ret: the msg as an error toast (translated when it is a key)', () => {
+    handleHttpError(new HcsError(409, 1, 'Name already exists', 'NAME_EXISTS'));
+    expect(toastError).toHaveBeenLastCalledWith('Name already exists');
+    handleHttpError(new HcsError(403, 1, 'accountFrozen', 'FORBIDDEN'));
+    expect(toastError).toHaveBeenLastCalledWith('This account is disabled. Contact your administrator.');
+  });
+
+  it('timeout: requestTimedOut', () => {
+    handleHttpError(new HcsError(0, -1, 'requestTimedOut', 'TIMEOUT'));
+    expect(toastError).toHaveBeenCalledWith('The request timed out');
+  });
+
+  it('501 and aborted calls show no toast', () => {
+    handleHttpError(new HcsError(501, 1, 'not implemented', 'NOT_IMPLEMENTED'));
+    handleHttpError(new HcsError(0, -1, 'aborted', 'ABORTED'));
+    expect(toastError).not.toHaveBeenCalled();
+  });
+
+  it('302: to sign-in with the current location as redirect', () => {
+    handleHttpError(new HcsError(302, 302, 'redirect', 'REDIRECT'));
+    expect(nav).toHaveBeenCalledWith('/drive/login?redirect=%2FgroupFile%3Fx%3D1');
+  });
+
+  it('401: the local session ends and sign-in keeps the location', () => {
+    handleHttpError(new HcsError(401, 1, 'sign in', 'UNAUTHENTICATED'));
+    expect(getUserInfo()).toBeNull();
+    expect(nav).toHaveBeenCalledWith('/drive/login?redirect=%2FgroupFile%3Fx%3D1');
+  });
+
+  it('401 from a wrong password at sign-in is just a message', () => {
+    window.history.replaceState(null, '', '/drive/login');
+    handleHttpError(new HcsError(401, 1, 'Wrong password', 'LOGIN_FAILED'));
+    expect(nav).not.toHaveBeenCalled();
+    expect(toastError).toHaveBeenCalledWith('Wrong password');
+  });
+
+  it('expired account: login.userValid, then sign-out after 1 s', async () => {
+    vi.useFakeTimers();
+    handleHttpError(new HcsError(403, 1, 'login.userValid', 'ACCOUNT_EXPIRED'));
+    expect(toastError).toHaveBeenCalledWith('This account has expired. Contact your administrator.');
+    await vi.advanceTimersByTimeAsync(EXPIRED_SIGN_OUT_DELAY_MS - 10);
+    expect(nav).not.toHaveBeenCalled();
+    await vi.advanceTimersByTimeAsync(20);
+    expect(nav).toHaveBeenCalledWith('/drive/login');
+    expect(getUserInfo()).toBeNull();
+  });
+
+  it('disabled account: the accountFrozen alert, sign-out on confirm', async () => {
+    handleHttpError(new HcsError(403, 1, 'accountFrozen', 'ACCOUNT_FROZEN'));
+    expect(alertDialog).toHaveBeenCalledWith(expect.objectContaining({ content: 'This account is disabled. Contact your administrator.' }));
+    await vi.waitFor(() => expect(nav).toHaveBeenCalledWith('/drive/login'));
+  });
+});
