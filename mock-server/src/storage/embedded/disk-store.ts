@@ -1,0 +1,279 @@
+// Buckets and objects on local disk.
+//
+// Layout under root:
+//   buckets/<bucket>/bucket.json
+//   buckets/<bucket>/objects/<h[0..1]>/<h>.json         metadata; its rename is the commit point
+//   buckets/<bucket>/objects/<h[0..1]>/<h>.<id>.data    content, referenced by the metadata
+//   uploads/…                                           multipart state (multipart-store.ts)
+//   tmp/                                                temp files; emptied on start
+// where h = sha256(key): keys are opaque (may hold '/', '..', any unicode) and never reach a path.
+// Content is written to tmp, fsynced, renamed next to the metadata, then the metadata is replaced
+// atomically; a crash at any point leaves either the old object or the new one, never a mix, and
+// at worst an unreferenced .data file that the next start removes.
+import { createHash } from 'node:crypto';
+import { mkdir, open, readFile, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { S3Error } from './errors.ts';
+import { fsyncDir, isNotFound, randomId, removeTreeAtomic, writeFileAtomic } from './fs-util.ts';
+import { insertSorted, removeSorted, compareKeys } from './listing.ts';
+import { KeyedMutex, SharedExclusiveLock } from './locks.ts';
+
+export interface StoreLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
+
+export interface ObjectMeta {
+  key: string;
+  size: number;
+  /** Unquoted: md5 hex, or md5-of-md5s hex + "-N" for multipart objects. */
+  etag: string;
+  contentType: string;
+  lastModified: number;
+  /** x-amz-meta-* without the prefix, names lower-cased. */
+  userMetadata: Record<string, string>;
+  /** Stored representation headers (content-disposition, cache-control, …), lower-cased names. */
+  headers: Record<string, string>;
+  /** File name of the content in the metadata's directory. */
+  data: string;
+}
+
+export type NewObject = Omit<ObjectMeta, 'key' | 'data' | 'lastModified'>;
+
+interface BucketState {
+  name: string;
+  created: number;
+  keys: string[];
+  metas: Map<string, ObjectMeta>;
+  lock: SharedExclusiveLock;
+}
+
+const BUCKET_NAME = /^(?!\d+\.\d+\.\d+\.\d+$)(?!.*\.\.)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
+
+export function isValidBucketName(name: string): boolean {
+  return BUCKET_NAME.test(name);
+}
+
+export function keyHash(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export class DiskStore {
+  readonly root: string;
+  readonly tmpDir: string;
+  readonly log: StoreLogger;
+  private readonly bucketsDir: string;
+  private readonly buckets = new Map<string, BucketState>();
+  private readonly keyLocks = new KeyedMutex();
+  /** Temp files owned by in-flight requests; a runtime sweep leaves them alone. */
+  readonly activeTemps = new Set<string>();
+
+  private constructor(root: string, log: StoreLogger) {
+    this.root = root;
+    this.log = log;
+    this.tmpDir = join(root, 'tmp');
+    this.bucketsDir = join(root, 'buckets');
+  }
+
+  /** Opens (creating if needed) a store, discarding leftovers of interrupted writes. */
+  static async open(root: string, log: StoreLogger): Promise<DiskStore> {
+    const store = new DiskStore(root, log);
+    await rm(store.tmpDir, { recursive: true, force: true });
+    await mkdir(store.tmpDir, { recursive: true });
+    await mkdir(store.bucketsDir, { recursive: true });
+    for (const name of await readdir(store.bucketsDir)) {
+      if (!isValidBucketName(name)) continue;
+      await store.loadBucket(name);
+    }
+    return store;
+  }
+
+  private async loadBucket(name: string): Promise<void> {
+    const dir = join(this.bucketsDir, name);
+    let created: number;
+    try {
+      created = (JSON.parse(await readFile(join(dir, 'bucket.json'), 'utf8')) as { created: number }).created;
+    } catch (err) {
+      this.log.warn({ bucket: name, err }, 'embedded-s3: ignoring a bucket directory without a readable bucket.json');
+      return;
+    }
+    const state: BucketState = { name, created, keys: [], metas: new Map(), lock: new SharedExclusiveLock() };
+    const objectsDir = join(dir, 'objects');
+    let fanout: string[] = [];
+    try {
+      fanout = await readdir(objectsDir);
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+    let orphans = 0;
+    for (const sub of fanout) {
+      const subDir = join(objectsDir, sub);
+      const names = await readdir(subDir);
+      const referenced = new Set<string>();
+      const present = new Set(names);
+      for (const file of names) {
+        if (!file.endsWith('.json')) continue;
+        try {
+          const meta = JSON.parse(await readFile(join(subDir, file), 'utf8')) as ObjectMeta;
+          const h = file.slice(0, -5);
+          if (keyHash(meta.key) !== h || !present.has(meta.data)) throw new Error('metadata does not match its content file');
+          referenced.add(meta.data);
+          state.metas.set(meta.key, meta);
+        } catch (err) {
+          this.log.error({ bucket: name, file, err }, 'embedded-s3: unreadable object metadata; object skipped');
+        }
+      }
+      for (const file of names) {
+        if (file.endsWith('.data') && !referenced.has(file)) {
+          orphans++;
+          await rm(join(subDir, file), { force: true });
+        }
+      }
+    }
+    state.keys = [...state.metas.keys()].sort(compareKeys);
+    this.buckets.set(name, state);
+    if (orphans > 0) this.log.info({ bucket: name, orphans }, 'embedded-s3: removed content of interrupted writes');
+  }
+
+  /** A fresh temp file path in the store's filesystem, tracked until released. */
+  tempPath(): string {
+    const path = join(this.tmpDir, `${randomId()}.part`);
+    this.activeTemps.add(path);
+    return path;
+  }
+
+  async releaseTemp(path: string): Promise<void> {
+    this.activeTemps.delete(path);
+    await rm(path, { force: true });
+  }
+
+  // ----- buckets
+
+  listBuckets(): Array<{ name: string; created: number }> {
+    return [...this.buckets.values()].map((b) => ({ name: b.name, created: b.created })).sort((a, b) => compareKeys(a.name, b.name));
+  }
+
+  hasBucket(name: string): boolean {
+    return this.buckets.has(name);
+  }
+
+  private bucket(name: string): BucketState {
+    const state = this.buckets.get(name);
+    if (!state) throw new S3Error('NoSuchBucket');
+    return state;
+  }
+
+  async createBucket(name: string): Promise<void> {
+    if (!isValidBucketName(name)) throw new S3Error('InvalidBucketName');
+    await this.keyLocks.run(`bucket:${name}`, async () => {
+      if (this.buckets.has(name)) throw new S3Error('BucketAlreadyOwnedByYou');
+      const staging = join(this.tmpDir, `${name}.${randomId()}.bucket`);
+      await mkdir(join(staging, 'objects'), { recursive: true });
+      const created = Date.now();
+      await writeFileAtomic(this.tmpDir, join(staging, 'bucket.json'), JSON.stringify({ created }));
+      await rename(staging, join(this.bucketsDir, name));
+      await fsyncDir(this.bucketsDir);
+      this.buckets.set(name, { name, created, keys: [], metas: new Map(), lock: new SharedExclusiveLock() });
+    });
+  }
+
+  /** Removes an empty bucket. The caller then aborts the bucket's multipart uploads. */
+  async deleteBucket(name: string): Promise<void> {
+    await this.keyLocks.run(`bucket:${name}`, async () => {
+      const state = this.bucket(name);
+      await state.lock.withExclusive(async () => {
+        if (state.keys.length > 0) throw new S3Error('BucketNotEmpty');
+        this.buckets.delete(name);
+        await removeTreeAtomic(this.tmpDir, join(this.bucketsDir, name));
+        await fsyncDir(this.bucketsDir);
+      });
+    });
+  }
+
+  /** Runs `fn` while the bucket is guaranteed to exist (and not be removed). */
+  async withBucket<T>(name: string, fn: () => Promise<T>): Promise<T> {
+    const state = this.bucket(name);
+    return state.lock.withShared(async () => {
+      if (this.buckets.get(name) !== state) throw new S3Error('NoSuchBucket');
+      return fn();
+    });
+  }
+
+  // ----- objects
+
+  head(bucket: string, key: string): ObjectMeta | undefined {
+    return this.bucket(bucket).metas.get(key);
+  }
+
+  sortedKeys(bucket: string): readonly string[] {
+    return this.bucket(bucket).keys;
+  }
+
+  private objectDir(bucket: string, h: string): string {
+    return join(this.bucketsDir, bucket, 'objects', h.slice(0, 2));
+  }
+
+  dataPath(bucket: string, meta: ObjectMeta): string {
+    return join(this.objectDir(bucket, keyHash(meta.key)), meta.data);
+  }
+
+  /** Opens an object's content; retries if an overwrite replaced it between lookup and open. */
+  async openObject(bucket: string, key: string): Promise<{ meta: ObjectMeta; handle: FileHandle }> {
+    for (;;) {
+      const meta = this.head(bucket, key);
+      if (!meta) throw new S3Error('NoSuchKey');
+      try {
+        return { meta, handle: await open(this.dataPath(bucket, meta), 'r') };
+      } catch (err) {
+        if (!isNotFound(err) || this.head(bucket, key) === meta) throw err;
+      }
+    }
+  }
+
+  /**
+   * Makes a fully written, fsynced temp file the content of `key`. With `ifNoneMatch` the commit
+   * fails with PreconditionFailed when the key already exists (checked under the key's lock).
+   */
+  async commitObject(bucket: string, key: string, tempPath: string, object: NewObject, ifNoneMatch = false): Promise<ObjectMeta> {
+    return this.withBucket(bucket, () => this.keyLocks.run(`object:${bucket}/${key}`, async () => {
+      const state = this.bucket(bucket);
+      const previous = state.metas.get(key);
+      if (ifNoneMatch && previous) throw new S3Error('PreconditionFailed');
+      const h = keyHash(key);
+      const dir = this.objectDir(bucket, h);
+      await mkdir(dir, { recursive: true });
+      const meta: ObjectMeta = { ...object, key, lastModified: Date.now(), data: `${h}.${randomId()}.data` };
+      const dataPath = join(dir, meta.data);
+      await rename(tempPath, dataPath);
+      this.activeTemps.delete(tempPath);
+      try {
+        await writeFileAtomic(this.tmpDir, join(dir, `${h}.json`), JSON.stringify(meta));
+        await fsyncDir(dir);
+      } catch (err) {
+        await rm(dataPath, { force: true });
+        throw err;
+      }
+      state.metas.set(key, meta);
+      insertSorted(state.keys, key);
+      if (previous) await rm(join(dir, previous.data), { force: true });
+      return meta;
+    }));
+  }
+
+  /** Deletes a key; absent keys are not an error (S3 semantics). */
+  async deleteObject(bucket: string, key: string): Promise<void> {
+    await this.withBucket(bucket, () => this.keyLocks.run(`object:${bucket}/${key}`, async () => {
+      const state = this.bucket(bucket);
+      const meta = state.metas.get(key);
+      if (!meta) return;
+      const h = keyHash(key);
+      const dir = this.objectDir(bucket, h);
+      await rm(join(dir, `${h}.json`), { force: true });
+      await fsyncDir(dir);
+      state.metas.delete(key);
+      removeSorted(state.keys, key);
+      await rm(join(dir, meta.data), { force: true });
+    }));
+  }
+}
