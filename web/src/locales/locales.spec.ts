@@ -82,6 +82,20 @@ describe('locale files', () => {
     }
   });
 
+  it('no two files share a top-level key (so a shallow merge of the files loses nothing)', () => {
+    for (const lang of LANGS) {
+      const owner = new Map<string, string>();
+      const clashes: string[] = [];
+      for (const f of readdirSync(join(LOCALES, lang)).filter((n) => n.endsWith('.json'))) {
+        for (const k of Object.keys(JSON.parse(readFileSync(join(LOCALES, lang, f), 'utf8')) as Tree)) {
+          if (owner.has(k)) clashes.push(`${lang}: "${k}" in ${owner.get(k)} and ${f}`);
+          owner.set(k, f);
+        }
+      }
+      expect(clashes).toEqual([]);
+    }
+  });
+
   it("the spec's message keys exist", () => {
     for (const k of ['accountFrozen', 'login.userValid', 'requestTimedOut', 'PasswordModifiedSuccessful', 'login.PasswordModifiedFailed', 'LoginOutSuccessful', 'LoginOutError']) {
       expect(zh.merged.has(k), k).toBe(true);

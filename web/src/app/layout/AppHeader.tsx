@@ -139,7 +139,7 @@ export function AppHeader() {
         </Dropdown>
         <Dropdown trigger={['click']} open={userOpen} onOpenChange={setUserOpen} menu={{ items: userItems, onClick: onUserMenu }}>
           <Button type="text" className="hcs-header-btn" icon={<UserOutlined />} data-testid="user-menu">
-            {user?.userRealName ?? user?.userName} <DownOutlined />
+            {user && user.userRealName && user.userRealName !== user.userName ? `${user.userRealName} (${user.userName})` : user?.userName} <DownOutlined />
           </Button>
         </Dropdown>
       </Space>

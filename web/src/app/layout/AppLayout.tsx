@@ -17,8 +17,10 @@ export function AppLayout({ children }: { children: ReactNode }) {
   const route = findRoute(pathname);
 
   useEffect(() => {
-    // Entering a library's page directly (bookmark, reload without snapshot) selects that library's menu.
-    if (route?.lib && !currentLib) updateStore({ currentLib: route.lib });
+    // Entering a NetDisk or SysConfig page directly (bookmark, typed URL) selects that library's menu; pages opened
+    // from another library's menu keep that library (its menu entries may point at shared routes).
+    const builtIn = currentLib == null || currentLib === 'NetDisk' || currentLib === 'SysConfig';
+    if (route?.lib && builtIn && route.lib !== currentLib) updateStore({ currentLib: route.lib });
     if (route?.lib === 'NetDisk' && route.netDiskMenu != null) localStorage.setItem(LAST_MENU_KEY, `${pathname}${search}`);
   }, [route, currentLib, pathname, search]);
 
