@@ -1,7 +1,9 @@
 // The narrow seam between the CLI's bulk jobs and the transfer engine. Jobs only see this interface; the
 // implementation behind createTransfer is the one file to change when @hcs/transfer-core's engine lands
-// (today it is ./transfer-direct.ts, which speaks the same /hcs upload and download protocol).
+// (@hcs/transfer-core's engine through ./transfer-core-adapter.ts; ./transfer-direct.ts is the interim
+// implementation of the same protocol the CLI shipped with, kept selectable for comparison).
 import type { Api } from './api.ts';
+import { CoreTransfer } from './transfer-core-adapter.ts';
 import { DirectTransfer } from './transfer-direct.ts';
 
 export type Phase = 'hashing' | 'transferring' | 'verifying';
@@ -55,6 +57,7 @@ export interface Transfer {
   download(req: DownloadRequest): Promise<DownloadResult>;
 }
 
-export function createTransfer(api: Api): Transfer {
-  return new DirectTransfer(api);
+/** `resumePath`: the engine's 0600 resume records for this job (one file per job, one process per file). */
+export function createTransfer(api: Api, resumePath: string, engine: 'core' | 'direct' = 'core'): Transfer {
+  return engine === 'direct' ? new DirectTransfer(api) : new CoreTransfer(api, resumePath);
 }

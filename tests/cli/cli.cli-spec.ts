@@ -22,6 +22,7 @@ interface Event {
   path?: string;
   bytes?: number;
   loaded?: number;
+  phase?: string;
   outcome?: string;
   sent?: number;
   code?: string;
@@ -193,7 +194,7 @@ describe('drive CLI against the real server', () => {
 
     // Run 1: Ctrl-C once the big file has at least one part confirmed.
     const r1 = drive(args);
-    await r1.until((e) => e.event === 'progress' && !!e.path?.endsWith('big1.bin') && e.loaded! >= 8 * MiB && e.loaded! < 40 * MiB);
+    await r1.until((e) => e.event === 'progress' && e.phase === 'transferring' && !!e.path?.endsWith('big1.bin') && e.loaded! >= 8 * MiB && e.loaded! < 40 * MiB);
     r1.child.kill('SIGINT');
     const x1 = await r1.exit;
     expect(x1.code, r1.stderr).toBe(130);
@@ -254,7 +255,7 @@ describe('drive CLI against the real server', () => {
     const out = join(work, 'dl');
     const args = ['download', '/bulk/tree', '--out', out, '--concurrency', '3'];
     const d1 = drive(args);
-    await d1.until((e) => e.event === 'progress' && !!e.path?.endsWith('big1.bin') && e.loaded! >= 8 * MiB && e.loaded! < 40 * MiB);
+    await d1.until((e) => e.event === 'progress' && e.phase === 'transferring' && !!e.path?.endsWith('big1.bin') && e.loaded! >= 8 * MiB && e.loaded! < 40 * MiB);
     d1.child.kill('SIGINT');
     expect((await d1.exit).code).toBe(130);
     const d2 = drive(args);
@@ -271,7 +272,7 @@ describe('drive CLI against the real server', () => {
     expect(b.files).toEqual(a.files);
     for (const f of a.files) expect(sha(join(out, 'tree', f)), f).toBe(sha(join(src, f)));
     // No partial files or sidecars left behind.
-    expect(b.files.filter((f) => f.includes('.hcs-part'))).toEqual([]);
+    expect(b.files.filter((f) => f.endsWith('.part') || f.includes('.hcs-part'))).toEqual([]);
   });
 
   it('mkdir -p, cp, mv and rm work on paths', async () => {

@@ -3,7 +3,6 @@
 // Names come from the server, so a hostile or corrupt name can never write outside --out.
 import { mkdir, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
-import { toCliError } from '../api.ts';
 import type { Reporter } from '../events.ts';
 import { sha256File } from '../hash-cache.ts';
 import { formatRemotePath, parseRemotePath, RemoteFs } from '../remote-path.ts';
@@ -11,7 +10,7 @@ import { JobStats } from '../stats.ts';
 import { TransferError } from '../transfer-direct.ts';
 import { JobState } from './job-state.ts';
 import { runQueue } from './queue.ts';
-import type { JobContext } from './upload.ts';
+import { errorInfo, type JobContext } from './upload.ts';
 
 export interface DownloadJobOptions {
   remotes: string[];
@@ -47,11 +46,6 @@ export function safeJoin(root: string, segments: readonly string[]): string {
   return full;
 }
 
-function errorInfo(err: unknown): { code: string; message: string } {
-  if (err instanceof TransferError) return { code: err.code, message: err.message };
-  const e = toCliError(err);
-  return { code: e.code, message: e.message };
-}
 
 export async function runDownload(ctx: JobContext, opts: DownloadJobOptions): Promise<JobStats> {
   const { reporter, signal } = ctx;
@@ -101,6 +95,7 @@ export async function runDownload(ctx: JobContext, opts: DownloadJobOptions): Pr
 
   const key = { ...ctx.account, remotes: opts.remotes.map((r) => formatRemotePath(parseRemotePath(r))), out: outRoot };
   const state = await JobState.open(ctx.stateDir, 'download', key, { restart: opts.restart });
+  const transfer = ctx.transfer(state.path.replace(/\.jsonl$/, '.engine.json'));
   try {
     const pending: Array<RemoteFile & { dest: string }> = [];
     let doneFiles = 0;
@@ -150,7 +145,7 @@ export async function runDownload(ctx: JobContext, opts: DownloadJobOptions): Pr
             return;
           }
         }
-        const res = await ctx.transfer.download({
+        const res = await transfer.download({
           instanceId: f.instanceId,
           dest: f.dest,
           signal,

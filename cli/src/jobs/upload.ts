@@ -5,7 +5,7 @@ import type { Api } from '../api.ts';
 import { toCliError } from '../api.ts';
 import { encodeName } from '@hcs/openapi/client';
 import type { Reporter } from '../events.ts';
-import { HashCache } from '../hash-cache.ts';
+import { HashCache, sha256File } from '../hash-cache.ts';
 import { formatRemotePath, parseRemotePath, RemoteFs } from '../remote-path.ts';
 import { JobStats } from '../stats.ts';
 import type { Transfer } from '../transfer.ts';
@@ -26,7 +26,8 @@ export interface UploadJobOptions {
 
 export interface JobContext {
   api: Api;
-  transfer: Transfer;
+  /** The transfer engine for a job, given the path its resume records go to. */
+  transfer: (resumePath: string) => Transfer;
   reporter: Reporter;
   stateDir: string;
   /** Identity of the account, part of the job key so two accounts never share state. */
@@ -34,8 +35,12 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-function errorInfo(err: unknown): { code: string; message: string } {
+export function errorInfo(err: unknown): { code: string; message: string } {
   if (err instanceof TransferError) return { code: err.code, message: err.message };
+  // The engine's typed errors (spec section 8 codes) and Node system errors carry a string code.
+  if (err instanceof Error && err.name !== 'HcsError' && err.name !== 'CliError' && typeof (err as { code?: unknown }).code === 'string') {
+    return { code: (err as unknown as { code: string }).code, message: err.message };
+  }
   const e = toCliError(err);
   return { code: e.code, message: e.message };
 }
@@ -57,6 +62,7 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
   const state = await JobState.open(ctx.stateDir, 'upload', key, { restart: opts.restart });
   const cache = new HashCache(ctx.stateDir);
   await cache.load();
+  const transfer = ctx.transfer(state.path.replace(/\.jsonl$/, '.engine.json'));
   try {
     const pending: LocalFile[] = [];
     let doneBytes = 0;
@@ -118,8 +124,10 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
             return;
           }
         }
-        const cachedSha = cache.get(f.abs, f.size, f.mtimeMs);
-        if (state.session(relPath) && cachedSha) {
+        let cachedSha = cache.get(f.abs, f.size, f.mtimeMs);
+        if (state.session(relPath)) {
+          cachedSha ??= await sha256File(f.abs, { signal });
+          void cache.set(f.abs, f.size, f.mtimeMs, cachedSha);
           // The file was in flight when the last run died: it may have been registered just before, with
           // the journal line lost. Same name, size and hash in the folder means it is done.
           const existing = await fs.findChild(parentId, name);
@@ -129,14 +137,16 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
             return;
           }
         }
-        const res = await ctx.transfer.upload({
+        // Marked in flight before any byte moves, so a crash leads the next run to the check above.
+        await state.markSession(relPath, state.session(relPath) ?? 'in-flight');
+        const res = await transfer.upload({
           path: f.abs,
           size: f.size,
           name,
           parentId,
           conflict: opts.conflict === 'keepBoth' ? 'keepBoth' : 'newVersion',
           sha256: cachedSha,
-          resumeFId: state.session(relPath),
+          resumeFId: state.session(relPath) === 'in-flight' ? undefined : state.session(relPath),
           signal,
           onProgress: (loaded, total, phase) => emit({ type: 'progress', path: f.abs, loaded, bytes: total, phase }),
           onHashed: (sha) => void cache.set(f.abs, f.size, f.mtimeMs, sha),

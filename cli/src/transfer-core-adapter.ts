@@ -1,0 +1,111 @@
+// The CLI's Transfer on top of @hcs/transfer-core's engine (UploadTask / DownloadTask with the Node adapters),
+// so the web app and the CLI share one implementation of the protocol, its retries and its resume rules.
+// The engine keeps its resume records in a 0600 JSON file per job; bytes actually sent or fetched are
+// counted by wrapping the transport, for the `sent` field of file-done events.
+import { dirname, basename } from 'node:path';
+import {
+  createDownloadSinkFactory,
+  createEngineDeps,
+  createFileSource,
+  createHcsControlPlane,
+  createResumeStore,
+  createTransport,
+  DownloadTask,
+  UploadTask,
+  type EngineDeps,
+  type Transport,
+} from '@hcs/transfer-core/node';
+import type { Api } from './api.ts';
+import type { DownloadRequest, DownloadResult, Phase, Transfer, UploadRequest, UploadResult } from './transfer.ts';
+
+function abortError(): Error {
+  return new DOMException('interrupted', 'AbortError');
+}
+
+function phaseOf(p: string): Phase {
+  return p === 'hashing' ? 'hashing' : p === 'verifying' ? 'verifying' : 'transferring';
+}
+
+/** A transport that counts payload bytes sent (PUT bodies) and received (GET bodies). */
+function countingTransport(inner: Transport, counter: { sent: number; received: number }): Transport {
+  return {
+    async request(req) {
+      if (req.body && req.method === 'PUT') counter.sent += typeof req.body === 'string' ? Buffer.byteLength(req.body) : req.body.byteLength;
+      const res = await inner.request(req);
+      if (req.method !== 'GET') return res;
+      return {
+        status: res.status,
+        header: (n) => res.header(n),
+        text: () => res.text(),
+        async *chunks() {
+          for await (const c of res.chunks()) {
+            counter.received += c.byteLength;
+            yield c;
+          }
+        },
+      };
+    },
+  };
+}
+
+export class CoreTransfer implements Transfer {
+  private readonly base: EngineDeps;
+  private readonly transport = createTransport();
+  constructor(api: Api, resumePath: string) {
+    this.base = createEngineDeps({ controlPlane: createHcsControlPlane(api.client), resumeStore: createResumeStore(resumePath) });
+  }
+
+  async upload(req: UploadRequest): Promise<UploadResult> {
+    req.signal.throwIfAborted();
+    const counter = { sent: 0, received: 0 };
+    const source = await createFileSource(req.path, req.name);
+    const task = new UploadTask(
+      { source, target: { parentId: req.parentId, conflict: req.conflict, category: 'NetDisk' } },
+      { ...this.base, transport: countingTransport(this.transport, counter) },
+    );
+    const onAbort = () => task.pause();
+    req.signal.addEventListener('abort', onAbort);
+    let hashed = false;
+    task.events.on('progress', (p) => {
+      if (!hashed && p.phase !== 'hashing') hashed = true;
+      req.onProgress(p.loaded, p.total, phaseOf(p.phase));
+    });
+    try {
+      await task.run();
+    } finally {
+      req.signal.removeEventListener('abort', onAbort);
+      await source.close();
+    }
+    if (task.status === 'success' && task.result) {
+      req.onHashed?.(task.result.fMd5);
+      return { instanceId: task.result.instanceId, instant: task.result.instant, sha256: task.result.fMd5, bytesSent: counter.sent };
+    }
+    if (task.status === 'pause' || req.signal.aborted) throw abortError();
+    throw task.error ?? new Error(`upload ended in status ${task.status}`);
+  }
+
+  async download(req: DownloadRequest): Promise<DownloadResult> {
+    req.signal.throwIfAborted();
+    const counter = { sent: 0, received: 0 };
+    const sinks = createDownloadSinkFactory({ dir: dirname(req.dest), pathFor: () => req.dest });
+    const task = new DownloadTask({ instanceId: req.instanceId, sinks }, { ...this.base, transport: countingTransport(this.transport, counter) });
+    const onAbort = () => task.pause();
+    req.signal.addEventListener('abort', onAbort);
+    let total = 0;
+    task.events.on('progress', (p) => {
+      total = p.total;
+      req.onProgress(p.loaded, p.total, phaseOf(p.phase));
+    });
+    try {
+      await task.run();
+    } finally {
+      req.signal.removeEventListener('abort', onAbort);
+    }
+    if (task.status === 'success') {
+      const info = task.info;
+      return { sha256: info?.fMd5 ?? '', bytes: info?.fileSize ?? total, bytesFetched: counter.received };
+    }
+    if (task.status === 'pause' || req.signal.aborted) throw abortError();
+    throw task.error ?? new Error(`download of ${basename(req.dest)} ended in status ${task.status}`);
+  }
+}
