@@ -1,4 +1,5 @@
-import { defineConfig, type ProxyOptions } from 'vite';
+import { defineConfig, type Plugin, type ProxyOptions } from 'vite';
+import { existsSync, readFileSync } from 'node:fs';
 import react from '@vitejs/plugin-react';
 
 // `npm run dev` proxies /hcs and /s3 to a running server; `npm run dev:mock` (mode "mock") starts msw in the browser
@@ -6,9 +7,27 @@ import react from '@vitejs/plugin-react';
 const SERVER = 'http://localhost:8080';
 const toServer: ProxyOptions = { target: SERVER, changeOrigin: false };
 
+/** With no server (mock mode) the skins the server would serve come straight from its assets folder. */
+function mockSkins(): Plugin {
+  const dir = new URL('../mock-server/assets/skin/', import.meta.url).pathname;
+  return {
+    name: 'hcs-mock-skins',
+    configureServer(server) {
+      server.middlewares.use((req, res, next) => {
+        const m = /^\/drive\/static\/skin\/([a-z0-9-]+)\/skin\.css$/.exec(req.url?.split('?')[0] ?? '');
+        const file = m ? `${dir}${m[1]}/skin.css` : '';
+        if (!m) return next();
+        res.statusCode = existsSync(file) ? 200 : 404;
+        res.setHeader('Content-Type', 'text/css; charset=utf-8');
+        res.end(existsSync(file) ? readFileSync(file) : '');
+      });
+    },
+  };
+}
+
 export default defineConfig(({ mode }) => ({
   base: '/drive/',
-  plugins: [react()],
+  plugins: mode === 'mock' ? [react(), mockSkins()] : [react()],
   define: { __HCS_MOCK__: JSON.stringify(mode === 'mock') },
   server: {
     proxy: (mode === 'mock'

@@ -52,6 +52,7 @@ describe('formatDate (YYYY-MM-DD HH:mm:ss at a UTC offset)', () => {
   it('gives empty text for garbage', () => {
     expect(formatDate('not a date', 0)).toBe('');
     expect(formatDate(null)).toBe('');
+    expect(formatDate(9e15, 0)).toBe('');
   });
 });
 

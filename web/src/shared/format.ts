@@ -56,6 +56,8 @@ export function formatDate(input: number | string | Date | null | undefined, off
   if (!Number.isFinite(ms)) return '';
   const offset = offsetMinutes ?? -new Date(ms).getTimezoneOffset();
   const d = new Date(ms + offset * 60_000);
+  // Outside Date's range (±8.64e15 ms) every field is NaN.
+  if (!Number.isFinite(d.getTime())) return '';
   return (
     `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ` +
     `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`
