@@ -146,7 +146,9 @@ beforeAll(async () => {
   // folders, an empty file and an empty folder.
   const tree = join(work, 'src', 'tree');
   mkdirSync(join(tree, 'a-big'), { recursive: true });
-  writeFileSync(join(tree, 'a-big', 'big1.bin'), randomBytes(40 * MiB + 123));
+  // Big enough that an interrupt lands after at least one finished part: progress may count bytes of the
+  // 3 parts in flight, so more than 3 parts' worth proves one is complete.
+  writeFileSync(join(tree, 'a-big', 'big1.bin'), randomBytes(96 * MiB + 123));
   writeFileSync(join(tree, 'a-big', 'big2.bin'), randomBytes(20 * MiB + 7));
   for (let d = 0; d < 8; d++) {
     const dir = join(tree, `dir${d}`, d % 2 ? `nested${d}` : '');
@@ -192,9 +194,9 @@ describe('drive CLI against the real server', () => {
     const args = ['upload', src, '--to', '/bulk', '--concurrency', '3'];
     const total = listTree(src).files.length;
 
-    // Run 1: Ctrl-C once the big file has at least one part confirmed.
+    // Run 1: Ctrl-C once the big file has at least one part finished.
     const r1 = drive(args);
-    await r1.until((e) => e.event === 'progress' && e.phase === 'transferring' && !!e.path?.endsWith('big1.bin') && e.loaded! >= 8 * MiB && e.loaded! < 40 * MiB);
+    await r1.until((e) => e.event === 'progress' && e.phase === 'transferring' && !!e.path?.endsWith('big1.bin') && e.loaded! > 3 * 8 * MiB && e.loaded! < 80 * MiB);
     r1.child.kill('SIGINT');
     const x1 = await r1.exit;
     expect(x1.code, r1.stderr).toBe(130);
@@ -255,7 +257,7 @@ describe('drive CLI against the real server', () => {
     const out = join(work, 'dl');
     const args = ['download', '/bulk/tree', '--out', out, '--concurrency', '3'];
     const d1 = drive(args);
-    await d1.until((e) => e.event === 'progress' && e.phase === 'transferring' && !!e.path?.endsWith('big1.bin') && e.loaded! >= 8 * MiB && e.loaded! < 40 * MiB);
+    await d1.until((e) => e.event === 'progress' && e.phase === 'transferring' && !!e.path?.endsWith('big1.bin') && e.loaded! > 3 * 8 * MiB && e.loaded! < 80 * MiB);
     d1.child.kill('SIGINT');
     expect((await d1.exit).code).toBe(130);
     const d2 = drive(args);
