@@ -13,6 +13,8 @@ export interface ServerProc {
   proc: ChildProcess;
   /** Peak resident set size seen so far, in bytes (kernel's VmHWM plus our own sampling). */
   peakRss(): number;
+  /** Resident set size right now, in bytes. */
+  rssNow(): number;
   stop(): Promise<void>;
 }
 
@@ -55,6 +57,7 @@ export async function startServer(env: Record<string, string>): Promise<ServerPr
     url: url.replace('localhost', '127.0.0.1'),
     proc,
     peakRss: () => Math.max(peak, rssOf(proc.pid!).hwm),
+    rssNow: () => rssOf(proc.pid!).rss,
     async stop() {
       clearInterval(sampler);
       peak = Math.max(peak, rssOf(proc.pid!).hwm);

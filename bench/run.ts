@@ -1,0 +1,158 @@
+// npm run bench: every hot path beside a raw baseline measured in the same run, on the same bytes and disk.
+// Writes bench/results/latest.json and prints a Markdown table; with --readme it also replaces the figures in
+// README.md. Sizes can be scaled down for a quick look: HCS_BENCH_BIG_MB, HCS_BENCH_SMALL_FILES,
+// HCS_BENCH_ZIP_FILES, HCS_BENCH_ZIP_FILE_MB, HCS_BENCH_ENTRIES. Sections: --only big,small,zip,list
+import { mkdtempSync, rmSync, writeFileSync, readFileSync, mkdirSync, createReadStream, createWriteStream, statSync } from 'node:fs';
+import { tmpdir, cpus, totalmem, release } from 'node:os';
+import { join } from 'node:path';
+import { createHash } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
+import { execFileSync } from 'node:child_process';
+import { startServer, time, writeRandomFile, ensureDir, mbps, MiB, ROOT, type ServerProc } from './src/lib.ts';
+import { startRawServer } from './src/raw-server.ts';
+import { drive, type CliEnv } from './src/cli.ts';
+import { benchSmallFiles } from './src/small-files.ts';
+import { benchZip } from './src/zip.ts';
+import { benchListing } from './src/listing.ts';
+
+const PASSWORD = 'Bench#Passw0rd-1';
+const argv = process.argv.slice(2);
+const only = (argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'big,small,zip,list').split(',');
+const BIG_MB = Number(process.env.HCS_BENCH_BIG_MB ?? 1024);
+
+export interface Row {
+  name: string;
+  value: string;
+  baseline: string;
+  ratio: number | null;
+  target: string;
+  pass: boolean | null;
+}
+
+async function benchBig(server: ServerProc, cli: CliEnv, work: string, rows: Row[]): Promise<void> {
+  const src = join(work, 'big.bin');
+  await writeRandomFile(src, BIG_MB * MiB);
+  const bytes = statSync(src).size;
+
+  // Baselines: Node's SHA-256 over the file, and the same bytes PUT to / GET from a bare raw-stream server.
+  const sha = await time(async () => {
+    const h = createHash('sha256');
+    for await (const chunk of createReadStream(src, { highWaterMark: MiB })) h.update(chunk as Buffer);
+    return h.digest('hex');
+  });
+  const rawDir = ensureDir(join(work, 'raw'));
+  const raw = await startRawServer(rawDir);
+  const rawPut = await time(async () => {
+    const res = await fetch(`${raw.url}/big.bin`, {
+      method: 'PUT',
+      body: Readable.toWeb(createReadStream(src, { highWaterMark: MiB })) as never,
+      duplex: 'half',
+    } as RequestInit);
+    await res.text();
+  });
+  const rawGet = await time(async () => {
+    const res = await fetch(`${raw.url}/big.bin`);
+    await pipeline(Readable.fromWeb(res.body as never), createWriteStream(join(work, 'raw-get.bin'), { highWaterMark: MiB }));
+  });
+  await raw.close();
+  rmSync(rawDir, { recursive: true, force: true });
+  rmSync(join(work, 'raw-get.bin'), { force: true });
+
+  const up = await time(() => drive(cli, ['upload', src, '--to', '/bench-big', '--json']));
+  const outDir = ensureDir(join(work, 'down'));
+  const down = await time(() => drive(cli, ['download', '/bench-big/big.bin', '--out', outDir, '--json']));
+  const back = createHash('sha256');
+  for await (const chunk of createReadStream(join(outDir, 'big.bin'), { highWaterMark: MiB })) back.update(chunk as Buffer);
+  if (back.digest('hex') !== sha.value) throw new Error('downloaded bytes differ from the original');
+  rmSync(outDir, { recursive: true, force: true });
+  rmSync(src, { force: true });
+
+  const upRatio = rawPut.ms / up.ms;
+  const downRatio = rawGet.ms / down.ms;
+  rows.push({
+    name: `upload ${BIG_MB} MiB via CLI (hash + multipart, server-side SHA-256 on save)`,
+    value: `${mbps(bytes, up.ms).toFixed(0)} MiB/s`,
+    baseline: `raw PUT ${mbps(bytes, rawPut.ms).toFixed(0)} MiB/s`,
+    ratio: upRatio,
+    target: '>= 0.7',
+    pass: upRatio >= 0.7,
+  });
+  rows.push({
+    name: `download ${BIG_MB} MiB via CLI (3 ranged parts, verified)`,
+    value: `${mbps(bytes, down.ms).toFixed(0)} MiB/s`,
+    baseline: `raw GET ${mbps(bytes, rawGet.ms).toFixed(0)} MiB/s`,
+    ratio: downRatio,
+    target: '>= 0.8',
+    pass: downRatio >= 0.8,
+  });
+  rows.push({
+    name: 'Node SHA-256 (node:crypto, 1 MiB reads)',
+    value: `${mbps(bytes, sha.ms).toFixed(0)} MiB/s`,
+    baseline: '-',
+    ratio: null,
+    target: 'reference',
+    pass: null,
+  });
+}
+
+function machine(): string {
+  let disk = '';
+  try {
+    disk = execFileSync('df', ['-h', tmpdir()], { encoding: 'utf8' }).split('\n')[1]?.split(/\s+/)[0] ?? '';
+  } catch {
+    disk = '';
+  }
+  return `${cpus().length} x ${cpus()[0]?.model.trim()}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, Linux ${release()}, Node ${process.versions.node}, disk ${disk}`;
+}
+
+function table(rows: Row[]): string {
+  const head = '| benchmark | result | baseline (same run) | ratio | target |\n|---|---|---|---|---|';
+  const body = rows
+    .map((r) => `| ${r.name} | ${r.value} | ${r.baseline} | ${r.ratio === null ? '-' : r.ratio.toFixed(2)} | ${r.target}${r.pass === null ? '' : r.pass ? ' (met)' : ' (missed)'} |`)
+    .join('\n');
+  return `${head}\n${body}`;
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'hcs-bench-'));
+  const rows: Row[] = [];
+  const server = await startServer({
+    HCS_PORT: String(20000 + Math.floor(Math.random() * 20000)),
+    HCS_DATA_DIR: join(work, 'data'),
+    HCS_ADMIN_PASSWORD: PASSWORD,
+    HCS_DEFAULT_QUOTA_GB: '0',
+  });
+  const cli: CliEnv = { server: server.url, configDir: ensureDir(join(work, 'cli')), password: PASSWORD };
+  try {
+    await drive(cli, ['login', '--user', 'admin']);
+    if (only.includes('big')) await benchBig(server, cli, work, rows);
+    if (only.includes('small')) await benchSmallFiles(server, cli, work, rows);
+    if (only.includes('zip')) await benchZip(server, cli, work, rows);
+    if (only.includes('list')) await benchListing(server, join(work, 'data'), rows);
+    const peak = server.peakRss();
+    rows.push({
+      name: 'server peak RSS over the whole run',
+      value: `${(peak / MiB).toFixed(0)} MiB`,
+      baseline: '-',
+      ratio: null,
+      target: '< 250 MiB',
+      pass: peak < 250 * MiB,
+    });
+  } finally {
+    await server.stop();
+    rmSync(work, { recursive: true, force: true });
+  }
+  const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
+  const md = `Measured ${at} UTC on ${machine()}.\n\n${table(rows)}`;
+  console.log('\n' + md + '\n');
+  mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
+  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ at, machine: machine(), rows }, null, 2));
+  if (argv.includes('--readme')) {
+    const readme = join(ROOT, 'README.md');
+    const text = readFileSync(readme, 'utf8');
+    writeFileSync(readme, text.replace(/<!-- bench:start -->[\s\S]*<!-- bench:end -->/, `<!-- bench:start -->\n${md}\n<!-- bench:end -->`));
+  }
+}
+
+await main();
