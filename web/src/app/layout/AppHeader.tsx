@@ -110,10 +110,10 @@ export function AppHeader() {
       <Space size="middle">
         <Button type="text" className="hcs-header-btn" onClick={openTransferPanel} data-testid="transfer-list">
           {t('layout.header.transferList')}
-          <Badge count={counts.upload} showZero size="small" title={t('layout.header.uploads')} data-testid="upload-count" color="#1677ff">
+          <Badge count={counts.upload} showZero size="small" title={t('layout.header.uploads')} data-testid="upload-count" color="#1677ff" style={{ marginInlineStart: 6 }}>
             <ArrowUpOutlined />
           </Badge>
-          <Badge count={counts.download} showZero size="small" title={t('layout.header.downloads')} data-testid="download-count" color="#52c41a">
+          <Badge count={counts.download} showZero size="small" title={t('layout.header.downloads')} data-testid="download-count" color="#52c41a" style={{ marginInlineStart: 10 }}>
             <ArrowDownOutlined />
           </Badge>
         </Button>

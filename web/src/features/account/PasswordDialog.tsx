@@ -73,7 +73,7 @@ export function PasswordDialog(props: { open: boolean; onClose: () => void; user
       okText={t('common.confirm')}
       cancelText={t('common.cancel')}
       confirmLoading={busy}
-      maskClosable={false}
+      mask={{ closable: false }}
       destroyOnHidden
       forceRender
       zIndex={2000}
