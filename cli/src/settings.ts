@@ -39,7 +39,6 @@ export const ENV = {
   HCS_CONCURRENCY: 'Files transferred at a time (flag --concurrency; default 4)',
   HCS_CONFLICT: 'Same name in the folder: newVersion, keepBoth or skip (flag --conflict; default newVersion)',
   HCS_OUT: 'Local folder for `drive download` (flag --out; default .)',
-  HCS_ENGINE: 'Transfer engine: core (@hcs/transfer-core, default) or direct (the CLI\'s interim implementation)',
 } as const;
 
 /** Parses a boolean environment value; undefined when unset or empty. */

@@ -1,10 +1,17 @@
-// The narrow seam between the CLI's bulk jobs and the transfer engine. Jobs only see this interface; the
-// implementation behind createTransfer is the one file to change when @hcs/transfer-core's engine lands
-// (@hcs/transfer-core's engine through ./transfer-core-adapter.ts; ./transfer-direct.ts is the interim
-// implementation of the same protocol the CLI shipped with, kept selectable for comparison).
+// The narrow seam between the CLI's bulk jobs and the transfer engine (@hcs/transfer-core, through
+// ./transfer-core-adapter.ts). Jobs only see this interface.
 import type { Api } from './api.ts';
 import { CoreTransfer } from './transfer-core-adapter.ts';
-import { DirectTransfer } from './transfer-direct.ts';
+
+/** A job-level failure with a stable code (unsafe paths and the like; engine errors carry their own codes). */
+export class TransferError extends Error {
+  readonly code: string;
+  constructor(code: string, message: string) {
+    super(message);
+    this.name = 'TransferError';
+    this.code = code;
+  }
+}
 
 export type Phase = 'hashing' | 'transferring' | 'verifying';
 
@@ -58,6 +65,6 @@ export interface Transfer {
 }
 
 /** `resumePath`: the engine's 0600 resume records for this job (one file per job, one process per file). */
-export function createTransfer(api: Api, resumePath: string, engine: 'core' | 'direct' = 'core'): Transfer {
-  return engine === 'direct' ? new DirectTransfer(api) : new CoreTransfer(api, resumePath);
+export function createTransfer(api: Api, resumePath: string): Transfer {
+  return new CoreTransfer(api, resumePath);
 }

@@ -39,7 +39,7 @@ async function runJob(ctx: CommandContext, run: (job: JobContext) => Promise<Job
   try {
     const stats = await run({
       api,
-      transfer: (resumePath) => createTransfer(api, resumePath, ctx.io.env.HCS_ENGINE === 'direct' ? 'direct' : 'core'),
+      transfer: (resumePath) => createTransfer(api, resumePath),
       reporter,
       stateDir: ctx.settings.stateDir,
       account: { server: api.server, user: ctx.settings.userName ?? '' },

@@ -9,7 +9,7 @@ import { HashCache, sha256File } from '../hash-cache.ts';
 import { formatRemotePath, parseRemotePath, RemoteFs } from '../remote-path.ts';
 import { JobStats } from '../stats.ts';
 import type { Transfer } from '../transfer.ts';
-import { TransferError } from '../transfer-direct.ts';
+import { TransferError } from '../transfer.ts';
 import { JobState } from './job-state.ts';
 import { runQueue } from './queue.ts';
 import { scanSources, type LocalFile } from './scan.ts';
