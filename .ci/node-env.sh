@@ -38,12 +38,14 @@ hcs_provision_node() {
 # Debian's chromium drives the browser tests (playwright-core, executablePath /usr/bin/chromium);
 # a browser is never downloaded by a test tool.
 hcs_ensure_chromium() {
-  [ -x /usr/bin/chromium ] && return 0
+  [ -x /usr/bin/chromium ] && [ -d /usr/share/fonts/truetype/wqy ] && return 0
   if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
-    echo "[chromium] installing Debian's chromium package" >&2
-    (apt-get install -y --no-install-recommends chromium >/dev/null 2>&1 \
-      || { apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium >/dev/null; }) \
+    echo "[chromium] installing Debian's chromium and CJK fonts (fonts-wqy-zenhei)" >&2
+    (DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-wqy-zenhei >/dev/null 2>&1 \
+      || { apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium fonts-wqy-zenhei >/dev/null; }) \
       || { echo "[chromium] apt-get install chromium failed" >&2; return 1; }
+  elif [ -x /usr/bin/chromium ]; then
+    echo "[chromium] CJK fonts missing (sudo apt-get install fonts-wqy-zenhei): Chinese screenshots will show boxes" >&2
   else
     echo "[chromium] /usr/bin/chromium is missing: install Debian's chromium package (sudo apt-get install chromium)" >&2
     return 1
