@@ -97,7 +97,7 @@ async function benchBig(server: ServerProc, cli: CliEnv, work: string, rows: Row
 }
 
 function machine(): string {
-  let disk = '';
+  let disk: string;
   try {
     disk = execFileSync('df', ['-h', tmpdir()], { encoding: 'utf8' }).split('\n')[1]?.split(/\s+/)[0] ?? '';
   } catch {

@@ -430,7 +430,7 @@ export function segmentQuery(q: ListQuery, seg: 0 | 1, after: Position | undefin
 export function listChildren(db: Db, secret: Buffer, q: ListQuery): ListResult {
   const want = q.pageSize + 1;
   const rows: InstanceRow[] = [];
-  let after: Position | undefined = q.cursor ? decodeCursor(db, secret, q, q.cursor) : undefined;
+  const after: Position | undefined = q.cursor ? decodeCursor(db, secret, q, q.cursor) : undefined;
   let offset = after ? 0 : (q.pageNo - 1) * q.pageSize;
   for (const seg of [1, 0] as const) {
     if (rows.length >= want) break;

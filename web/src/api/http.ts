@@ -26,7 +26,7 @@ export async function hcsFetch<T>(url: string, init?: RequestInit): Promise<T> {
   let res: Response;
   try {
     res = await fetch(url, { ...init, headers, signal, credentials: 'same-origin', redirect: 'manual' });
-  } catch (e) {
+  } catch {
     const err =
       timeout.aborted && !(init?.signal?.aborted ?? false)
         ? new HcsError(0, -1, 'requestTimedOut', 'TIMEOUT')
