@@ -138,6 +138,24 @@ export class ObjectStore {
     return `${prefix}/${this.bucket}/${key}`;
   }
 
+  /**
+   * The key a client-supplied resource path names (`/s3/hcs-drive/a%20b.txt`, with or without the
+   * endpoint prefix, encoded or not), or null when it is not an object of this bucket.
+   */
+  keyFromResourceUri(resourceUri: string): string | null {
+    let path: string;
+    try {
+      path = resourceUri.split('?')[0]!.split('/').map((s) => decodeURIComponent(s)).join('/');
+    } catch {
+      return null;
+    }
+    const prefix = decodeURIComponent(new URL(this.publicEndpoint).pathname).replace(/\/+$/, '');
+    for (const base of [`${prefix}/${this.bucket}/`, `/${this.bucket}/`]) {
+      if (path.startsWith(base) && path.length > base.length) return path.slice(base.length);
+    }
+    return null;
+  }
+
   async ensureBucket(): Promise<void> {
     try {
       await this.client.send(new HeadBucketCommand({ Bucket: this.bucket }));

@@ -81,6 +81,15 @@ describe('signing reproduces the AWS documented vectors', () => {
       amzDate, payloadHash: STREAMING_SIGNED, region, credentials,
     });
     expect(seed.signature).toBe('4f232c4386841ef735655705268965c44a0e4690baa4adea153f7db9fa80a0a9');
+    const trailerSeed = signRequest({
+      method: 'PUT', path: '/examplebucket/chunkObject.txt',
+      headers: {
+        host: 's3.amazonaws.com', 'content-encoding': 'aws-chunked', 'x-amz-decoded-content-length': '66560',
+        'x-amz-storage-class': 'REDUCED_REDUNDANCY', 'x-amz-trailer': 'x-amz-checksum-crc32c',
+      },
+      amzDate, payloadHash: 'STREAMING-AWS4-HMAC-SHA256-PAYLOAD-TRAILER', region, credentials,
+    });
+    expect(trailerSeed.signature).toBe('106e2a8a18243abcf37539882f36619c00e2dfc72633413f02d3b74544bfeb8e');
     const key = deriveSigningKey(credentials.secretAccessKey, '20130524', region);
     const scope = credentialScope('20130524', region);
     const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');

@@ -77,7 +77,7 @@ export async function completeMultipartUpload(ctx: S3Context): Promise<void> {
   const host = header(ctx, 'host') ?? 'localhost';
   const path = ctx.request.raw.url?.split('?')[0] ?? '';
   sendXml(ctx, el('CompleteMultipartUploadResult',
-    el('Location', `http://${host}${path}`), el('Bucket', ctx.bucket), el('Key', ctx.key), el('ETag', quoteEtag(meta.etag))));
+    el('Location', `${ctx.request.protocol}://${host}${path}`), el('Bucket', ctx.bucket), el('Key', ctx.key), el('ETag', quoteEtag(meta.etag))));
 }
 
 export async function abortMultipartUpload(ctx: S3Context): Promise<void> {
