@@ -42,9 +42,16 @@ live_pid() {
   local file="$WORK/run/$1.pid" pid
   [ -f "$file" ] || return 1
   pid="$(cat "$file")"
-  [ -n "$pid" ] && [ -r "/proc/$pid/cmdline" ] || return 1
+  [ -n "$pid" ] && alive "$pid" || return 1
   tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$CONF" || return 1
   echo "$pid"
+}
+
+# Alive and not a zombie (a daemon's parent may not reap it, leaving /proc/PID behind).
+alive() {
+  local state
+  state="$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null)" || return 1
+  [ -n "$state" ] && [ "$state" != Z ] && [ "$state" != X ]
 }
 
 rgw_port() { cat "$WORK/rgw.port" 2>/dev/null; }
@@ -155,11 +162,11 @@ start() {
   done
   rgw_up || die "radosgw does not answer on 127.0.0.1:$rgw_port; see $WORK/log/$RGW_NAME.log"
 
-  if ! timeout "$T" radosgw-admin -c "$CONF" -n "$RGW_NAME" user info --uid=hcs >/dev/null 2>&1; then
-    timeout "$T" radosgw-admin -c "$CONF" -n "$RGW_NAME" user create --uid=hcs --display-name="HCS S3 suite" \
-      --access-key="$ACCESS_KEY" --secret="$SECRET_KEY" >>"$WORK/log/start.log" 2>&1 \
-      || die "radosgw-admin user create failed; see $WORK/log/start.log"
-  fi
+  # The cluster is always new here, so the user cannot exist yet.
+  timeout "$T" radosgw-admin -c "$CONF" -n "$RGW_NAME" user create --uid=hcs --display-name="HCS S3 suite" \
+    --access-key="$ACCESS_KEY" --secret="$SECRET_KEY" >>"$WORK/log/start.log" 2>&1 \
+    || die "radosgw-admin user create failed; see $WORK/log/start.log"
+
   log "S3 ready at http://127.0.0.1:$rgw_port in $(awk "BEGIN{printf \"%.1f\", $(date +%s.%N) - $started}")s (work dir $WORK)"
 }
 
@@ -168,10 +175,12 @@ stop_daemons() {
   for name in "$RGW_NAME" osd.0 mon.a; do
     pid="$(live_pid "$name")" && { kill -TERM "$pid" 2>/dev/null || true; pids+=("$pid"); }
   done
+  # The cluster is disposable: give the daemons a second (the OSD would otherwise wait ~5 s for
+  # a mon that is going away too), then kill what is left.
   local i
-  for i in $(seq 1 50); do
+  for i in $(seq 1 10); do
     local alive=0
-    for pid in "${pids[@]}"; do [ -d "/proc/$pid" ] && alive=1; done
+    for pid in "${pids[@]}"; do alive "$pid" && alive=1; done
     [ "$alive" = 0 ] && return 0
     sleep 0.1
   done

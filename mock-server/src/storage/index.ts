@@ -53,7 +53,7 @@ async function embeddedCredentials(config: StorageConfig): Promise<Credentials> 
       return stored;
     }
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`unreadable ${file}: ${(err as Error).message}`);
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`unreadable ${file}: ${(err as Error).message}`, { cause: err });
   }
   const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
   const generated: Credentials = {

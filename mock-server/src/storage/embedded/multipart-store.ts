@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { DiskStore, NewObject, ObjectMeta } from './disk-store.ts';
 import { S3Error } from './errors.ts';
-import { fsyncDir, isNotFound, removeTreeAtomic, writeFileAtomic } from './fs-util.ts';
+import { fsyncDir, removeTreeAtomic, writeFileAtomic } from './fs-util.ts';
 import { compareKeys } from './listing.ts';
 import { KeyedMutex, SharedExclusiveLock } from './locks.ts';
 
@@ -131,7 +131,10 @@ export class MultipartStore {
   }
 
   private partIndex(state: UploadState): Promise<Map<number, PartInfo>> {
-    state.parts ??= this.readParts(state.record.uploadId);
+    state.parts ??= this.readParts(state.record.uploadId).catch((err: unknown) => {
+      state.parts = undefined;
+      throw err;
+    });
     return state.parts;
   }
 

@@ -117,7 +117,9 @@ export async function embeddedS3(app: FastifyInstance, opts: EmbeddedS3Options):
       log.error({ err: error, reqId: request.id }, 'embedded-s3: internal error');
       s3 = new S3Error('InternalError');
     }
-    if (s3.status >= 400) log.info({ reqId: request.id, code: s3.code }, 'embedded-s3: request failed');
+    // Missing keys and failed preconditions are routine (existence checks); keep them out of info logs.
+    if (s3.status === 304 || s3.status === 404 || s3.status === 412) log.debug({ reqId: request.id, code: s3.code }, 'embedded-s3: request failed');
+    else log.info({ reqId: request.id, code: s3.code }, 'embedded-s3: request failed');
     // A body we did not read would otherwise be drained, possibly gigabytes of it.
     if (!request.raw.complete) reply.header('connection', 'close');
     reply.code(s3.status);
@@ -163,8 +165,8 @@ export async function embeddedS3(app: FastifyInstance, opts: EmbeddedS3Options):
     const auth = verifyRequest({ method: request.method, rawPath, rawQuery, headers: request.raw.headers }, { region: opts.region, lookupSecret });
     if (!auth.ok) throw new S3Error(auth.code, auth.message);
 
-    let bucket = '';
-    let key = '';
+    let bucket: string;
+    let key: string;
     const query = new Map<string, string>();
     try {
       const slash = rest.indexOf('/', 1);
