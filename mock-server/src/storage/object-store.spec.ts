@@ -70,6 +70,16 @@ describe('ObjectStore', () => {
     expect(await h.store.headObject('presign/typed')).toMatchObject({ contentType: 'application/pdf', size: body.length });
   });
 
+  it('binds a presigned GET to the Range it was signed with', async () => {
+    await h.store.putObject('presign/ranged', Buffer.from('0123456789'), { contentLength: 10 });
+    const url = await h.store.presignGet('presign/ranged', { expiresIn: 60, range: { start: 2, end: 4 } });
+    const ranged = await fetch(url, { headers: { range: 'bytes=2-4' } });
+    expect(ranged.status).toBe(206);
+    expect(await ranged.text()).toBe('234');
+    expect((await fetch(url)).status).toBe(403);
+    expect((await fetch(url, { headers: { range: 'bytes=0-9' } })).status).toBe(403);
+  });
+
   it('presigns part uploads', async () => {
     const id = await h.store.createMultipart('presign/mp');
     const part = randomBytes(1500);

@@ -15,6 +15,7 @@ import { createChecksum, isVerifiable, type Checksum } from './checksums.ts';
 import { S3Error } from './errors.ts';
 
 const MAX_CHUNK_HEADER = 4096;
+const MAX_TRAILERS = 16;
 const EMPTY = Buffer.alloc(0);
 
 export interface ChunkSigning {
@@ -138,6 +139,7 @@ export class AwsChunkedDecoder {
     const value = line.slice(colon + 1).trim();
     if (name === 'x-amz-trailer-signature') this.trailerSignature = value;
     else {
+      if (this.trailers.size >= MAX_TRAILERS) throw malformed('too many trailers');
       this.trailers.set(name, value);
       this.trailerCanonical += `${name}:${value}\n`;
     }

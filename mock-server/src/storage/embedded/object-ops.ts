@@ -145,12 +145,12 @@ export async function copyObject(ctx: S3Context, source: string): Promise<void> 
     throw new S3Error('InvalidRequest', "This copy request is illegal because it is trying to copy an object to itself without changing the object's metadata, storage class, website redirect location or encryption attributes.");
   }
   const attributes = directive === 'REPLACE' ? objectAttributes(ctx) : undefined;
-  const { meta: source_, handle } = await ctx.store.openObject(src.bucket, src.key);
+  const { meta: sourceMeta, handle } = await ctx.store.openObject(src.bucket, src.key);
   const temp = ctx.store.tempPath();
   try {
     const sourceMatch = header(ctx, 'x-amz-copy-source-if-match');
-    if (sourceMatch !== undefined && unquoteEtag(sourceMatch) !== source_.etag) throw new S3Error('PreconditionFailed');
-    if (source_.size > ctx.limits.maxSinglePut) {
+    if (sourceMatch !== undefined && unquoteEtag(sourceMatch) !== sourceMeta.etag) throw new S3Error('PreconditionFailed');
+    if (sourceMeta.size > ctx.limits.maxSinglePut) {
       throw new S3Error('InvalidRequest', `The specified copy source is larger than the maximum allowable size for a copy source: ${ctx.limits.maxSinglePut}`);
     }
     const md5 = createHash('md5');
@@ -165,10 +165,10 @@ export async function copyObject(ctx: S3Context, source: string): Promise<void> 
       createWriteStream(temp, { flags: 'wx', flush: true, highWaterMark: 4 << 20 }),
     );
     const meta = await ctx.store.commitObject(ctx.bucket, ctx.key, temp, {
-      contentType: attributes?.contentType ?? source_.contentType,
-      userMetadata: attributes?.userMetadata ?? source_.userMetadata,
-      headers: attributes?.headers ?? source_.headers,
-      size: source_.size,
+      contentType: attributes?.contentType ?? sourceMeta.contentType,
+      userMetadata: attributes?.userMetadata ?? sourceMeta.userMetadata,
+      headers: attributes?.headers ?? sourceMeta.headers,
+      size: sourceMeta.size,
       etag: md5.digest('hex'),
     });
     sendXml(ctx, el('CopyObjectResult', el('LastModified', isoDate(meta.lastModified)), el('ETag', quoteEtag(meta.etag))));
