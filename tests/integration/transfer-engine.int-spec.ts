@@ -13,7 +13,6 @@ import {
   createFileSource,
   createHcsControlPlane,
   createResumeStore,
-  createTransport,
   downloadRecordKey,
   DownloadTask,
   DownloadVerificationError,
@@ -21,63 +20,15 @@ import {
   UploadTask,
   type DownloadRecord,
   type EngineDeps,
-  type Transport,
-  type TransportRequest,
   type UploadTarget,
 } from '@hcs/transfer-core/node';
+import { recordingTransport } from '../../transfer-core/src/test/recording-transport.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 
 const MiB = 1024 * 1024;
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
-/** Every S3 request the engine sent, classified by what it does (the URL's query names the S3 action). */
-export interface SentRequest {
-  method: TransportRequest['method'];
-  kind: 'putObject' | 'uploadPart' | 'initMultipart' | 'completeMultipart' | 'listParts' | 'getObject' | 'other';
-  partNumber?: number;
-  range?: string;
-  status?: number;
-}
-
-export function kindOf(req: TransportRequest): SentRequest['kind'] {
-  const q = new URL(req.url).searchParams;
-  if (req.method === 'PUT') return q.has('partNumber') ? 'uploadPart' : 'putObject';
-  if (req.method === 'POST') return q.has('uploads') ? 'initMultipart' : 'completeMultipart';
-  if (req.method === 'GET') return q.has('uploadId') ? 'listParts' : 'getObject';
-  return 'other';
-}
-
-/**
- * A real fetch transport that records each request and lets a test act once an answer arrived (pause, kill):
- * `after` runs with the answered request before the engine sees the answer. Tests clear `sent` and replace
- * `after` between runs (the engine keeps the transport it was built with).
- */
-export interface RecordingTransport extends Transport {
-  sent: SentRequest[];
-  after: ((r: SentRequest) => void) | undefined;
-}
-
-export function recordingTransport(after?: (r: SentRequest) => void): RecordingTransport {
-  const inner = createTransport();
-  const t: RecordingTransport = {
-    sent: [],
-    after,
-    async request(req) {
-      const q = new URL(req.url).searchParams;
-      const r: SentRequest = { method: req.method, kind: kindOf(req) };
-      if (q.has('partNumber')) r.partNumber = Number(q.get('partNumber'));
-      if (req.headers.Range) r.range = req.headers.Range;
-      t.sent.push(r);
-      const res = await inner.request(req);
-      r.status = res.status;
-      t.after?.(r);
-      return res;
-    },
-  };
-  return t;
-}
-
-export function engineDeps(client: HcsClient, stateFile: string, extra: Partial<EngineDeps> = {}): EngineDeps {
+function engineDeps(client: HcsClient, stateFile: string, extra: Partial<EngineDeps> = {}): EngineDeps {
   return createEngineDeps({
     controlPlane: createHcsControlPlane(client),
     resumeStore: createResumeStore(stateFile),
@@ -92,7 +43,7 @@ export function engineDeps(client: HcsClient, stateFile: string, extra: Partial<
  * leave undici holding a connected socket with no request on it, and Node counts such a connection as active,
  * so close() would wait for the 60 s headers timeout. Nothing of the test is in flight here.
  */
-export async function closeServer(srv: TestServer): Promise<void> {
+async function closeServer(srv: TestServer): Promise<void> {
   const closing = srv.close();
   srv.built.app.server.closeAllConnections();
   await closing;
