@@ -8,6 +8,7 @@ import type { EngineDeps } from './engine-options.ts';
 import type { TransferError } from './errors.ts';
 import { DownloadInfoError, DownloadVerificationError, FileTooLargeError, RequestError, StorageHttpError } from './errors.ts';
 import { asTransferError } from './hcs-errors.ts';
+import { OrderedHasher } from './ordered-hash.ts';
 import { partRange, type PartPlan } from './part-size.ts';
 import { SpeedMeter, type Progress } from './progress.ts';
 import { withRetry } from './retry.ts';
@@ -189,6 +190,45 @@ export class DownloadTask {
     const pending: number[] = [];
     for (let n = 1; n <= partCount; n++) if (!done.has(n) && partRange(plan, n).size > 0) pending.push(n);
 
+    // Hashing in order while parts arrive saves re-reading the whole file to verify it, where the sink can read
+    // back what it has written before flush (on disk, not the browser's picked file).
+    const hasher = sink.readsBeforeFlush ? await this.#deps.hasherFactory.create() : undefined;
+    const ordered = hasher ? new OrderedHasher(hasher, sink, plan, info.fileSize) : undefined;
+    for (const n of done) ordered?.complete(n);
+    try {
+      await this.#fetchParts(info, plan, pending, sink, ordered, rec, done, loaded, signal);
+      await sink.flush();
+      this.#meter.reset();
+      this.#setProgress(0, info.fileSize, 'verifying', true);
+      const actual = (await ordered?.digest()) ?? (await this.#hashSink(sink, info.fileSize, signal));
+      if (actual !== info.fMd5) {
+        await sink.abort().catch(() => {});
+        this.#sink = undefined;
+        await store.delete(key).catch(() => {});
+        throw new DownloadVerificationError({ cause: new Error(`sha256 ${actual}, expected ${info.fMd5}`) });
+      }
+    } finally {
+      hasher?.dispose();
+    }
+    await sink.finalize();
+    this.#sink = undefined;
+    await store.delete(key).catch(() => {});
+    this.#setProgress(info.fileSize, info.fileSize, 'verifying', true);
+  }
+
+  async #fetchParts(
+    info: DownloadFileInfo,
+    plan: PartPlan,
+    pending: number[],
+    sink: DownloadSink,
+    ordered: OrderedHasher | undefined,
+    rec: DownloadRecord,
+    done: Set<number>,
+    loaded: number,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const store = this.#deps.resumeStore;
+    const key = downloadRecordKey(this.instanceId);
     const batch = new AbortController();
     const onAbort = () => batch.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
@@ -209,6 +249,7 @@ export class DownloadTask {
             // A retried attempt rewrites the part from its start; progress counts only finished parts twice never.
             loaded -= written;
             written = 0;
+            ordered?.restart(n);
             if (res.status !== 206 && !(res.status === 200 && start === 0 && size === info.fileSize)) {
               throw new StorageHttpError(res.status, 'RangeIgnored', 'storage did not answer the byte range');
             }
@@ -216,6 +257,7 @@ export class DownloadTask {
               sig.throwIfAborted();
               if (written + chunk.byteLength > size) throw new StorageHttpError(res.status, 'RangeOverflow', 'more bytes than the range');
               await sink.write(start + written, chunk);
+              await ordered?.written(n, start + written, chunk);
               written += chunk.byteLength;
               loaded += chunk.byteLength;
               this.#setProgress(loaded, info.fileSize, 'transferring');
@@ -241,21 +283,6 @@ export class DownloadTask {
     }
     if (signal.aborted) throw signal.reason;
     if (firstError !== undefined) throw asTransferError(firstError, RequestError);
-
-    await sink.flush();
-    this.#meter.reset();
-    this.#setProgress(0, info.fileSize, 'verifying', true);
-    const actual = await this.#hashSink(sink, info.fileSize, signal);
-    if (actual !== info.fMd5) {
-      await sink.abort().catch(() => {});
-      this.#sink = undefined;
-      await store.delete(key).catch(() => {});
-      throw new DownloadVerificationError({ cause: new Error(`sha256 ${actual}, expected ${info.fMd5}`) });
-    }
-    await sink.finalize();
-    this.#sink = undefined;
-    await store.delete(key).catch(() => {});
-    this.#setProgress(info.fileSize, info.fileSize, 'verifying', true);
   }
 
   async #hashSink(sink: DownloadSink, size: number, signal: AbortSignal): Promise<string> {

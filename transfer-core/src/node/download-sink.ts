@@ -34,6 +34,8 @@ export function createFileSinkFactory(opts: { dir: string; pathFor?: (name: stri
           }
         },
         flush: () => fh.sync(),
+        // Positional reads on the same descriptor see completed writes at once.
+        readsBeforeFlush: true,
         async read(offset, length) {
           const buf = new Uint8Array(length);
           let got = 0;

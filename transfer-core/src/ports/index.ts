@@ -119,6 +119,11 @@ export interface DownloadSink {
   /** Make every write durable and readable through read() (verification reads the bytes back). */
   flush(): Promise<void>;
   read(offset: number, length: number): Promise<Uint8Array>;
+  /**
+   * read() sees every finished write before flush(), so the engine hashes while parts arrive instead of
+   * reading the whole file back to verify it.
+   */
+  readsBeforeFlush?: boolean;
   /** Publish the verified file under its final name. */
   finalize(): Promise<void>;
   /** Discard the partial data (verification failed or the download was deleted). */
