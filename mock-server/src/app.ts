@@ -85,6 +85,11 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
       if (!store) throw new Error('object storage is not ready (server not listening yet)');
       return store;
     },
+    storageEndpoint: (req) => {
+      const s = ctx.store();
+      if (config.s3.endpoint || config.s3.publicEndpoint || config.publicUrl) return s.publicEndpoint;
+      return `${req.protocol}://${req.host}/s3`;
+    },
   };
   ctx.auth = createAuth(ctx);
   await seed(ctx);

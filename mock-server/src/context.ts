@@ -14,6 +14,12 @@ export interface AppContext {
   log: FastifyBaseLogger;
   /** Secret for HMAC tickets (download links, cursors); persisted in the data dir. */
   secret: Buffer;
+  /**
+   * The storage endpoint this caller sends S3 requests to. SigV4 signs the Host, so with the embedded store and
+   * no configured public URL it follows the host the caller reached the server at (localhost, 127.0.0.1, a LAN
+   * name...); a configured HCS_PUBLIC_URL or S3 endpoint is used as it is.
+   */
+  storageEndpoint: (req: FastifyRequest) => string;
 }
 
 export type Handler = (req: FastifyRequest<any>, reply: FastifyReply) => Promise<unknown>;

@@ -43,7 +43,7 @@ export function viewOf(db: Db, row: InstanceRow) {
 }
 
 /** What a ranged download from storage needs: key, sizes of the parts, the endpoint and the hash to verify. */
-export function downloadInfo(db: Db, store: ObjectStore, row: InstanceRow) {
+export function downloadInfo(db: Db, store: ObjectStore, row: InstanceRow, endpoint: string = store.publicEndpoint) {
   if (row.isFolder) throw new AppError('CONFLICT', 'a folder downloads as a zip (getZipDownloadUrl)');
   const blob = row.blobId ? getBlob(db, row.blobId) : undefined;
   if (!blob) throw new AppError('NOT_FOUND', 'the file has no stored content');
@@ -62,7 +62,7 @@ export function downloadInfo(db: Db, store: ObjectStore, row: InstanceRow) {
     resourceUri: `/${store.bucket}/${uriEncode(blob.objectKey, false)}`,
     fileType: 's3',
     encryption: '',
-    host: store.publicEndpoint,
+    host: endpoint,
     region: store.region,
   };
 }

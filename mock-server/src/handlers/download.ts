@@ -71,19 +71,19 @@ export function downloadHandlers(ctx: AppContext): Handlers {
     async getCloudProvider(req) {
       callerOf(req.user);
       const store = ctx.store();
-      return ok({ cloudProvider: 's3', host: store.publicEndpoint, region: store.region, bucketName: store.bucket, pathStyle: true });
+      return ok({ cloudProvider: 's3', host: ctx.storageEndpoint(req), region: store.region, bucketName: store.bucket, pathStyle: true });
     },
 
     async getDownloadFileInfo(req) {
       const user = callerOf(req.user);
       const { instanceId } = req.query as { instanceId: string };
-      return ok(downloadInfo(db, ctx.store(), accessible(db, user, instanceId, 'read')));
+      return ok(downloadInfo(db, ctx.store(), accessible(db, user, instanceId, 'read'), ctx.storageEndpoint(req)));
     },
 
     async getFileInfoById(req) {
       const user = callerOf(req.user);
       const { id } = req.params as { id: string };
-      return ok(downloadInfo(db, ctx.store(), accessible(db, user, id, 'read')));
+      return ok(downloadInfo(db, ctx.store(), accessible(db, user, id, 'read'), ctx.storageEndpoint(req)));
     },
 
     async getS3DownloadUrl(req) {
@@ -103,6 +103,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       const expiresIn = q.expiresIn ?? 3600;
       const url = await ctx.store().presignGet(blob.objectKey, {
         expiresIn,
+        endpoint: ctx.storageEndpoint(req),
         responseContentDisposition: contentDisposition(q.action === 'preview' ? 'inline' : 'attachment', name),
         responseContentType: q.action === 'preview' ? contentTypeOf(row.name) : 'application/octet-stream',
       });
@@ -121,7 +122,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       }
       const expiresIn = 3600;
       const url = await ctx.store().presignGet(blob.objectKey, {
-        expiresIn, responseContentDisposition: contentDisposition('inline', row.name), responseContentType: contentType,
+        expiresIn, endpoint: ctx.storageEndpoint(req), responseContentDisposition: contentDisposition('inline', row.name), responseContentType: contentType,
       });
       return ok({ url, expiresAt: Date.now() + expiresIn * 1000, contentType, size: blob.size, inline: false });
     },

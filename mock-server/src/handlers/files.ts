@@ -175,7 +175,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const limit = q.limit ?? 1000;
       if (!root.isFolder) {
         return ok({
-          data: [{ instanceId: root.id, classifierId: 'File', pathNames: root.name, rootId: root.id, rootName: root.name, syncStatus: '1', fileInfo: downloadInfo(db, store, root) }],
+          data: [{ instanceId: root.id, classifierId: 'File', pathNames: root.name, rootId: root.id, rootName: root.name, syncStatus: '1', fileInfo: downloadInfo(db, store, root, ctx.storageEndpoint(req)) }],
           nextCursor: null, totalFiles: 1, totalBytes: root.size,
         });
       }
@@ -205,7 +205,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
           rootId: root.id,
           rootName: root.name,
           syncStatus: '1',
-          fileInfo: next.isFolder ? null : downloadInfo(db, store, next),
+          fileInfo: next.isFolder ? null : downloadInfo(db, store, next, ctx.storageEndpoint(req)),
         });
         last = next.id;
       }

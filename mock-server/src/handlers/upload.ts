@@ -160,7 +160,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         partSize: s.partSize,
         partCount: s.partCount,
         cloudProvider: 's3',
-        host: store.publicEndpoint,
+        host: ctx.storageEndpoint(req),
         region: store.region,
         existingId: s.existingId,
         ...(proof ? { proof: { proofId: proof.id, offset: proof.offset, length: proof.length } } : {}),
@@ -215,7 +215,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         if (t === null || Math.abs(t - Date.now()) > MAX_CLOCK_SKEW_MS) throw new AppError('BAD_REQUEST', 'amzDate is more than 15 minutes from the server clock');
       } else amzDate = formatAmzDate(new Date());
       const signed = store.signRequest({
-        method: q.httpVerb, key, query, amzDate, ...(q.contentType ? { headers: { 'content-type': q.contentType } } : {}),
+        method: q.httpVerb, key, query, amzDate, endpoint: ctx.storageEndpoint(req), ...(q.contentType ? { headers: { 'content-type': q.contentType } } : {}),
       });
       return ok({
         host: signed.host, url: signed.url, authorization: signed.authorization, date: signed.amzDate, bucketName: store.bucket,

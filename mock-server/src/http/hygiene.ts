@@ -34,7 +34,7 @@ export function installHygiene(app: FastifyInstance): void {
       reply.header(
         'Content-Security-Policy',
         "default-src 'self'; img-src 'self' data: blob: *; media-src 'self' blob: *; connect-src 'self' *; " +
-          "style-src 'self' 'unsafe-inline'; script-src 'self'; frame-src 'self' blob: *; object-src 'none'; base-uri 'self'",
+          "style-src 'self' 'unsafe-inline'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; frame-src 'self' blob: *; object-src 'none'; base-uri 'self'",
       );
     }
     if (req.url.startsWith('/hcs/')) reply.header('Cache-Control', 'no-store');
