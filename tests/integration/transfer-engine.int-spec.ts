@@ -91,7 +91,7 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
     }
 
     async function mkdir(name: string): Promise<string> {
-      const env = unwrap(await c.client.POST('/hcs/controller/Instances', { body: [{ classifierId: 'Folder', instanceName: encodeName(name) }] }));
+      const env = unwrap(await c.client.POST('/hcs/controller/Instances', { body: [{ libCode: 'NetDisk', classifierId: 'Folder', instanceName: encodeName(name) }] }));
       return env.data![0]!.instanceId;
     }
 
@@ -128,6 +128,9 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
       expect(task.status, String(task.error)).toBe('success');
       expect(task.result).toMatchObject({ instant: false, fMd5: sha(bytes) });
       expect(t.sent.map((r) => r.kind)).toEqual(['putObject']);
+      // Straight to the storage under test: the external endpoint, or the embedded store on the server's port.
+      if (env?.HCS_S3_ENDPOINT) expect(t.sent[0]!.origin).toBe(new URL(env.HCS_S3_ENDPOINT).origin);
+      else expect(new URL(t.sent[0]!.origin).port).toBe(new URL(c.srv.baseUrl).port);
       const info = await fileInfo(task.result!.instanceId);
       expect([info.filename, info.fileSize, info.fMd5]).toEqual(['small.bin', bytes.length, sha(bytes)]);
       const { task: d, out } = await download(task.result!.instanceId, engineDeps(c.client, tmp('state.json')));
@@ -215,7 +218,6 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
     it('pause mid-upload, then resume: finished parts are never sent again', async () => {
       const bytes = randomBytes(4 * 8 * MiB + 1000); // 5 parts
       const path = writeTmp('paused.bin', bytes);
-      let task!: UploadTask;
       const okParts: number[] = [];
       const t1 = recordingTransport((r) => {
         if (r.kind !== 'uploadPart' || r.status !== 200) return;
@@ -225,7 +227,7 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
       const state = tmp('state.json');
       const source = await createFileSource(path);
       const deps1 = engineDeps(c.client, state, { transport: t1 });
-      task = new UploadTask({ source, target: {} }, deps1);
+      const task = new UploadTask({ source, target: {} }, deps1);
       await task.run();
       expect(task.status).toBe('pause');
       expect(okParts.length).toBeGreaterThanOrEqual(2);
@@ -253,7 +255,6 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
     it('resumes on another machine (new engine, empty local store) from the server part record and ListParts', async () => {
       const bytes = randomBytes(3 * 8 * MiB + 77); // 4 parts
       const path = writeTmp('roaming.bin', bytes);
-      let first!: UploadTask;
       const okParts: number[] = [];
       const t1 = recordingTransport((r) => {
         if (r.kind !== 'uploadPart' || r.status !== 200) return;
@@ -261,7 +262,7 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
         if (okParts.length === 2) first.pause();
       });
       const src1 = await createFileSource(path);
-      first = new UploadTask({ source: src1, target: {} }, engineDeps(c.client, tmp('machine-a.json'), { transport: t1 }));
+      const first = new UploadTask({ source: src1, target: {} }, engineDeps(c.client, tmp('machine-a.json'), { transport: t1 }));
       await first.run();
       await src1.close();
       expect(first.status).toBe('pause');
@@ -300,18 +301,16 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
     it('a download paused and resumed fetches only the parts it did not have', async () => {
       const state = tmp('state.json');
       const out = mkdtempSync(join(c.dir, 'dl-'));
-      let task!: DownloadTask;
-      let firstRunDone: number[] = [];
       const t = recordingTransport();
       const deps = engineDeps(c.client, state, { partConcurrency: 1, transport: t });
-      task = new DownloadTask({ instanceId: bigId, sinks: createDownloadSinkFactory({ dir: out }) }, deps);
+      const task = new DownloadTask({ instanceId: bigId, sinks: createDownloadSinkFactory({ dir: out }) }, deps);
       const off = task.events.on('progress', (p) => {
         if (p.loaded >= 8 * MiB + 1) task.pause();
       });
       await task.run();
-      off?.();
+      off();
       expect(task.status).toBe('pause');
-      firstRunDone = (await deps.resumeStore.get<DownloadRecord>(downloadRecordKey(bigId)))!.done;
+      const firstRunDone = (await deps.resumeStore.get<DownloadRecord>(downloadRecordKey(bigId)))!.done;
       expect(firstRunDone).toEqual([1]);
       expect(existsSync(join(out, 'big.bin'))).toBe(false);
       expect(existsSync(join(out, 'big.bin.part'))).toBe(true);
@@ -355,6 +354,7 @@ if (s3) {
     HCS_S3_REGION: process.env.HCS_TEST_S3_REGION ?? 'us-east-1',
   });
 } else {
+  console.info('transfer engine on external S3: skipped, HCS_TEST_S3_ENDPOINT is not set (radosgw: bash tests/s3/radosgw.sh start && eval "$(bash tests/s3/radosgw.sh env)")');
   describe('transfer engine on external S3', () => {
     it.skip('skipped: set HCS_TEST_S3_ENDPOINT (+ _ACCESS_KEY, _SECRET_KEY, _BUCKET, _REGION), e.g. eval "$(bash tests/s3/radosgw.sh env)"', () => {});
   });

@@ -6,6 +6,8 @@ import type { Transport, TransportRequest } from '../ports/index.ts';
 /** Every S3 request the engine sent, classified by what it does (the URL's query names the S3 action). */
 export interface SentRequest {
   method: TransportRequest['method'];
+  /** Where it went (scheme://host:port), to prove which storage answered. */
+  origin: string;
   kind: 'putObject' | 'uploadPart' | 'initMultipart' | 'completeMultipart' | 'listParts' | 'getObject' | 'other';
   partNumber?: number;
   range?: string;
@@ -37,7 +39,7 @@ export function recordingTransport(after?: (r: SentRequest) => void): RecordingT
     after,
     async request(req) {
       const q = new URL(req.url).searchParams;
-      const r: SentRequest = { method: req.method, kind: kindOf(req) };
+      const r: SentRequest = { method: req.method, origin: new URL(req.url).origin, kind: kindOf(req) };
       if (q.has('partNumber')) r.partNumber = Number(q.get('partNumber'));
       if (req.headers.Range) r.range = req.headers.Range;
       t.sent.push(r);
