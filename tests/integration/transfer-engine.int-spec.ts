@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { encodeName, unwrap, type HcsClient } from '@hcs/openapi/client';
+import { createHcsClient, encodeName, unwrap, type HcsClient } from '@hcs/openapi/client';
 import {
   createDownloadSinkFactory,
   createEngineDeps,
@@ -16,6 +16,7 @@ import {
   downloadRecordKey,
   DownloadTask,
   DownloadVerificationError,
+  FileVerificationError,
   SpaceNotEnoughError,
   UploadTask,
   type DownloadRecord,
@@ -323,6 +324,70 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
       expect(t2.sent.map((r) => r.range).sort()).toEqual([`bytes=${16 * MiB}-${big.length - 1}`, `bytes=${8 * MiB}-${16 * MiB - 1}`]);
       expect(readFileSync(join(out, 'big.bin')).equals(big)).toBe(true);
       expect(readdirSync(out)).toEqual(['big.bin']);
+    });
+
+    it('a session revoked mid-upload: onUnauthorized signs in again and the upload carries on', async () => {
+      const bytes = randomBytes(8 * MiB + 4096); // 2 parts
+      let token = (await c.srv.login()).token;
+      const client = createHcsClient({ baseUrl: c.srv.baseUrl, token: () => token });
+      let relogins = 0;
+      const revoke = (t: string) =>
+        c.srv.built.ctx.db.prepare('UPDATE sessions SET revoked_at = ? WHERE id = ?').run(Date.now(), createHash('sha256').update(t).digest('hex'));
+      const t = recordingTransport((r) => {
+        if (r.kind === 'uploadPart' && relogins === 0) revoke(token);
+      });
+      const deps = engineDeps(client, tmp('state.json'), {
+        transport: t,
+        partConcurrency: 1,
+        onUnauthorized: async () => {
+          relogins++;
+          token = (await c.srv.login()).token;
+        },
+      });
+      const task = await upload(writeTmp('relogin.bin', bytes), {}, deps);
+      expect(task.status, String(task.error)).toBe('success');
+      expect(relogins).toBe(1);
+      expect(t.sent.filter((r) => r.kind === 'uploadPart').map((r) => r.partNumber)).toEqual([1, 2]);
+      expect(await fileInfo(task.result!.instanceId)).toMatchObject({ fileSize: bytes.length, fMd5: sha(bytes) });
+    });
+
+    it('content that changed after hashing is refused at save ([202]); the retry hashes again and stores what is really there', async () => {
+      const original = randomBytes(200_000);
+      const changed = Buffer.from(original);
+      changed[123] = changed[123]! ^ 0x01;
+      const path = writeTmp('moving.txt', original);
+      const real = await createFileSource(path);
+      // The first full pass (the hash) sees the original bytes; every read after it sees the edit, as if the
+      // file were rewritten in place with the same size and mtime granularity.
+      let hashed = 0;
+      const source = {
+        name: real.name,
+        size: real.size,
+        identity: real.identity,
+        async read(offset: number, length: number, signal?: AbortSignal) {
+          const first = hashed < real.size;
+          const bytes = await real.read(offset, length, signal);
+          if (first) {
+            hashed += bytes.byteLength;
+            return bytes;
+          }
+          return changed.subarray(offset, offset + bytes.byteLength);
+        },
+      };
+      const deps = engineDeps(c.client, tmp('state.json'));
+      const task = new UploadTask({ source, target: {} }, deps);
+      await task.run();
+      expect(task.status).toBe('error');
+      expect(task.error).toBeInstanceOf(FileVerificationError);
+      expect(task.error!.code).toBe('202');
+      expect(await deps.controlPlane.getPartInfo({ fMd5: sha(original), fName: 'moving.txt' })).toBeNull();
+
+      expect(task.retry()).toBe(true);
+      await task.run();
+      await real.close();
+      expect(task.status, String(task.error)).toBe('success');
+      expect(task.result!.fMd5).toBe(sha(changed));
+      expect(await fileInfo(task.result!.instanceId)).toMatchObject({ fileSize: changed.length, fMd5: sha(changed) });
     });
 
     it('a tampered stored object is caught at download: typed hash error, no file left behind', async () => {
