@@ -14,11 +14,14 @@ let e2e: E2E;
 let context: BrowserContext;
 let page: Page;
 const work = mkdtempSync(join(tmpdir(), 'hcs-files-e2e-'));
+const consoleLines: string[] = [];
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 beforeAll(async () => {
   e2e = await startE2E();
   ({ context, page } = await e2e.newPage({ locale: 'en-US' }));
+  page.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
+  page.on('pageerror', (e) => consoleLines.push(`pageerror: ${String(e)}`));
   // Downloads take the presigned-link path so Playwright sees them (showSaveFilePicker would open a native dialog).
   await context.addInitScript(() => {
     delete (window as unknown as { showSaveFilePicker?: unknown }).showSaveFilePicker;
@@ -30,6 +33,9 @@ afterAll(async () => {
   await e2e?.close();
 });
 
+// The embedded storage advertises its endpoint as localhost; the browser must load the app from the same origin
+// until the server answers CORS preflights on /s3 (reported to the server owner).
+const appUrl = () => e2e.baseUrl.replace('//127.0.0.1', '//localhost');
 const row = (name: string) => page.getByTestId(`row-name-${name}`);
 const status = (name: string) => page.getByTestId(`upload-status-${name}`);
 
@@ -48,13 +54,23 @@ async function openPanel() {
   await page.getByTestId('open-transfers').click();
   await page.getByTestId('transfer-upload-table').waitFor();
 }
+/** On a timeout, say what the panel showed (statuses and error texts) instead of only "timeout". */
+async function waitOrExplain(locator: ReturnType<Page['getByText']>, timeout: number) {
+  try {
+    await locator.waitFor({ timeout });
+  } catch (err) {
+    await e2e.screenshot(page, 'files-failure');
+    const panel = await page.getByTestId('transfer-upload-table').innerText().catch(() => '(no panel)');
+    throw new Error(`${(err as Error).message}\npanel:\n${panel}\nconsole:\n${consoleLines.slice(-20).join('\n')}`);
+  }
+}
 async function closePanel() {
   await page.keyboard.press('Escape');
 }
 
 describe('personal files', () => {
   it('signs in and shows the list', async () => {
-    await page.goto(`${e2e.baseUrl}/drive/login`);
+    await page.goto(`${appUrl()}/drive/login`);
     await page.locator('input[autocomplete="username"], input#username, input[name="username"]').first().fill(e2e.adminUser);
     await page.locator('input[type="password"]').first().fill(e2e.adminPassword);
     await page.locator('button[type="submit"]').first().click();
@@ -89,7 +105,7 @@ describe('personal files', () => {
       el.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
     }, files);
     await page.getByTestId('transfer-upload-table').waitFor();
-    await page.getByText(/Finished \(3\)/).waitFor({ timeout: 60000 });
+    await waitOrExplain(page.getByText(/Finished \(3\)/), 60000);
     await e2e.screenshot(page, 'files-transfer-panel');
     await closePanel();
     await page.reload();
@@ -122,7 +138,7 @@ describe('personal files', () => {
       await restored.and(page.locator('[data-status="pause"]')).waitFor();
       if (await page.getByTestId('transfer-repick').isVisible()) await page.getByTestId('transfer-repick-input').setInputFiles(big);
       await page.getByTestId('upload-start-big.bin').click();
-      await page.getByText(/Finished \(1\)/).waitFor({ timeout: 180000 });
+      await waitOrExplain(page.getByText(/Finished \(1\)/), 180000);
     }
     await closePanel();
     await page.reload();

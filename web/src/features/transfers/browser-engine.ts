@@ -3,14 +3,32 @@
 // core modules are imported by path and the three small browser ports live here. When the entry lands, replace
 // these imports and ports with it; nothing else in the web app changes.
 import { createHcsClient } from '@hcs/openapi/client';
-import type { FileSource, ResumeStore } from '../../../../transfer-core/src/ports/index.ts';
+import type { FileSource, HasherFactory, ResumeStore } from '../../../../transfer-core/src/ports/index.ts';
 import { createFetchTransport } from '../../../../transfer-core/src/core/fetch-transport.ts';
 import { createHcsControlPlane } from '../../../../transfer-core/src/core/hcs-control-plane.ts';
 import { createWasmHasherFactory } from '../../../../transfer-core/src/core/wasm-hasher.ts';
 import { UploadTask } from '../../../../transfer-core/src/core/upload.ts';
 import { getUserInfo } from '../../app/session.ts';
 import type { UploadEngine, UploadJob } from './engine.ts';
-import { registerUploadEngine } from './runtime.ts';
+import { Sha256Js, wasmAvailable } from './sha256.ts';
+
+/** hash-wasm when the page may compile WebAssembly, else the plain-JS SHA-256 (no checkpoints: re-hash on resume). */
+async function hasherFactory(): Promise<HasherFactory> {
+  if (await wasmAvailable()) return createWasmHasherFactory();
+  return {
+    checkpoints: false,
+    async create(state) {
+      if (state) throw new Error('checkpoints are not supported by the JS hasher');
+      const h = new Sha256Js();
+      return {
+        update: async (d) => h.update(d),
+        digest: async () => h.digestHex(),
+        save: async () => undefined,
+        dispose: () => {},
+      };
+    },
+  };
+}
 
 function fileSource(file: File): FileSource {
   return {
@@ -50,18 +68,19 @@ function localResumeStore(prefix: string): ResumeStore {
   };
 }
 
-export function createBrowserUploadEngine(): UploadEngine {
+export function createBrowserUploadEngine(owner: string): UploadEngine {
   const client = createHcsClient({ baseUrl: window.location.origin, credentials: 'same-origin', userName: () => getUserInfo()?.userName });
-  const deps = {
+  const depsPromise = hasherFactory().then((factory) => ({
     controlPlane: createHcsControlPlane(client),
     transport: createFetchTransport(),
-    hasherFactory: createWasmHasherFactory(),
-    resumeStore: localResumeStore(`hcs.upload.${getUserInfo()?.userId ?? 'anonymous'}.`),
+    hasherFactory: factory,
+    resumeStore: localResumeStore(`hcs.upload.${owner}.`),
     platformId: 'NetDisk',
-  };
+  }));
   const target = (job: UploadJob) => ({ parentId: job.parentId, instanceType: job.instanceType, category: job.libCode, conflict: job.conflict });
   return {
-    upload(job, events, signal) {
+    async upload(job, events, signal) {
+      const deps = await depsPromise;
       const task = new UploadTask({ id: job.uid, source: fileSource(job.file), target: target(job) }, deps);
       task.events.on('status', ({ to }) => {
         if (to === 'checking' || to === 'uploading' || to === 'merging') events.phase(to);
@@ -78,11 +97,10 @@ export function createBrowserUploadEngine(): UploadEngine {
       });
     },
     async discard(job) {
+      const deps = await depsPromise;
       // A fresh task with the same identity finds the local record and ends the server session (abort + cleanup).
       const task = new UploadTask({ id: job.uid, source: fileSource(job.file), target: target(job) }, deps);
       await task.delete();
     },
   };
 }
-
-registerUploadEngine(createBrowserUploadEngine);

@@ -1,7 +1,7 @@
 // Single-file download to a file the user chose (File System Access API): ranged parts, 3 in flight (spec 9),
 // written positionally, hashed in order and compared with the server's SHA-256 before the file is kept.
 // Memory stays bounded by part size x parallel parts: out-of-order parts wait at most that long for the hasher.
-import { createSHA256 } from 'hash-wasm';
+import { createIncrementalSha256 } from './sha256.ts';
 
 export const DOWNLOAD_PART_SIZE = 8 * 1024 * 1024;
 export const DOWNLOAD_PARALLEL = 3;
@@ -27,8 +27,7 @@ export async function rangedDownload(o: RangedDownloadOptions): Promise<void> {
   const f = o.fetchImpl ?? fetch;
   const partSize = o.partSize ?? DOWNLOAD_PART_SIZE;
   const parts = Math.max(1, Math.ceil(o.size / partSize));
-  const hasher = o.sha256 ? await createSHA256() : undefined;
-  hasher?.init();
+  const hasher = o.sha256 ? await createIncrementalSha256() : undefined;
   const pending = new Map<number, Uint8Array<ArrayBuffer>>();
   let nextToHash = 0;
   let nextToFetch = 0;
@@ -72,7 +71,7 @@ export async function rangedDownload(o: RangedDownloadOptions): Promise<void> {
   };
   try {
     await Promise.all(Array.from({ length: Math.min(DOWNLOAD_PARALLEL, parts) }, worker));
-    if (hasher && hasher.digest('hex') !== o.sha256) throw new DownloadVerifyError('file verification failed');
+    if (hasher && hasher.digestHex() !== o.sha256) throw new DownloadVerifyError('file verification failed');
     await o.writable.close();
   } catch (err) {
     // Never leave a half-written or unverified file behind under the user's chosen name.

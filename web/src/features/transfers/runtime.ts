@@ -6,14 +6,15 @@ import { setTransferCounts } from '../../app/transfer-counters.ts';
 import { onSignOut } from '../../app/session.ts';
 import { toastError, toastInfo, toastSuccess } from '../../app/notify.ts';
 import type { UploadEngine } from './engine.ts';
+import { createBrowserUploadEngine } from './browser-engine.ts';
 import { indexedDbPersistence } from './queue-persistence.ts';
 import { TransferStore, type Notice, type TransferSnapshot } from './transfer-store.ts';
 
 let current: { owner: string; store: TransferStore } | undefined;
-let engineFactory: (() => UploadEngine) | undefined;
+let engineFactory: (owner: string) => UploadEngine = createBrowserUploadEngine;
 
-/** The engine adapter registers itself here (see browser-engine.ts); tests register fakes. */
-export function registerUploadEngine(factory: () => UploadEngine): void {
+/** Replaces the engine for stores created afterwards (tests, or a plugin/desktop-client transport later). */
+export function registerUploadEngine(factory: (owner: string) => UploadEngine): void {
   engineFactory = factory;
 }
 
@@ -24,16 +25,11 @@ function showNotice(n: Notice): void {
   else toastInfo(text);
 }
 
-/** An engine that refuses: used only when no adapter registered, so a misconfigured build fails loudly per item. */
-const missingEngine: UploadEngine = {
-  upload: () => Promise.reject(Object.assign(new Error('upload engine not available'), { code: 'UPLOAD_FAILED' })),
-};
-
 export function getTransferStore(owner: string): TransferStore {
   if (current?.owner === owner) return current.store;
   if (current) void current.store.reset();
   const store = new TransferStore({
-    engine: engineFactory ? engineFactory() : missingEngine,
+    engine: engineFactory(owner),
     persistence: indexedDbPersistence(owner),
     notify: showNotice,
   });

@@ -343,6 +343,9 @@ export class TransferStore {
       if (done) this.#deps.notify({ level: 'success', key: 'transfer.uploadSuccess', values: { name: item.name } });
     } catch (err) {
       if (controller.signal.aborted) return;
+      // The row shows the localized message; the cause (HTTP status, S3 code) goes where support looks.
+      const cause = (err as { cause?: unknown })?.cause;
+      console.warn(`upload of ${item.name} failed: ${String(err)}${cause ? ` (cause: ${String(cause)}${(cause as { code?: string }).code ? ` ${(cause as { code?: string }).code}` : ''})` : ''}`);
       const f = describeFailure(err);
       const timeout = f.code === 'TIMEOUT' || f.code === '303';
       this.#patch(item.uid, {
