@@ -4,15 +4,19 @@
 //   buckets/<bucket>/bucket.json
 //   buckets/<bucket>/objects/<h[0..1]>/<h>.json         metadata; its rename is the commit point
 //   buckets/<bucket>/objects/<h[0..1]>/<h>.<id>.data    content, referenced by the metadata
+//   buckets/<bucket>/objects/<h[0..1]>/<h>.<id>.<n>.data  segments of a completed multipart object, in order
 //   uploads/…                                           multipart state (multipart-store.ts)
 //   tmp/                                                temp files; emptied on start
 // where h = sha256(key): keys are opaque (may hold '/', '..', any unicode) and never reach a path.
 // Content is written to tmp, fsynced, renamed next to the metadata, then the metadata is replaced
 // atomically; a crash at any point leaves either the old object or the new one, never a mix, and
 // at worst an unreferenced .data file that the next start removes.
+// A multipart object is not copied into one file: its parts are hard-linked in as segments and the
+// metadata lists them, so completing a 1 GiB upload writes a few hundred bytes, not 1 GiB again.
 import { createHash } from 'node:crypto';
-import { mkdir, open, readFile, readdir, rename, rm, type FileHandle } from 'node:fs/promises';
+import { link, mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { SegmentedContent, type ContentHandle } from './content.ts';
 import { S3Error } from './errors.ts';
 import { fsyncDir, isNotFound, randomId, removeTreeAtomic, writeFileAtomic } from './fs-util.ts';
 import { insertSorted, removeSorted, compareKeys } from './listing.ts';
@@ -35,8 +39,15 @@ export interface ObjectMeta {
   userMetadata: Record<string, string>;
   /** Stored representation headers (content-disposition, cache-control, …), lower-cased names. */
   headers: Record<string, string>;
-  /** File name of the content in the metadata's directory. */
+  /** File name of the content in the metadata's directory (the first segment's for a segmented object). */
   data: string;
+  /** Present for a completed multipart object: its content is these files of the directory, in order. */
+  segments?: Array<{ file: string; size: number }>;
+}
+
+/** Names of the files holding an object's content, in order. */
+export function contentFiles(meta: ObjectMeta): string[] {
+  return meta.segments ? meta.segments.map((s) => s.file) : [meta.data];
 }
 
 export type NewObject = Omit<ObjectMeta, 'key' | 'data' | 'lastModified'>;
@@ -68,6 +79,12 @@ export class DiskStore {
   private readonly keyLocks = new KeyedMutex();
   /** Temp files owned by in-flight requests; a runtime sweep leaves them alone. */
   readonly activeTemps = new Set<string>();
+  /**
+   * Open readers of segmented content (keyed by its first file). A segment is opened only when the read
+   * reaches it, so files an overwrite or delete replaced are removed when the last such reader closes.
+   */
+  private readonly readers = new Map<string, number>();
+  private readonly doomed = new Map<string, string[]>();
 
   private constructor(root: string, log: StoreLogger) {
     this.root = root;
@@ -117,8 +134,9 @@ export class DiskStore {
         try {
           const meta = JSON.parse(await readFile(join(subDir, file), 'utf8')) as ObjectMeta;
           const h = file.slice(0, -5);
-          if (keyHash(meta.key) !== h || !present.has(meta.data)) throw new Error('metadata does not match its content file');
-          referenced.add(meta.data);
+          const files = contentFiles(meta);
+          if (keyHash(meta.key) !== h || !files.every((f) => present.has(f))) throw new Error('metadata does not match its content file');
+          for (const f of files) referenced.add(f);
           state.metas.set(meta.key, meta);
         } catch (err) {
           this.log.error({ bucket: name, file, err }, 'embedded-s3: unreadable object metadata; object skipped');
@@ -219,15 +237,50 @@ export class DiskStore {
   }
 
   /** Opens an object's content; retries if an overwrite replaced it between lookup and open. */
-  async openObject(bucket: string, key: string): Promise<{ meta: ObjectMeta; handle: FileHandle }> {
+  async openObject(bucket: string, key: string): Promise<{ meta: ObjectMeta; handle: ContentHandle }> {
     for (;;) {
       const meta = this.head(bucket, key);
       if (!meta) throw new S3Error('NoSuchKey');
+      if (meta.segments) return { meta, handle: this.openSegments(bucket, meta) };
       try {
         return { meta, handle: await open(this.dataPath(bucket, meta), 'r') };
       } catch (err) {
         if (!isNotFound(err) || this.head(bucket, key) === meta) throw err;
       }
+    }
+  }
+
+  private openSegments(bucket: string, meta: ObjectMeta): ContentHandle {
+    const dir = this.objectDir(bucket, keyHash(meta.key));
+    const segments = meta.segments!.map((s) => ({ path: join(dir, s.file), size: s.size }));
+    const id = segments[0]!.path;
+    this.readers.set(id, (this.readers.get(id) ?? 0) + 1);
+    return new SegmentedContent(segments, () => {
+      const left = (this.readers.get(id) ?? 1) - 1;
+      if (left > 0) {
+        this.readers.set(id, left);
+        return;
+      }
+      this.readers.delete(id);
+      const files = this.doomed.get(id);
+      this.doomed.delete(id);
+      if (files) void this.removeFiles(files);
+    });
+  }
+
+  /** Removes replaced or deleted content, or leaves that to the last open reader of it. */
+  private async removeContent(dir: string, meta: ObjectMeta): Promise<void> {
+    const files = contentFiles(meta).map((f) => join(dir, f));
+    if (meta.segments && this.readers.has(files[0]!)) {
+      this.doomed.set(files[0]!, files);
+      return;
+    }
+    await this.removeFiles(files);
+  }
+
+  private async removeFiles(files: string[]): Promise<void> {
+    for (const f of files) {
+      await rm(f, { force: true }).catch((err: unknown) => this.log.warn({ err }, 'embedded-s3: could not remove replaced content; the next start removes it'));
     }
   }
 
@@ -256,7 +309,38 @@ export class DiskStore {
       }
       state.metas.set(key, meta);
       insertSorted(state.keys, key);
-      if (previous) await rm(join(dir, previous.data), { force: true });
+      if (previous) await this.removeContent(dir, previous);
+      return meta;
+    }));
+  }
+
+  /**
+   * Makes the concatenation of `parts` (complete, fsynced files elsewhere in the store) the content of
+   * `key` without copying: each is hard-linked into the object's directory, then the metadata naming them
+   * is committed. The sources stay untouched, so a crash before the commit leaves the upload as it was
+   * (and unreferenced links the next start removes).
+   */
+  async commitSegments(bucket: string, key: string, parts: Array<{ path: string; size: number }>, object: NewObject): Promise<ObjectMeta> {
+    return this.withBucket(bucket, () => this.keyLocks.run(`object:${bucket}/${key}`, async () => {
+      const state = this.bucket(bucket);
+      const previous = state.metas.get(key);
+      const h = keyHash(key);
+      const dir = this.objectDir(bucket, h);
+      await mkdir(dir, { recursive: true });
+      const id = randomId();
+      const segments = parts.map((p, i) => ({ file: `${h}.${id}.${i + 1}.data`, size: p.size }));
+      const meta: ObjectMeta = { ...object, key, lastModified: Date.now(), data: segments[0]!.file, segments };
+      try {
+        for (let i = 0; i < parts.length; i++) await link(parts[i]!.path, join(dir, segments[i]!.file));
+        await writeFileAtomic(this.tmpDir, join(dir, `${h}.json`), JSON.stringify(meta));
+        await fsyncDir(dir);
+      } catch (err) {
+        await this.removeFiles(segments.map((s) => join(dir, s.file)));
+        throw err;
+      }
+      state.metas.set(key, meta);
+      insertSorted(state.keys, key);
+      if (previous) await this.removeContent(dir, previous);
       return meta;
     }));
   }
@@ -273,7 +357,7 @@ export class DiskStore {
       await fsyncDir(dir);
       state.metas.delete(key);
       removeSorted(state.keys, key);
-      await rm(join(dir, meta.data), { force: true });
+      await this.removeContent(dir, meta);
     }));
   }
 }

@@ -2,13 +2,11 @@
 //   uploads/<uploadId>/upload.json                   bucket, key, initiation time, metadata
 //   uploads/<uploadId>/<n>.<md5hex>.<size>.part      one file per part; the name carries the ETag
 // A part becomes visible only by renaming a complete, fsynced temp file into place, so ListParts
-// never reports a half-written part. Completing concatenates the chosen parts into a temp file
-// and commits it like any other object.
+// never reports a half-written part. Completing hard-links the chosen parts into the object's
+// directory as its segments and commits metadata listing them (DiskStore.commitSegments).
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import type { DiskStore, NewObject, ObjectMeta } from './disk-store.ts';
 import { S3Error } from './errors.ts';
 import { fsyncDir, removeTreeAtomic, writeFileAtomic } from './fs-util.ts';
@@ -197,21 +195,14 @@ export class MultipartStore {
         throw new S3Error('EntityTooLarge', undefined, { detail: { ProposedSize: String(total), MaxSizeAllowed: String(limits.maxObjectSize) } });
       }
       const dir = join(this.dir, upload.uploadId);
-      const temp = this.store.tempPath();
-      try {
-        await pipeline(async function* () {
-          for (const part of chosen) yield* createReadStream(join(dir, part.file), { highWaterMark: 1 << 20 });
-        }, createWriteStream(temp, { flags: 'wx', flush: true, highWaterMark: 4 << 20 }));
-        const md5s = createHash('md5');
-        for (const part of chosen) md5s.update(Buffer.from(part.etag, 'hex'));
-        const meta = await this.store.commitObject(upload.bucket, upload.key, temp, {
-          ...upload.object, size: total, etag: `${md5s.digest('hex')}-${chosen.length}`,
-        });
-        await this.remove(upload.uploadId);
-        return meta;
-      } finally {
-        await this.store.releaseTemp(temp);
-      }
+      const md5s = createHash('md5');
+      for (const part of chosen) md5s.update(Buffer.from(part.etag, 'hex'));
+      // The part files become the object's segments (hard links): no second write of the whole object.
+      const meta = await this.store.commitSegments(upload.bucket, upload.key, chosen.map((p) => ({ path: join(dir, p.file), size: p.size })), {
+        ...upload.object, size: total, etag: `${md5s.digest('hex')}-${chosen.length}`,
+      });
+      await this.remove(upload.uploadId);
+      return meta;
     });
   }
 

@@ -67,7 +67,7 @@ describe('embedded store on disk', () => {
     for (const key of keys) await h.store.putObject(key, Buffer.from(key), { contentLength: Buffer.byteLength(key) });
     for (const key of keys) expect(await text(h.store, key)).toBe(key);
     const files = await filesUnder(join(h.root, 'buckets', BUCKET, 'objects'));
-    for (const file of files) expect(file).toMatch(/^[0-9a-f]{2}\/[0-9a-f]{64}\.(json|[0-9a-f]{24}\.data)$/);
+    for (const file of files) expect(file).toMatch(/^[0-9a-f]{2}\/[0-9a-f]{64}\.(json|[0-9a-f]{24}(\.\d{1,5})?\.data)$/);
     expect(await filesUnder(join(h.root, 'buckets'))).toEqual(expect.arrayContaining([`${BUCKET}/bucket.json`]));
     const tooLong = await h.fetch('PUT', 'k'.repeat(1025), { body: 'x' });
     expect(tooLong.status).toBe(400);
