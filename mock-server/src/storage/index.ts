@@ -5,6 +5,7 @@ import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { EmbeddedS3Control, embeddedS3 } from './embedded/index.ts';
+import { EmbeddedObjectStore } from './embedded-object-store.ts';
 import { ObjectStore } from './object-store.ts';
 
 export { ObjectStore, StorageError } from './object-store.ts';
@@ -105,9 +106,9 @@ export async function createStorage(config: StorageConfig, app: FastifyInstance)
     async connect(serverUrl: string) {
       const internal = new URL(serverUrl);
       const publicBase = config.s3.publicEndpoint ?? `${config.publicUrl ?? `http://localhost:${internal.port}`}${EMBEDDED_PREFIX}`;
-      const store = new ObjectStore({
+      const store = new EmbeddedObjectStore({
         endpoint: `${internal.origin}${EMBEDDED_PREFIX}`, publicEndpoint: publicBase, region, bucket, ...credentials,
-      });
+      }, control);
       await store.ensureBucket();
       return store;
     },

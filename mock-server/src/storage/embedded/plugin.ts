@@ -38,6 +38,16 @@ export interface SweepResult {
 
 export class EmbeddedS3Control {
   private sweeper: ((now?: number) => Promise<SweepResult>) | undefined;
+  private store: DiskStore | undefined;
+
+  /** The store on disk, once the plugin has started: the server reads its own objects from it directly. */
+  get disk(): DiskStore | undefined {
+    return this.store;
+  }
+
+  attachStore(store: DiskStore): void {
+    this.store = store;
+  }
 
   attach(sweeper: (now?: number) => Promise<SweepResult>): void {
     this.sweeper = sweeper;
@@ -75,6 +85,7 @@ export async function embeddedS3(app: FastifyInstance, opts: EmbeddedS3Options):
   multipart.startSweeper(opts.abandonedUploadAgeMs);
   app.addHook('onClose', async () => multipart.stopSweeper());
   opts.control?.attach((now) => multipart.sweep(opts.abandonedUploadAgeMs, now));
+  opts.control?.attachStore(store);
 
   const limits: Required<EmbeddedLimits> = { minPartSize: DEFAULT_MIN_PART_SIZE, ...opts.limits };
   const prefix = app.prefix;

@@ -1,0 +1,89 @@
+// The ObjectStore of the embedded store. Handlers still speak S3 to it (signing, multipart, deletes go over
+// HTTP like for any target), but reads the server makes for itself — the SHA-256 of an upload on save, zip
+// entries, proofs of possession, downloads through the server — go straight to the files on disk instead of an
+// HTTP request to itself: same bytes, same errors, without a second copy of every byte through the sockets.
+import { createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import type { DiskStore } from './embedded/disk-store.ts';
+import { isS3Error } from './embedded/errors.ts';
+import type { EmbeddedS3Control } from './embedded/plugin.ts';
+import { parseRange } from './embedded/range.ts';
+import { ObjectStore, StorageError, type ByteRange, type GetResult, type HeadResult, type ObjectStoreConfig } from './object-store.ts';
+
+const READ_CHUNK = 1 << 20;
+const HASH_CHUNK = 4 << 20;
+
+function storageError(err: unknown): unknown {
+  return isS3Error(err) ? new StorageError(err.code, err.message, err.status, err) : err;
+}
+
+export class EmbeddedObjectStore extends ObjectStore {
+  private readonly control: EmbeddedS3Control;
+
+  constructor(config: ObjectStoreConfig, control: EmbeddedS3Control) {
+    super(config);
+    this.control = control;
+  }
+
+  private disk(): DiskStore {
+    const disk = this.control.disk;
+    if (!disk) throw new StorageError('ServiceUnavailable', 'the embedded store has not started', 503);
+    return disk;
+  }
+
+  override async headObject(key: string): Promise<HeadResult | null> {
+    let meta;
+    try {
+      meta = this.disk().head(this.bucket, key);
+    } catch (err) {
+      throw storageError(err);
+    }
+    if (!meta) return null;
+    return { size: meta.size, etag: meta.etag, contentType: meta.contentType, lastModified: new Date(meta.lastModified), metadata: { ...meta.userMetadata } };
+  }
+
+  override async getObject(key: string, range?: ByteRange): Promise<GetResult> {
+    return this.read(key, range, READ_CHUNK);
+  }
+
+  private async read(key: string, range: ByteRange | undefined, highWaterMark: number): Promise<GetResult> {
+    let opened;
+    try {
+      opened = await this.disk().openObject(this.bucket, key);
+    } catch (err) {
+      throw storageError(err);
+    }
+    const { meta, handle } = opened;
+    const header = range === undefined ? undefined : 'suffix' in range ? `bytes=-${range.suffix}` : `bytes=${range.start}-${range.end ?? ''}`;
+    // The same Range rules the store applies to HTTP GETs.
+    const parsed = parseRange(header, meta.size);
+    if (parsed.kind === 'unsatisfiable') {
+      await handle.close();
+      throw new StorageError('InvalidRange', 'The requested range is not satisfiable', 416);
+    }
+    const start = parsed.kind === 'partial' ? parsed.start : 0;
+    const end = parsed.kind === 'partial' ? parsed.end : meta.size - 1;
+    let body: Readable;
+    if (meta.size === 0) {
+      await handle.close();
+      body = Readable.from([]);
+    } else {
+      body = handle.createReadStream({ start, end, highWaterMark, autoClose: true });
+    }
+    return {
+      body,
+      contentLength: end - start + 1,
+      ...(parsed.kind === 'partial' ? { contentRange: `bytes ${start}-${end}/${meta.size}` } : {}),
+      etag: meta.etag,
+      contentType: meta.contentType,
+    };
+  }
+
+  /** SHA-256 of the stored bytes, read from disk (the server's own hash, never the client's). */
+  override async sha256(key: string): Promise<string> {
+    const { body } = await this.read(key, undefined, HASH_CHUNK);
+    const hash = createHash('sha256');
+    for await (const chunk of body) hash.update(chunk as Buffer);
+    return hash.digest('hex');
+  }
+}
