@@ -99,8 +99,16 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
   await registerWeb(app, config);
 
   const close = async () => {
-    await app.close();
-    db.close();
+    // In-flight requests get a short grace period; then every socket is cut, including keep-alive and
+    // aborted-upload sockets that never sent a request and would otherwise hold close() until the headers timeout.
+    const force = setTimeout(() => app.server.closeAllConnections(), 2000);
+    force.unref();
+    try {
+      await app.close();
+    } finally {
+      clearTimeout(force);
+      db.close();
+    }
   };
   const listen = async () => {
     const address = await app.listen({ port: config.port, host: config.host });
