@@ -119,7 +119,7 @@ export function assertPasswordPolicy(password: string, userName: string): void {
       fields: [{ field: 'newPassword', message: 'tooLong' }],
     });
   }
-  // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
+   
   if (/[\u0000-\u001f\u007f]/.test(password)) {
     throw new AppError('PASSWORD_POLICY', 'the password must not contain control characters', {
       fields: [{ field: 'newPassword', message: 'invalidCharacters' }],

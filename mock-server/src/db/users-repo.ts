@@ -117,7 +117,7 @@ export interface NewUser {
   skipPolicy?: boolean;
 }
 
-// eslint-disable-next-line no-control-regex -- rejecting control characters is the point
+ 
 const NAME_RE = /^[^\u0000-\u001f\u007f\\/:*?"<>|]{1,128}$/u;
 
 /** Creates an account; NAME_INVALID for a bad name, NAME_EXISTS when the name is taken (case-insensitively). */

@@ -3,7 +3,7 @@
  * hostile file name cannot write outside the target directory.
  */
 export function safeFileName(name: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are exactly what must go
+   
   const cleaned = name.replace(/[\\/\u0000-\u001f\u007f]/g, '_').trim();
   if (!cleaned || cleaned === '.' || cleaned === '..') return 'download';
   return cleaned.slice(0, 255);
