@@ -187,35 +187,3 @@ export function setUserExpiredTime(db: Db, userId: string, expiredTime: number, 
 export function setUserQuota(db: Db, userId: string, quotaBytes: number | null, now = Date.now()): void {
   db.prepare('UPDATE users SET quota_bytes = ?, updated_at = ? WHERE id = ?').run(quotaBytes, now, userId);
 }
-
-export interface UserUsage {
-  /** null = unlimited. */
-  quotaBytes: number | null;
-  /** Stored bytes (files, history versions, recycle bin). */
-  storedBytes: number;
-  /** Bytes reserved by uploads in flight into the user's own space. */
-  reservedBytes: number;
-  /** storedBytes + reservedBytes: what the quota is checked against. */
-  usedBytes: number;
-}
-
-/** Same accounting as the upload path's quota check: expired upload sessions no longer hold a reservation. */
-export function getUserUsage(db: Db, userId: string, now = Date.now()): UserUsage | null {
-  const r = db
-    .prepare(
-      `SELECT u.quota_bytes AS quota, u.used_bytes AS stored,
-         (SELECT COALESCE(SUM(reserved_bytes), 0) FROM upload_sessions s
-           WHERE s.space_kind = 'user' AND s.space_id = u.id AND s.expires_at > ?) AS reserved
-       FROM users u WHERE u.id = ? AND u.deleted_at IS NULL`,
-    )
-    .get(now, userId) as { quota: number | null; stored: number; reserved: number } | undefined;
-  if (!r) return null;
-  const storedBytes = Number(r.stored);
-  const reservedBytes = Number(r.reserved);
-  return {
-    quotaBytes: r.quota === null ? null : Number(r.quota),
-    storedBytes,
-    reservedBytes,
-    usedBytes: storedBytes + reservedBytes,
-  };
-}

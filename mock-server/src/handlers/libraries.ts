@@ -5,7 +5,7 @@ import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
 import { getBusinessLib, listBusinessLibs, listMenus, menuTree, type BusinessLib, type MenuNode } from '../db/libraries-repo.ts';
-import { getUserUsage } from '../db/users-repo.ts';
+import { spaceUsage, freeBytes, type Space } from '../db/quota.ts';
 import { SYSCONFIG } from '../db/seed.ts';
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'];
@@ -79,10 +79,27 @@ export function librariesHandlers(ctx: AppContext): Handlers {
     return lib;
   };
 
-  const capacity = (userId: string) => {
-    const usage = getUserUsage(db, userId);
-    if (!usage) throw new AppError('NOT_FOUND', 'no such user');
-    return usage;
+  // One accounting for every space: the same spaceUsage the upload and copy paths check and charge.
+  const capInfo = (space: Space) => {
+    const u = spaceUsage(db, space);
+    const used = u.usedBytes + u.reservedBytes;
+    const limited = u.quotaBytes !== null;
+    return {
+      isLimist: limited ? ('1' as const) : ('0' as const),
+      totalSize: limited ? formatSize(u.quotaBytes as number) : '',
+      usedSize: formatSize(used),
+      totalBytes: u.quotaBytes,
+      usedBytes: used,
+    };
+  };
+  const judge = (space: Space, fSize: number) => {
+    const free = freeBytes(spaceUsage(db, space));
+    return free === Infinity ? { enough: true, freeBytes: null } : { enough: fSize <= free, freeBytes: free };
+  };
+  const groupSpace = (user: SessionUser, groupId: string): Space => {
+    const member = db.prepare('SELECT 1 FROM group_members WHERE group_id = ? AND user_id = ?').get(groupId, user.userId);
+    if (!member && !user.isAdmin) throw new AppError('FORBIDDEN', 'only members of the group can read its capacity');
+    return { kind: 'group', id: groupId };
   };
 
   return {
@@ -128,25 +145,35 @@ export function librariesHandlers(ctx: AppContext): Handlers {
       if (p.userId !== user.userId && !user.isAdmin) throw new AppError('FORBIDDEN', "only administrators can read another user's capacity");
       visibleLib(user, p.libCode);
       // Quota is per user on this server, shared by every library the user stores files in.
-      const usage = capacity(p.userId);
-      const limited = usage.quotaBytes !== null;
-      return ok({
-        isLimist: limited ? '1' : '0',
-        totalSize: limited ? formatSize(usage.quotaBytes as number) : '',
-        usedSize: formatSize(usage.usedBytes),
-        totalBytes: usage.quotaBytes,
-        usedBytes: usage.usedBytes,
-      });
+      return ok(capInfo({ kind: 'user', id: p.userId }));
+    },
+
+    async getGroupCapInfo(req) {
+      const user = signedIn(req);
+      const p = req.params as { deptId: string; libCode: string };
+      if (p.deptId !== user.deptId && !user.isAdmin) throw new AppError('FORBIDDEN', "only members of the department can read its capacity");
+      visibleLib(user, p.libCode);
+      return ok(capInfo({ kind: 'dept', id: p.deptId }));
+    },
+
+    async getGroupCapInfoById(req) {
+      const user = signedIn(req);
+      const { groupId } = req.query as { groupId: string };
+      return ok(capInfo(groupSpace(user, groupId)));
+    },
+
+    async judgeGroupSize(req) {
+      const user = signedIn(req);
+      const body = req.body as { fSize: number; groupId?: string };
+      if (!body.groupId) throw new AppError('VALIDATION_FAILED', 'groupId is required', { fields: [{ field: 'groupId', message: 'required' }] });
+      return ok(judge(groupSpace(user, body.groupId), body.fSize));
     },
 
     async judgeUserSize(req) {
       const user = signedIn(req);
       const body = req.body as { fSize: number; libCode?: string };
       if (body.libCode) visibleLib(user, body.libCode);
-      const usage = capacity(user.userId);
-      if (usage.quotaBytes === null) return ok({ enough: true, freeBytes: null });
-      const free = Math.max(0, usage.quotaBytes - usage.usedBytes);
-      return ok({ enough: body.fSize <= free, freeBytes: free });
+      return ok(judge({ kind: 'user', id: user.userId }, body.fSize));
     },
   };
 }
