@@ -49,25 +49,25 @@ export function TransferLists({ store }: { store: TransferStore }) {
   const selectedLive = selected.filter((id) => liveIds.has(id));
 
   const uploadColumns: ColumnsType<UploadItem> = [
-    { title: t('transfer.col.filename'), dataIndex: 'name', key: 'name', ellipsis: true },
-    { title: t('transfer.col.fileSize'), dataIndex: 'size', key: 'size', width: 110, render: (v: number) => formatSize(v) },
-    { title: t('transfer.col.uploadTo'), dataIndex: 'uploadTo', key: 'uploadTo', ellipsis: true, width: 160 },
+    { title: t('transfer.col.filename'), dataIndex: 'name', key: 'name', ellipsis: true, width: 200 },
+    { title: t('transfer.col.fileSize'), dataIndex: 'size', key: 'size', width: 100, render: (v: number) => formatSize(v) },
+    { title: t('transfer.col.uploadTo'), dataIndex: 'uploadTo', key: 'uploadTo', ellipsis: true, width: 130 },
     {
       title: t('transfer.col.status'),
       key: 'status',
-      width: 230,
+      width: 200,
       render: (_: unknown, u) => <UploadStatusCell item={u} units={units} />,
     },
     {
       title: t('transfer.col.actions'),
       key: 'actions',
-      width: 150,
+      width: 140,
       render: (_: unknown, u) => <RowActions item={u} store={store} />,
     },
   ];
 
   const finishedColumns: ColumnsType<FinishedItem> = [
-    { title: t('transfer.col.filename'), dataIndex: 'filename', key: 'filename', ellipsis: true },
+    { title: t('transfer.col.filename'), dataIndex: 'filename', key: 'filename', ellipsis: true, width: 200 },
     { title: t('transfer.col.fileSize'), dataIndex: 'fileSize', key: 'fileSize', width: 110, render: (v: number) => formatSize(v) },
     { title: t('transfer.col.position'), dataIndex: 'filePosition', key: 'filePosition', ellipsis: true, width: 160 },
     { title: t('transfer.col.type'), dataIndex: 'transferType', key: 'transferType', width: 90, render: (v: string) => t(`transfer.type.${v}`) },
@@ -137,6 +137,7 @@ export function TransferLists({ store }: { store: TransferStore }) {
                 size="small"
                 columns={uploadColumns}
                 dataSource={snap.uploads as UploadItem[]}
+                scroll={{ x: 820 }}
                 rowSelection={{ selectedRowKeys: selectedLive, onChange: (keys) => setSelected(keys.map(String)) }}
                 pagination={{ pageSize: TRANSFER_PAGE_SIZE, showSizeChanger: false, hideOnSinglePage: true }}
                 locale={{ emptyText: t('transfer.noUploads') }}
@@ -153,6 +154,7 @@ export function TransferLists({ store }: { store: TransferStore }) {
                 size="small"
                 columns={finishedColumns}
                 dataSource={snap.finished as FinishedItem[]}
+                scroll={{ x: 820 }}
                 rowSelection={{ selectedRowKeys: selected, onChange: (keys) => setSelected(keys.map(String)) }}
                 pagination={{ pageSize: TRANSFER_PAGE_SIZE, showSizeChanger: false, hideOnSinglePage: true }}
                 locale={{ emptyText: t('transfer.noFinished') }}
