@@ -1,7 +1,7 @@
 // SQLite through node:sqlite: WAL, foreign keys on, versioned migrations applied at start.
 // The repositories are the only code that writes SQL, so a PostgreSQL implementation can sit behind the
 // same interfaces later without touching handlers.
-import { DatabaseSync } from 'node:sqlite';
+import { DatabaseSync, type StatementSync } from 'node:sqlite';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -16,8 +16,31 @@ export function openDatabase(dataDir: string, file = 'hcs.sqlite'): Db {
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec('PRAGMA foreign_keys = ON');
   db.exec('PRAGMA busy_timeout = 5000');
+  cacheStatements(db);
   migrate(db);
   return db;
+}
+
+const MAX_CACHED_STATEMENTS = 2000;
+
+/**
+ * Repositories call db.prepare(sql) per query; compiling the SQL each time was a measurable share of every
+ * request. Statements are cached by their text (node:sqlite resets a statement on each run/get/all, and
+ * nothing here iterates lazily or changes statement options, so sharing one is safe). SQL built with a
+ * variable number of placeholders can make many texts; past the cap they are prepared uncached.
+ */
+function cacheStatements(db: DatabaseSync): void {
+  const prepare = db.prepare.bind(db);
+  const cache = new Map<string, StatementSync>();
+  db.prepare = (sql: string, options?: Parameters<DatabaseSync['prepare']>[1]) => {
+    if (options !== undefined) return prepare(sql, options);
+    let stmt = cache.get(sql);
+    if (!stmt) {
+      stmt = prepare(sql);
+      if (cache.size < MAX_CACHED_STATEMENTS) cache.set(sql, stmt);
+    }
+    return stmt;
+  };
 }
 
 export function migrate(db: Db): number[] {
