@@ -38,7 +38,8 @@ async function s3(action: string, verb: string, fId: string, key: string, bucket
   return fetch(s.data.url, {
     method: verb,
     headers: { authorization: s.data.authorization, 'x-amz-date': s.data.date, 'x-amz-content-sha256': s.data.contentSha256, ...headers },
-    body,
+    // A Buffer is a valid fetch body in Node; the DOM typing only lists web types.
+    body: body as unknown as BodyInit | undefined,
   });
 }
 

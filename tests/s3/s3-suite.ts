@@ -58,7 +58,7 @@ export async function signedFetch(
   const { host: _host, ...headers } = signed.headers;
   const query = canonicalQueryString(opts.query);
   return fetch(`${base.origin}${canonicalUri(path)}${query ? `?${query}` : ''}`, {
-    method, headers: { ...headers, authorization: signed.authorization }, body: opts.body,
+    method, headers: { ...headers, authorization: signed.authorization }, body: opts.body as unknown as BodyInit | undefined,
   });
 }
 
