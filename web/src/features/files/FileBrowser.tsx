@@ -1,6 +1,6 @@
 // The generic list screen of spec 2 for one library: toolbar (upload, new folder, multi-delete, filter, sort, view),
 // breadcrumbs, table or icon cards, pagination, drop zone, and the dialogs behind the row actions.
-import { useMemo, useRef, useState, type DragEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { Breadcrumb, Button, Dropdown, Empty, Modal, Pagination, Segmented, Select, Space, Spin, Typography } from 'antd';
 import { AppstoreOutlined, CloudUploadOutlined, DeleteOutlined, DownloadOutlined, FolderAddOutlined, SwapOutlined, TableOutlined, UploadOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
@@ -13,6 +13,7 @@ import { downloadItems } from '../transfers/download.ts';
 import { fromDataTransfer, fromFileList, type PickResult } from '../transfers/pick-files.ts';
 import { planUpload, sessionMemory } from '../transfers/upload-flow.ts';
 import { usePrompts } from '../transfers/use-prompts.tsx';
+import { useTransferSnapshot } from '../transfers/runtime.ts';
 import type { TransferStore } from '../transfers/transfer-store.ts';
 import { FileCards } from './FileCards.tsx';
 import { FileTable, isBlocked, type RowAction } from './FileTable.tsx';
@@ -44,6 +45,9 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const memory = useMemo(() => sessionMemory(), []);
+  // A finished upload may land in the folder on screen: show it without a manual reload.
+  const finishedCount = useTransferSnapshot(store).finished.length;
+  const lastFinished = useRef(finishedCount);
 
   const page = query.data;
   const rows = page?.list ?? [];
@@ -62,11 +66,20 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
     if (failed.length > 0) prompts.upload.notice('warning', 'files.partlyFailed', { count: failed.length, reason: failed.map((f) => f.msg).join('; ') });
   };
 
+  useEffect(() => {
+    if (finishedCount !== lastFinished.current) {
+      lastFinished.current = finishedCount;
+      refresh();
+    }
+  }, [finishedCount, refresh]);
+
   const startUpload = async (pick: PickResult) => {
     if (!folderId) return;
     try {
       const r = await planUpload(pick, { parentId: folderId, path, libCode, instanceType }, prompts.upload, memory, (items) => store.add(items));
       if ('queued' in r) {
+        // New folders of a folder upload appear at once.
+        if (pick.dirs.length > 0) refresh();
         prompts.upload.notice('info', 'transfer.queued', { count: r.queued });
         openTransferPanel();
       }
