@@ -130,9 +130,20 @@ export function stringToSign(amzDate: string, scope: string, canonical: string):
   return [ALGORITHM, amzDate, scope, sha256Hex(canonical)].join('\n');
 }
 
+// The derived key changes once a day per secret and region, but every signed and verified request needed it:
+// four HMACs (and a KeyObject each) per request. A few recent ones are kept in process memory only.
+const signingKeys = new Map<string, Buffer>();
+const MAX_SIGNING_KEYS = 64;
+
 export function deriveSigningKey(secretAccessKey: string, date: string, region: string, service = 's3'): Buffer {
+  const id = JSON.stringify([secretAccessKey, date, region, service]);
+  const cached = signingKeys.get(id);
+  if (cached) return cached;
   const kDate = hmac('AWS4' + secretAccessKey, date);
-  return hmac(hmac(hmac(kDate, region), service), 'aws4_request');
+  const key = hmac(hmac(hmac(kDate, region), service), 'aws4_request');
+  if (signingKeys.size >= MAX_SIGNING_KEYS) signingKeys.clear();
+  signingKeys.set(id, key);
+  return key;
 }
 
 export function signatureOf(signingKey: Buffer, toSign: string): string {
