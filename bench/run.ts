@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { execFileSync } from 'node:child_process';
 import { startServer, time, writeRandomFile, ensureDir, mbps, MiB, ROOT, type ServerProc } from './src/lib.ts';
 import { startRawServer } from './src/raw-server.ts';
-import { drive, type CliEnv } from './src/cli.ts';
+import { buildCli, drive, type CliEnv } from './src/cli.ts';
 import { benchSmallFiles } from './src/small-files.ts';
 import { benchZip } from './src/zip.ts';
 import { benchListing } from './src/listing.ts';
@@ -115,6 +115,7 @@ function table(rows: Row[]): string {
 }
 
 async function main(): Promise<void> {
+  buildCli();
   const work = mkdtempSync(join(tmpdir(), 'hcs-bench-'));
   const rows: Row[] = [];
   const server = await startServer({
