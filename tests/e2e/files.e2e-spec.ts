@@ -52,7 +52,12 @@ async function moreAction(name: string, action: string) {
 }
 async function openPanel() {
   // Queuing an upload opens the panel by itself.
-  if (!(await page.getByTestId('transfer-upload-table').isVisible())) await page.getByTestId('open-transfers').click();
+  const table = page.getByTestId('transfer-upload-table');
+  const opened = await table.waitFor({ timeout: 3000 }).then(
+    () => true,
+    () => false,
+  );
+  if (!opened) await page.getByTestId('open-transfers').click();
   await page.getByTestId('transfer-upload-table').waitFor();
 }
 /** On a timeout, say what the panel showed (statuses and error texts) instead of only "timeout". */
