@@ -69,7 +69,7 @@ async function waitOrExplain(locator: ReturnType<Page['getByTestId']>, timeout: 
     const panel = (await page.getByTestId('transfer-upload-table').isVisible())
       ? await page.getByTestId('transfer-upload-table').innerText()
       : `(panel closed) dialogs: ${await page.locator('.ant-modal').allInnerTexts()}`;
-    throw new Error(`${(err as Error).message}\npanel:\n${panel}\nconsole:\n${consoleLines.slice(-20).join('\n')}`);
+    throw new Error(`${(err as Error).message}\npanel:\n${panel}\nconsole:\n${consoleLines.slice(-20).join('\n')}`, { cause: err });
   }
 }
 async function closePanel() {

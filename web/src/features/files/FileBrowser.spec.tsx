@@ -1,6 +1,6 @@
 // Component tests of the list screen against the contract's msw handlers (orval), with answers built per test.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { act, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
+import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { setupServer } from 'msw/node';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { getCheckFileExistMockHandler } from '../../api/gen/upload/upload.msw.ts';

@@ -1,5 +1,5 @@
 // Icon-card view (spec 2): preview (not for folders), download, delete and a more-menu per card.
-import { Button, Card, Checkbox, Dropdown, Tooltip, Typography } from 'antd';
+import { Card, Checkbox, Dropdown, Tooltip, Typography } from 'antd';
 import { DeleteOutlined, DownloadOutlined, EyeOutlined, FileOutlined, FolderFilled, MoreOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import type { Instance } from '../../api/gen/model/instance.ts';
