@@ -42,6 +42,18 @@ export interface DownloadRecord {
 
 export const downloadRecordKey = (instanceId: string) => `download:${instanceId}`;
 
+const WRITE_BATCH = 1024 * 1024;
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
 export class DownloadTask {
   readonly id: string;
   readonly instanceId: string;
@@ -253,15 +265,31 @@ export class DownloadTask {
             if (res.status !== 206 && !(res.status === 200 && start === 0 && size === info.fileSize)) {
               throw new StorageHttpError(res.status, 'RangeIgnored', 'storage did not answer the byte range');
             }
+            // Network chunks are ~64 KiB; they are gathered into writes of WRITE_BATCH so the sink sees a few
+            // large positional writes instead of thousands of small ones.
+            let batch: Uint8Array[] = [];
+            let batched = 0;
+            let received = 0;
+            const flush = async () => {
+              if (batched === 0) return;
+              const data = batch.length === 1 ? batch[0]! : concat(batch, batched);
+              batch = [];
+              batched = 0;
+              await sink.write(start + written, data);
+              await ordered?.written(n, start + written, data);
+              written += data.byteLength;
+              loaded += data.byteLength;
+              this.#setProgress(loaded, info.fileSize, 'transferring');
+            };
             for await (const chunk of res.chunks()) {
               sig.throwIfAborted();
-              if (written + chunk.byteLength > size) throw new StorageHttpError(res.status, 'RangeOverflow', 'more bytes than the range');
-              await sink.write(start + written, chunk);
-              await ordered?.written(n, start + written, chunk);
-              written += chunk.byteLength;
-              loaded += chunk.byteLength;
-              this.#setProgress(loaded, info.fileSize, 'transferring');
+              received += chunk.byteLength;
+              if (received > size) throw new StorageHttpError(res.status, 'RangeOverflow', 'more bytes than the range');
+              batch.push(chunk);
+              batched += chunk.byteLength;
+              if (batched >= WRITE_BATCH) await flush();
             }
+            await flush();
             if (written !== size) throw new StorageHttpError(res.status, 'ShortRange', `got ${written} of ${size} bytes`);
           },
         });
