@@ -9,25 +9,29 @@ import { runUpload, type Conflict, type JobContext } from '../jobs/upload.ts';
 import { parseIntOption } from '../settings.ts';
 import type { JobStats } from '../stats.ts';
 import { createTransfer } from '../transfer.ts';
-import { failureReport, InkReporter, PlainReporter } from '../ui/reporters.ts';
 
 const CONFLICTS = ['newVersion', 'keepBoth', 'skip'] as const;
 
-function reporterFor(ctx: CommandContext): Reporter {
+// The live view pulls in ink and react (~200 ms of start-up); --json runs (scripts, the benchmark) never need it.
+const loadUi = () => import('../ui/reporters.ts');
+
+async function reporterFor(ctx: CommandContext): Promise<Reporter> {
   if (ctx.settings.json) return new JsonReporter(ctx.io.stdout);
+  const { InkReporter, PlainReporter } = await loadUi();
   if (ctx.io.stdout.isTTY) return new InkReporter(ctx.io.stdout as NodeJS.WriteStream);
   return new PlainReporter(ctx.io.stdout);
 }
 
 async function runJob(ctx: CommandContext, run: (job: JobContext) => Promise<JobStats>): Promise<number> {
   const api = ctx.api();
-  const reporter = reporterFor(ctx);
+  const reporter = await reporterFor(ctx);
+  const ui = ctx.settings.json ? undefined : await loadUi();
   const abort = new AbortController();
   let interrupts = 0;
   const onSignal = () => {
     interrupts++;
     if (interrupts === 1) {
-      if (reporter instanceof InkReporter) reporter.stopping = true;
+      if (ui && reporter instanceof ui.InkReporter) reporter.stopping = true;
       abort.abort();
     } else {
       // Second Ctrl-C: the journal is append-only, so quitting now still loses nothing finished.
@@ -47,7 +51,7 @@ async function runJob(ctx: CommandContext, run: (job: JobContext) => Promise<Job
     });
     await reporter.close();
     const summary = stats.summary(abort.signal.aborted);
-    if (!ctx.settings.json) ctx.io.stderr.write(failureReport(summary));
+    if (ui) ctx.io.stderr.write(ui.failureReport(summary));
     if (abort.signal.aborted) {
       ctx.io.stderr.write('drive: interrupted; state saved. Run the same command again to resume.\n');
       return EXIT.INTERRUPTED;
