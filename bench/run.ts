@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     if (only.includes('big')) await benchBig(server, cli, work, rows);
     if (only.includes('small')) await benchSmallFiles(server, cli, work, rows);
     if (only.includes('zip')) await benchZip(server, cli, work, rows);
-    if (only.includes('list')) await benchListing(server, join(work, 'data'), rows);
+    if (only.includes('list')) await benchListing(server, cli, join(work, 'data'), rows);
     const peak = server.peakRss();
     rows.push({
       name: 'server peak RSS over the whole run',

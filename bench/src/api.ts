@@ -29,7 +29,3 @@ export async function folderId(base: string, token: string, name: string): Promi
     cursor = page.nextCursor;
   }
 }
-
-export function encodeName(name: string): string {
-  return Buffer.from(name, 'utf8').toString('base64').replace(/\//g, '_x').replace(/\+/g, '_j').replace(/=/g, '_d');
-}

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { listChildren } from '../../mock-server/src/db/instances-repo.ts';
 import type { ServerProc } from './lib.ts';
-import { hcs, encodeName } from './api.ts';
+import { encodeName } from '@hcs/openapi/client';
+import { hcs, tokenOf } from './api.ts';
+import type { CliEnv } from './cli.ts';
 import type { Row } from '../run.ts';
 
 const ENTRIES = Number(process.env.HCS_BENCH_ENTRIES ?? 100000);
@@ -19,20 +21,8 @@ async function load(url: string, headers: Record<string, string>): Promise<{ rps
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
 }
 
-export async function benchListing(server: ServerProc, dataDir: string, rows: Row[]): Promise<void> {
-  const password = process.env.HCS_BENCH_PASSWORD ?? 'Bench#Passw0rd-1';
-  // A session of our own (the CLI's token works too; this keeps the section independent).
-  const info = await hcs<{ publicKey: string }>(server.url, '', '/hcs/services/System/platformInfo');
-  const { publicEncrypt, constants } = await import('node:crypto');
-  const enc = publicEncrypt({ key: info.publicKey, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(password))
-    .toString('base64')
-    .replace(/\//g, '_x')
-    .replace(/\+/g, '_j')
-    .replace(/=/g, '_d');
-  const login = await hcs<{ token: string }>(server.url, '', `/hcs/services/System/Token?username=admin&password=${enc}`, {
-    headers: { 'X-HCS-Client': 'cli' },
-  });
-  const token = login.token;
+export async function benchListing(server: ServerProc, cli: CliEnv, dataDir: string, rows: Row[]): Promise<void> {
+  const token = tokenOf(cli.configDir);
 
   const [folder] = await hcs<{ instanceId: string }[]>(server.url, token, '/hcs/controller/Instances', {
     method: 'POST',

@@ -91,18 +91,42 @@ export function unwrap<T extends EnvelopeLike>(result: { data?: T; error?: unkno
   throw new HcsError(response.status, ret, body?.msg ?? response.statusText, code, body?.data?.traceId, body?.data?.retryAfterSeconds);
 }
 
+// The spec's transport encoding (section 5), used for instance names and encrypted passwords:
+// Base64 with / -> _x, + -> _j, = -> _d, so values survive query strings and gateways unchanged.
+export function toWireBase64(base64: string): string {
+  return base64.replace(/\//g, '_x').replace(/\+/g, '_j').replace(/=/g, '_d');
+}
+
+export function fromWireBase64(wire: string): string {
+  return wire.replace(/_x/g, '/').replace(/_j/g, '+').replace(/_d/g, '=');
+}
+
+function bytesToBase64(bytes: Uint8Array): string {
+  let bin = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) bin += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(bin);
+}
+
 /** Base64 (UTF-8) with the spec's wire replacements: / -> _x, + -> _j, = -> _d. */
 export function encodeName(name: string): string {
-  const bytes = new TextEncoder().encode(name);
-  let bin = '';
-  for (const b of bytes) bin += String.fromCharCode(b);
-  return btoa(bin).replace(/\//g, '_x').replace(/\+/g, '_j').replace(/=/g, '_d');
+  return toWireBase64(bytesToBase64(new TextEncoder().encode(name)));
+}
+
+/**
+ * Encrypts a password for the wire (sign-in, password change): RSA-OAEP with SHA-256 under the server's SPKI PEM
+ * public key (getPlatformInfo), in wire Base64. Web Crypto, so the browser, the CLI and tests share it.
+ */
+export async function encryptPassword(publicKeyPem: string, password: string): Promise<string> {
+  const der = Uint8Array.from(atob(publicKeyPem.replace(/-----(BEGIN|END) [A-Z ]+-----/g, '').replace(/\s+/g, '')), (c) => c.charCodeAt(0));
+  const key = await crypto.subtle.importKey('spki', der, { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['encrypt']);
+  const cipher = await crypto.subtle.encrypt({ name: 'RSA-OAEP' }, key, new TextEncoder().encode(password));
+  return toWireBase64(bytesToBase64(new Uint8Array(cipher)));
 }
 
 /** The inverse of encodeName; throws on malformed input. */
 export function decodeName(wire: string): string {
   if (!/^[A-Za-z0-9_]*$/.test(wire)) throw new Error('malformed encoded name');
-  const b64 = wire.replace(/_x/g, '/').replace(/_j/g, '+').replace(/_d/g, '=');
+  const b64 = fromWireBase64(wire);
   if (/_/.test(b64)) throw new Error('malformed encoded name');
   const bin = atob(b64);
   const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));

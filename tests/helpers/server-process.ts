@@ -94,7 +94,7 @@ export async function startServerProcess(opts: { dataDir?: string; port?: number
     const info = unwrap(await anon.GET('/hcs/services/System/platformInfo', {}));
     const res = unwrap(
       await anon.GET('/hcs/services/System/Token', {
-        params: { query: { username: user, password: encryptForServer(info.data!.publicKey, password) } },
+        params: { query: { username: user, password: await encryptForServer(info.data!.publicKey, password) } },
         headers: { 'X-HCS-Client': 'cli' },
       }),
     );

@@ -3,10 +3,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { publicEncrypt, constants } from 'node:crypto';
 import { loadConfig, type ServerConfig } from '../../mock-server/src/config.ts';
 import { buildApp, type BuiltApp } from '../../mock-server/src/app.ts';
-import { createHcsClient, unwrap, type HcsClient } from '@hcs/openapi/client';
+import { createHcsClient, encryptPassword, unwrap, type HcsClient } from '@hcs/openapi/client';
 import { checkResponse, type ContractCheck } from './contract.ts';
 
 export const ADMIN_USER = 'admin';
@@ -25,10 +24,8 @@ export interface TestServer {
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
-export function encryptForServer(publicKeyPem: string, plain: string): string {
-  const buf = publicEncrypt({ key: publicKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(plain, 'utf8'));
-  return buf.toString('base64').replace(/\//g, '_x').replace(/\+/g, '_j').replace(/=/g, '_d');
-}
+/** The client-side password encryption every client uses (RSA-OAEP SHA-256, wire Base64). */
+export const encryptForServer = encryptPassword;
 
 export async function startServer(opts: { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'hcs-test-'));
@@ -68,7 +65,7 @@ export async function startServer(opts: { env?: Record<string, string>; dataDir?
     const info = unwrap(await anon.GET('/hcs/services/System/platformInfo', {}));
     const res = unwrap(
       await anon.GET('/hcs/services/System/Token', {
-        params: { query: { username: user, password: encryptForServer(info.data!.publicKey, password) } },
+        params: { query: { username: user, password: await encryptForServer(info.data!.publicKey, password) } },
         headers: { 'X-HCS-Client': 'cli' },
       }),
     );

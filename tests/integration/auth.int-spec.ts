@@ -36,7 +36,7 @@ function clientFor(s: TestServer, seen: Seen) {
     return publicKey;
   };
   const enc = async (plain: string) => {
-    const wire = encryptForServer(await key(), plain);
+    const wire = await encryptForServer(await key(), plain);
     seen.secrets.add(plain);
     seen.secrets.add(wire);
     return wire;
@@ -489,16 +489,16 @@ describe('secrets in logs (server process with debug logging)', () => {
         return { status: r.status, headers: r.headers, json: (await r.json()) as any };
       };
       const key = (await call('/hcs/services/System/platformInfo')).json.data.publicKey as string;
-      const wireWrong = encryptForServer(key, 'Wrong-pass-1');
+      const wireWrong = await encryptForServer(key, 'Wrong-pass-1');
       expect((await call(`/hcs/services/System/Token?username=admin&password=${wireWrong}`)).status).toBe(401);
-      const wire = encryptForServer(key, generated!);
+      const wire = await encryptForServer(key, generated!);
       const login = await call(`/hcs/services/System/Token?username=admin&password=${wire}`, { headers: { 'X-HCS-Client': 'cli' } });
       expect(login.status).toBe(200);
       expect(login.json.data.user.mustChangePassword).toBe(true);
       const token = login.json.data.token as string;
       const newPassword = 'Brand-new-Pass-9';
-      const newWire = encryptForServer(key, newPassword);
-      const oldWire = encryptForServer(key, generated!);
+      const newWire = await encryptForServer(key, newPassword);
+      const oldWire = await encryptForServer(key, generated!);
       const change = await call('/hcs/controller/Users/userPassword', {
         method: 'POST',
         headers: { token, 'content-type': 'application/json' },

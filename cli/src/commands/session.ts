@@ -1,19 +1,12 @@
 // drive login / logout / whoami. The password is RSA-OAEP-SHA256 encrypted with the server's public key
 // (platformInfo) before it leaves the machine, and only ever read from HCS_PASSWORD or a hidden prompt:
 // a --password flag would show in `ps` to every local user.
-import { constants, publicEncrypt } from 'node:crypto';
 import type { Command } from 'commander';
-import { createHcsClient, unwrap } from '@hcs/openapi/client';
+import { createHcsClient, encryptPassword, unwrap } from '@hcs/openapi/client';
 import { removeAuth, writeAuth } from '../auth-file.ts';
 import { toCliError } from '../api.ts';
 import { action, type Io } from '../command-context.ts';
 import { CliError, EXIT, usageError } from '../exit-codes.ts';
-
-/** The spec's password wire format: RSA-OAEP/SHA-256, Base64 with / -> _x, + -> _j, = -> _d. */
-export function encryptPassword(publicKeyPem: string, password: string): string {
-  const ct = publicEncrypt({ key: publicKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' }, Buffer.from(password, 'utf8'));
-  return ct.toString('base64').replace(/\//g, '_x').replace(/\+/g, '_j').replace(/=/g, '_d');
-}
 
 /** Reads a line from the terminal without echoing it. */
 export async function promptHidden(question: string, input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Promise<string> {
@@ -74,7 +67,7 @@ export function registerSession(program: Command, io: Io): void {
           if (!info.data) throw new CliError(EXIT.REFUSED, 'the server sent no platform info', 'BAD_RESPONSE');
           const res = unwrap(
             await client.GET('/hcs/services/System/Token', {
-              params: { query: { username: userName, password: encryptPassword(info.data.publicKey, password), platformId: info.data.platformId } },
+              params: { query: { username: userName, password: await encryptPassword(info.data.publicKey, password), platformId: info.data.platformId } },
               // Asks for a token session (sent back in the `token` header) instead of a browser cookie.
               headers: { 'X-HCS-Client': 'cli' },
             }),

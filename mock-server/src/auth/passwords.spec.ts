@@ -9,11 +9,9 @@ import {
   passwordStrength,
   assertPasswordPolicy,
   generatePassword,
-  toWire,
-  fromWire,
-  encryptPassword,
   loadPasswordKeys,
 } from './passwords.ts';
+import { encryptPassword, toWireBase64 as toWire, fromWireBase64 as fromWire } from '@hcs/openapi/client';
 import type { AppError } from '../http/errors.ts';
 
 describe('password hashing', () => {
@@ -102,9 +100,9 @@ describe('password transport (RSA-OAEP-256 with _x/_j/_d)', () => {
     expect(a.publicKeyPem).toContain('BEGIN PUBLIC KEY');
   });
 
-  it('decrypts what encryptPassword produces, with non-ASCII text', () => {
+  it('decrypts what encryptPassword produces, with non-ASCII text', async () => {
     const k = loadPasswordKeys(dir);
-    const wire = encryptPassword(k.publicKeyPem, 'Pässwörd-密码-1');
+    const wire = await encryptPassword(k.publicKeyPem, 'Pässwörd-密码-1');
     expect(wire).not.toMatch(/[+/=]/);
     expect(k.decryptPassword(wire)).toBe('Pässwörd-密码-1');
   });
@@ -117,9 +115,9 @@ describe('password transport (RSA-OAEP-256 with _x/_j/_d)', () => {
     expect(k.decryptPassword(toWire(Buffer.from(ct).toString('base64')))).toBe('From-the-browser-7');
   });
 
-  it('refuses plaintext, garbage and tampered ciphertext with BAD_REQUEST naming the field', () => {
+  it('refuses plaintext, garbage and tampered ciphertext with BAD_REQUEST naming the field', async () => {
     const k = loadPasswordKeys(dir);
-    const wire = encryptPassword(k.publicKeyPem, 'Secret-pass-1');
+    const wire = await encryptPassword(k.publicKeyPem, 'Secret-pass-1');
     const tampered = (wire[10] === 'A' ? 'B' : 'A') + wire.slice(1, 10) + (wire[10] === 'A' ? 'B' : 'A') + wire.slice(11);
     for (const bad of ['Secret-pass-1', '', '!!!', Buffer.alloc(256).toString('base64'), tampered]) {
       try {

@@ -9,13 +9,13 @@ import {
   createPrivateKey,
   createPublicKey,
   privateDecrypt,
-  publicEncrypt,
   constants,
   type KeyObject,
   type ScryptOptions,
 } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, chmodSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
+import { fromWireBase64 } from '@hcs/openapi/client';
 import { AppError } from '../http/errors.ts';
 
 // ---------------------------------------------------------------------------------------------------------
@@ -149,26 +149,8 @@ export function generatePassword(length = 20): string {
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// Transport encryption: RSA-OAEP (SHA-256), Base64 with the spec's `_x/_j/_d` replacements
-
-/** Base64 -> the spec's wire form: `/` -> `_x`, `+` -> `_j`, `=` -> `_d`. */
-export function toWire(base64: string): string {
-  return base64.replace(/\//g, '_x').replace(/\+/g, '_j').replace(/=/g, '_d');
-}
-
-/** The reverse; also tolerates a value that arrived with its plain Base64 characters intact. */
-export function fromWire(wire: string): string {
-  return wire.replace(/_x/g, '/').replace(/_j/g, '+').replace(/_d/g, '=');
-}
-
-/** What a client does before sending a password (CLI, tests); Web Crypto RSA-OAEP/SHA-256 gives the same format. */
-export function encryptPassword(publicKeyPem: string, plaintext: string): string {
-  const ct = publicEncrypt(
-    { key: publicKeyPem, padding: constants.RSA_PKCS1_OAEP_PADDING, oaepHash: 'sha256' },
-    Buffer.from(plaintext, 'utf8'),
-  );
-  return toWire(ct.toString('base64'));
-}
+// Transport encryption: RSA-OAEP (SHA-256), Base64 with the spec's `_x/_j/_d` replacements. Clients encrypt with
+// encryptPassword from @hcs/openapi/client (Web Crypto); the wire Base64 helpers live there too.
 
 export interface PasswordKeys {
   /** SPKI PEM handed out by platformInfo. */
@@ -202,7 +184,7 @@ export function loadPasswordKeys(dataDir: string): PasswordKeys {
         new AppError('BAD_REQUEST', `${field} must be encrypted with the public key from services/System/platformInfo (RSA-OAEP-256)`, {
           fields: [{ field, message: 'notEncrypted' }],
         });
-      const b64 = fromWire(wire.trim());
+      const b64 = fromWireBase64(wire.trim());
       if (!/^[A-Za-z0-9+/]+={0,2}$/.test(b64)) throw bad();
       const ct = Buffer.from(b64, 'base64');
       if (ct.length !== 256) throw bad();
