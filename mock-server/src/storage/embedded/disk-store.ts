@@ -43,6 +43,8 @@ export interface ObjectMeta {
   data: string;
   /** Present for a completed multipart object: its content is these files of the directory, in order. */
   segments?: Array<{ file: string; size: number }>;
+  /** SHA-256 hex of the content, when the store computed it from the stored parts (never from a client). */
+  sha256?: string;
 }
 
 /** Names of the files holding an object's content, in order. */

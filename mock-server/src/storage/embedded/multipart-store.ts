@@ -4,7 +4,8 @@
 // A part becomes visible only by renaming a complete, fsynced temp file into place, so ListParts
 // never reports a half-written part. Completing hard-links the chosen parts into the object's
 // directory as its segments and commits metadata listing them (DiskStore.commitSegments).
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, type Hash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DiskStore, NewObject, ObjectMeta } from './disk-store.ts';
@@ -48,6 +49,24 @@ interface UploadState {
   parts: Promise<Map<number, PartInfo>> | undefined;
   /** Part commits share it; Complete and Abort take it exclusively. */
   lock: SharedExclusiveLock;
+  /** SHA-256 of parts 1..n in order, computed from their files while the upload goes on. */
+  sha?: RunningHash;
+}
+
+/**
+ * The server hashes every uploaded file itself before filing it; reading a finished multipart object again
+ * for that doubled the disk reads of an upload. Instead the parts are hashed from their files as soon as they
+ * are contiguous from part 1, in otherwise idle time, and Complete records the digest with the object when the
+ * chosen parts are exactly the files hashed. Anything else (a replaced part, a gap, a restart, a read error)
+ * just leaves the digest out and the reader computes it from the stored object as before.
+ */
+interface RunningHash {
+  hash: Hash;
+  /** Part files hashed so far, in part-number order from 1. */
+  files: string[];
+  running: Promise<void> | undefined;
+  again: boolean;
+  failed: boolean;
 }
 
 export class MultipartStore {
@@ -126,6 +145,45 @@ export class MultipartStore {
       if (previous && previous.file !== part.file) await rm(join(dir, previous.file), { force: true });
       await fsyncDir(dir);
     }));
+    this.hashAhead(state);
+  }
+
+  private hashAhead(state: UploadState): void {
+    const sha = (state.sha ??= { hash: createHash('sha256'), files: [], running: undefined, again: false, failed: false });
+    if (sha.failed) return;
+    if (sha.running) {
+      sha.again = true;
+      return;
+    }
+    sha.running = (async () => {
+      do {
+        sha.again = false;
+        const parts = await this.partIndex(state);
+        for (let next = parts.get(sha.files.length + 1); next; next = parts.get(sha.files.length + 1)) {
+          if (this.uploads.get(state.record.uploadId) !== state) return;
+          for await (const chunk of createReadStream(join(this.dir, state.record.uploadId, next.file), { highWaterMark: 4 << 20 })) {
+            sha.hash.update(chunk as Buffer);
+          }
+          sha.files.push(next.file);
+        }
+      } while (sha.again);
+    })()
+      .catch(() => {
+        sha.failed = true;
+      })
+      .finally(() => {
+        sha.running = undefined;
+      });
+  }
+
+  /** The running digest when `chosen` are exactly the files hashed so far (finishing any in progress). */
+  private async hashedDigest(state: UploadState, chosen: PartInfo[]): Promise<string | undefined> {
+    const sha = state.sha;
+    if (!sha) return undefined;
+    while (sha.running) await sha.running;
+    if (sha.failed || sha.files.length !== chosen.length || chosen.some((p, i) => p.file !== sha.files[i])) return undefined;
+    sha.failed = true; // a Hash digests once
+    return sha.hash.digest('hex');
   }
 
   private partIndex(state: UploadState): Promise<Map<number, PartInfo>> {
@@ -198,8 +256,9 @@ export class MultipartStore {
       const md5s = createHash('md5');
       for (const part of chosen) md5s.update(Buffer.from(part.etag, 'hex'));
       // The part files become the object's segments (hard links): no second write of the whole object.
+      const sha256 = await this.hashedDigest(state, chosen);
       const meta = await this.store.commitSegments(upload.bucket, upload.key, chosen.map((p) => ({ path: join(dir, p.file), size: p.size })), {
-        ...upload.object, size: total, etag: `${md5s.digest('hex')}-${chosen.length}`,
+        ...upload.object, size: total, etag: `${md5s.digest('hex')}-${chosen.length}`, ...(sha256 ? { sha256 } : {}),
       });
       await this.remove(upload.uploadId);
       return meta;

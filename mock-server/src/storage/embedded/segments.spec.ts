@@ -92,4 +92,39 @@ describe('segmented multipart objects', () => {
     await h.store.copyObject('seg/c.bin', 'seg/c-copy.bin');
     expect(await h.store.sha256('seg/c-copy.bin')).toBe(sha256(whole));
   });
+
+  it('records the SHA-256 it computed from the parts while they arrived, and only when it matches', async () => {
+    const whole = await multipart(h, 'seg/h.bin', [randomBytes(1500), randomBytes(1500), randomBytes(9)]);
+    await new Promise((r) => setTimeout(r, 20));
+    expect(h.control.disk!.head(BUCKET, 'seg/h.bin')?.sha256).toBe(sha256(whole));
+    expect(await h.store.sha256('seg/h.bin')).toBe(sha256(whole));
+
+    // Part 1 replaced after it was hashed, and a completion that skips a part: the recorded digest is either
+    // absent or right, never the digest of other bytes.
+    const key = 'seg/h2.bin';
+    const uploadId = await h.store.createMultipart(key);
+    const p1 = randomBytes(1200);
+    const p2 = randomBytes(1300);
+    const p3 = randomBytes(10);
+    await h.store.uploadPart(key, uploadId, 1, p1, p1.length);
+    const e2 = await h.store.uploadPart(key, uploadId, 2, p2, p2.length);
+    await new Promise((r) => setTimeout(r, 20));
+    const p1b = randomBytes(1200);
+    const e1b = await h.store.uploadPart(key, uploadId, 1, p1b, p1b.length);
+    const e3 = await h.store.uploadPart(key, uploadId, 3, p3, p3.length);
+    await h.store.completeMultipart(key, uploadId, [{ partNumber: 1, etag: e1b }, { partNumber: 2, etag: e2 }, { partNumber: 3, etag: e3 }]);
+    const expected = sha256(Buffer.concat([p1b, p2, p3]));
+    const recorded = h.control.disk!.head(BUCKET, key)?.sha256;
+    expect(recorded === undefined || recorded === expected).toBe(true);
+    expect(await h.store.sha256(key)).toBe(expected);
+
+    const gapId = await h.store.createMultipart('seg/h3.bin');
+    const g1 = await h.store.uploadPart('seg/h3.bin', gapId, 1, p1, p1.length);
+    const g3 = await h.store.uploadPart('seg/h3.bin', gapId, 3, p3, p3.length);
+    await h.store.completeMultipart('seg/h3.bin', gapId, [{ partNumber: 1, etag: g1 }, { partNumber: 3, etag: g3 }]);
+    const gapExpected = sha256(Buffer.concat([p1, p3]));
+    const gapRecorded = h.control.disk!.head(BUCKET, 'seg/h3.bin')?.sha256;
+    expect(gapRecorded === undefined || gapRecorded === gapExpected).toBe(true);
+    expect(await h.store.sha256('seg/h3.bin')).toBe(gapExpected);
+  });
 });
