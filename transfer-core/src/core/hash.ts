@@ -39,11 +39,19 @@ export async function hashSource(source: FileSource, factory: HasherFactory, opt
     }
   }
   hasher ??= await factory.create();
+  // The next chunk is read while this one is hashed (two chunks in memory), so disk and CPU overlap.
+  const readAt = (at: number) => {
+    const p = source.read(at, Math.min(chunk, source.size - at), opts.signal);
+    p.catch(() => {});
+    return p;
+  };
+  let ahead = offset < source.size ? readAt(offset) : undefined;
   try {
     while (offset < source.size) {
       opts.signal?.throwIfAborted();
       const want = Math.min(chunk, source.size - offset);
-      const bytes = await source.read(offset, want, opts.signal);
+      const bytes = await ahead!;
+      ahead = offset + want < source.size ? readAt(offset + want) : undefined;
       if (bytes.byteLength !== want) throw new FileMissingError({ cause: new Error(`short read at ${offset}: ${bytes.byteLength} of ${want}`) });
       await hasher.update(bytes);
       offset += want;
