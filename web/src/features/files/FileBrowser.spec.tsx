@@ -7,6 +7,7 @@ import { getCheckFileExistMockHandler } from '../../api/gen/upload/upload.msw.ts
 import { getDeleteInstancesMockHandler, getListInstancesMockHandler, getModifyInstanceMockHandler } from '../../api/gen/files/files.msw.ts';
 import { createQueryClient, Providers } from '../../app/providers.tsx';
 import { initI18n } from '../../app/i18n.ts';
+import { scriptedEngine } from '../transfers/fake-engine.ts';
 import { memoryPersistence } from '../transfers/queue-persistence.ts';
 import { TransferStore } from '../transfers/transfer-store.ts';
 import { FileBrowser } from './FileBrowser.tsx';
@@ -58,7 +59,7 @@ function bigFolder(extra: Instance[] = []) {
 
 async function renderBrowser() {
   await initI18n('en_US');
-  const store = new TransferStore({ engine: { upload: () => new Promise(() => {}) }, persistence: memoryPersistence() });
+  const store = new TransferStore({ engine: scriptedEngine().engine, persistence: memoryPersistence() });
   render(
     <Providers queryClient={createQueryClient()}>
       <FileBrowser libCode="NetDisk" instanceType="1" store={store} />

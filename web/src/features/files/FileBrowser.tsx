@@ -122,7 +122,7 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
       return;
     }
     void downloadItems(
-      items.map((i) => ({ instanceId: i.instanceId, instanceName: i.instanceName, classifierId: i.classifierId, fSize: i.fSize, fMd5: i.fMd5 ?? null, path })),
+      items.map((i) => ({ instanceId: i.instanceId, instanceName: i.instanceName, classifierId: i.classifierId, fSize: i.fSize, path })),
       store,
       prompts.download,
     ).catch(notifyError);

@@ -2,26 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { initI18n } from '../../app/i18n.ts';
 import { createQueryClient, Providers } from '../../app/providers.tsx';
-import type { UploadEngine, UploadEvents } from './engine.ts';
+import { failure, scriptedEngine } from './fake-engine.ts';
 import { memoryPersistence } from './queue-persistence.ts';
 import { TransferLists } from './TransferPanel.tsx';
 import { TransferStore } from './transfer-store.ts';
 
 function setup() {
-  const runs: Array<{ events: UploadEvents; resolve: () => void; reject: (e: unknown) => void; signal: AbortSignal }> = [];
-  const engine: UploadEngine = {
-    upload: (_job, events, signal) =>
-      new Promise((resolve, reject) => {
-        runs.push({ events, resolve: () => resolve({ instanceId: 'i' }), reject, signal });
-        signal.addEventListener('abort', () => reject(new DOMException('x', 'AbortError')));
-      }),
-  };
-  let now = 0;
+  const fake = scriptedEngine();
   let id = 0;
-  const store = new TransferStore({ engine, persistence: memoryPersistence(), now: () => now, newId: () => `u${++id}`, progressIntervalMs: 1 });
+  const store = new TransferStore({ engine: fake.engine, persistence: memoryPersistence(), newId: () => `u${++id}`, progressIntervalMs: 1 });
   const add = (names: string[]) =>
     store.add(names.map((name) => ({ file: new File([new Uint8Array(1000)], name), name, parentId: 'p', uploadTo: '/docs', instanceType: '1', libCode: 'NetDisk', conflict: 'keepBoth' as const })));
-  return { store, runs, add, tick: (ms: number) => (now += ms) };
+  return { store, add, ...fake };
 }
 
 async function renderPanel(store: TransferStore) {
@@ -35,7 +27,7 @@ async function renderPanel(store: TransferStore) {
 
 describe('TransferLists', () => {
   it('shows filename, size, upload-to and status; speed and time left while uploading', async () => {
-    const { store, runs, add, tick } = setup();
+    const { store, upload, add } = setup();
     add(['a.bin', 'b.bin']);
     await renderPanel(store);
     const table = screen.getByTestId('transfer-upload-table');
@@ -43,10 +35,8 @@ describe('TransferLists', () => {
     expect(within(table).getAllByText('/docs')).toHaveLength(2);
     expect(screen.getByTestId('upload-status-b.bin').getAttribute('data-status')).toBe('ready');
     await act(async () => {
-      runs[0]!.events.phase('uploading');
-      runs[0]!.events.progress(0, 1000);
-      tick(2000);
-      runs[0]!.events.progress(400, 1000);
+      upload('a.bin').phase('uploading');
+      upload('a.bin').emitProgress({ loaded: 400, total: 1000, phase: 'transferring', speed: 200, timeLeft: 3 });
       await new Promise((r) => setTimeout(r, 10));
     });
     const cell = screen.getByTestId('upload-status-a.bin');
@@ -57,38 +47,61 @@ describe('TransferLists', () => {
   });
 
   it('pause all, resume all, per-row retry and delete, and the spec error message', async () => {
-    const { store, runs, add } = setup();
+    const { store, upload, runs, add } = setup();
     add(['a.bin', 'b.bin']);
     await renderPanel(store);
     await act(async () => fireEvent.click(screen.getByTestId('transfer-pause-all')));
     expect(store.getSnapshot().uploads.map((u) => u.status)).toEqual(['pause', 'pause']);
-    expect(runs[0]!.signal.aborted).toBe(true);
+    expect(upload('a.bin').signal!.aborted).toBe(true);
     await act(async () => fireEvent.click(screen.getByTestId('transfer-resume-all')));
     expect(store.getSnapshot().uploads.map((u) => u.status)).toEqual(['checking', 'ready']);
     await act(async () => {
-      runs[1]!.reject(Object.assign(new Error('x'), { code: '304', messageKey: 'transfer.error.304' }));
+      upload('a.bin').fail(failure('304'), 'error');
       await new Promise((r) => setTimeout(r, 0));
     });
     expect(screen.getByTestId('upload-status-a.bin').textContent).toContain('[304] Failed to obtain partition information');
     await act(async () => fireEvent.click(screen.getByTestId('upload-retry-a.bin')));
-    expect(runs).toHaveLength(3);
+    expect(runs()).toBe(3);
     await act(async () => fireEvent.click(screen.getByTestId('upload-delete-b.bin')));
     expect(store.getSnapshot().uploads.map((u) => u.name)).toEqual(['a.bin']);
   });
 
   it('puts finished transfers at the top of the finished tab', async () => {
-    const { store, runs, add } = setup();
+    const { store, upload, add } = setup();
     add(['first.bin', 'second.bin']);
     await renderPanel(store);
     await act(async () => {
-      runs[0]!.resolve();
+      upload('first.bin').succeed('i1');
       await new Promise((r) => setTimeout(r, 0));
-      runs[1]!.resolve();
+      upload('second.bin').succeed('i2');
       await new Promise((r) => setTimeout(r, 0));
     });
     fireEvent.click(screen.getByText('Finished (2)'));
     const rows = within(screen.getByTestId('transfer-finished-table')).getAllByRole('row').slice(1);
     expect(rows[0]!.textContent).toContain('second.bin');
     expect(rows[1]!.textContent).toContain('first.bin');
+  });
+
+  it('lists engine downloads with progress, pause and start', async () => {
+    const { store, downloads } = setup();
+    store.addDownload({ instanceId: 'i1', name: 'big.iso', size: 1000, path: '/', handle: {} as FileSystemFileHandle });
+    await renderPanel(store);
+    await act(async () => {
+      downloads[0]!.emitProgress({ loaded: 250, total: 1000, phase: 'transferring', speed: 100, timeLeft: 7 });
+      await new Promise((r) => setTimeout(r, 10));
+    });
+    const cell = screen.getByTestId('download-status-big.iso');
+    expect(cell.getAttribute('data-status')).toBe('resume');
+    expect(cell.textContent).toContain('25%');
+    expect(cell.textContent).toContain('100.00B/s');
+    await act(async () => fireEvent.click(screen.getByTestId('download-pause-big.iso')));
+    expect(screen.getByTestId('download-status-big.iso').getAttribute('data-status')).toBe('pause');
+    await act(async () => {
+      fireEvent.click(screen.getByTestId('download-start-big.iso'));
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    expect(downloads[0]!.runs).toBe(2);
+    await act(async () => fireEvent.click(screen.getByTestId('download-delete-big.iso')));
+    expect(screen.queryByTestId('transfer-download-table')).toBeNull();
   });
 });

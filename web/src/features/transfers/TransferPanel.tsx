@@ -9,7 +9,7 @@ import { toastError, toastInfo } from '../../app/notify.ts';
 import { formatDate, formatDuration, formatSize } from '../../shared/format.ts';
 import { TRANSFER_PAGE_SIZE } from './limits.ts';
 import { useTransferSnapshot } from './runtime.ts';
-import type { FinishedItem, TransferStore, UploadItem } from './transfer-store.ts';
+import type { DownloadItem, FinishedItem, TransferStore, UploadItem } from './transfer-store.ts';
 
 export interface TransferPanelProps {
   store: TransferStore;
@@ -132,6 +132,7 @@ export function TransferLists({ store }: { store: TransferStore }) {
             key: 'upload',
             label: `${t('transfer.tab.upload')} (${snap.uploads.length})`,
             children: (
+              <>
               <Table<UploadItem>
                 rowKey="uid"
                 size="small"
@@ -143,6 +144,8 @@ export function TransferLists({ store }: { store: TransferStore }) {
                 locale={{ emptyText: t('transfer.noUploads') }}
                 data-testid="transfer-upload-table"
               />
+              {snap.downloads.length > 0 && <DownloadTable store={store} items={snap.downloads} units={units} />}
+              </>
             ),
           },
           {
@@ -221,6 +224,86 @@ function RowActions({ item, store }: { item: UploadItem; store: TransferStore })
       {item.status === 'pause' && a('transfer.action.start', () => store.resume(item.uid), 'upload-start')}
       {(item.status === 'error' || item.status === 'onTimeout') && a('transfer.action.retry', () => store.retry(item.uid), 'upload-retry')}
       {a('transfer.action.delete', () => store.remove(item.uid), 'upload-delete')}
+    </Space>
+  );
+}
+
+type Units = Parameters<typeof formatDuration>[1];
+
+/**
+ * Engine downloads (File System Access API browsers). Spec 2 defines a download tab but lists only upload and
+ * finished, so running downloads sit under the uploads: filename, size, status with speed, actions.
+ */
+function DownloadTable({ store, items, units }: { store: TransferStore; items: readonly DownloadItem[]; units: Units }) {
+  const { t } = useTranslation();
+  const columns: ColumnsType<DownloadItem> = [
+    { title: t('transfer.col.filename'), dataIndex: 'name', key: 'name', ellipsis: true, width: 200 },
+    { title: t('transfer.col.fileSize'), dataIndex: 'size', key: 'size', width: 100, render: (v: number) => formatSize(v) },
+    { title: t('transfer.col.status'), key: 'status', width: 330, render: (_: unknown, d) => <DownloadStatusCell item={d} units={units} /> },
+    { title: t('transfer.col.actions'), key: 'actions', width: 140, render: (_: unknown, d) => <DownloadActions item={d} store={store} /> },
+  ];
+  return (
+    <>
+      <Typography.Title level={5} style={{ marginTop: 16 }}>
+        {t('transfer.type.download')}
+      </Typography.Title>
+      <Table<DownloadItem>
+        rowKey="uid"
+        size="small"
+        columns={columns}
+        dataSource={items as DownloadItem[]}
+        scroll={{ x: 770 }}
+        pagination={{ pageSize: TRANSFER_PAGE_SIZE, showSizeChanger: false, hideOnSinglePage: true }}
+        data-testid="transfer-download-table"
+      />
+    </>
+  );
+}
+
+function DownloadStatusCell({ item, units }: { item: DownloadItem; units: Units }) {
+  const { t } = useTranslation();
+  const percent = item.size > 0 ? Math.min(100, Math.floor((item.loaded / item.size) * 100)) : 0;
+  // Existing labels: wait reads as waiting, refresh as the spec's request exception.
+  const label =
+    item.status === 'wait'
+      ? t('transfer.status.ready')
+      : item.status === 'pause'
+        ? t('transfer.status.pause')
+        : item.status === 'refresh' || item.status === 'error'
+          ? t(item.errorKey ?? 'transfer.error.REQUEST')
+          : t('transfer.type.download');
+  return (
+    <div data-testid={`download-status-${item.name}`} data-status={item.status}>
+      <Space size={4}>
+        <Typography.Text type={item.status === 'refresh' || item.status === 'error' ? 'danger' : undefined}>{label}</Typography.Text>
+        {item.status !== 'wait' && item.status !== 'error' && <span>{percent}%</span>}
+      </Space>
+      {item.status === 'resume' && <Progress percent={percent} size="small" showInfo={false} />}
+      {item.status === 'resume' && item.speed > 0 && (
+        <div>
+          <Typography.Text type="secondary" style={{ fontSize: 12 }}>
+            {formatSize(item.speed)}/s
+            {item.timeLeft !== undefined && ` · ${t('transfer.timeLeft', { time: formatDuration(item.timeLeft, units) })}`}
+          </Typography.Text>
+        </div>
+      )}
+    </div>
+  );
+}
+
+function DownloadActions({ item, store }: { item: DownloadItem; store: TransferStore }) {
+  const { t } = useTranslation();
+  const a = (key: string, onClick: () => void, testId: string) => (
+    <Button size="small" type="link" onClick={onClick} data-testid={`${testId}-${item.name}`}>
+      {t(key)}
+    </Button>
+  );
+  return (
+    <Space size={0}>
+      {(item.status === 'wait' || item.status === 'resume') && a('transfer.action.pause', () => store.pauseDownload(item.uid), 'download-pause')}
+      {(item.status === 'pause' || item.status === 'refresh') && a('transfer.action.start', () => store.resumeDownload(item.uid), 'download-start')}
+      {item.status === 'error' && a('transfer.action.retry', () => store.resumeDownload(item.uid), 'download-retry')}
+      {a('transfer.action.delete', () => store.removeDownload(item.uid), 'download-delete')}
     </Space>
   );
 }

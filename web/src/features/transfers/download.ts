@@ -1,19 +1,19 @@
 // Downloads from the file screens (spec 5 rules): a file over 80 GB is refused; on Windows a file of 1 GB or more
-// first offers the desktop client; a file goes to a file the user picks through the verified ranged downloader
-// where the browser has showSaveFilePicker, else to the browser's own download manager through a presigned link
-// (which resumes with Range). A folder becomes the server's streamed zip.
+// first offers the desktop client; a file goes to a file the user picks through the engine's DownloadTask (ranged,
+// 3 parts, pause/resume, SHA-256 verified; shown in the transfer panel) where the browser has the File System Access
+// API, else to the browser's own download manager through a presigned link (which resumes with Range). A folder
+// becomes the server's streamed zip.
+import { canWriteFiles } from '@hcs/transfer-core/browser';
 import { getS3DownloadUrl, getZipDownloadUrl } from '../../api/gen/download/download.ts';
+import { openTransferPanel } from '../../app/transfer-counters.ts';
 import { CLIENT_SUGGEST_BYTES, MAX_FILE_BYTES } from './limits.ts';
-import { rangedDownload } from './ranged-download.ts';
 import type { TransferStore } from './transfer-store.ts';
-import { describeFailure } from './engine.ts';
 
 export interface DownloadTarget {
   instanceId: string;
   instanceName: string;
   classifierId: 'Folder' | 'File';
   fSize: number;
-  fMd5?: string | null;
   /** Display path of its folder, for the finished list. */
   path: string;
 }
@@ -65,47 +65,19 @@ export async function downloadItems(items: readonly DownloadTarget[], store: Tra
     if (choice === 'cancel') return;
     if (choice === 'client') prompts.notice('info', 'transfer.clientUnavailable');
   }
-  const picker = (window as unknown as { showSaveFilePicker?: SavePicker }).showSaveFilePicker;
-  if (typeof picker === 'function') {
+  if (canWriteFiles()) {
     let handle: FileSystemFileHandle;
     try {
-      handle = await picker({ suggestedName: file.instanceName });
+      handle = await (window as unknown as { showSaveFilePicker: SavePicker }).showSaveFilePicker({ suggestedName: file.instanceName });
     } catch {
       return; // the user closed the save dialog
     }
-    await saveThroughEngine(file, handle, store, prompts);
+    store.addDownload({ instanceId: file.instanceId, name: file.instanceName, size: file.fSize, path: file.path, handle });
+    openTransferPanel();
     return;
   }
   const res = await getS3DownloadUrl({ instanceId: file.instanceId, fileName: encodeURIComponent(file.instanceName) });
   if (!res.data?.url) throw new Error('no download url');
   browserDownload(res.data.url);
   store.addFinished({ filename: file.instanceName, fileSize: file.fSize, filePosition: file.path, transferType: 'download', fileId: file.instanceId });
-}
-
-async function saveThroughEngine(file: DownloadTarget, handle: FileSystemFileHandle, store: TransferStore, prompts: DownloadPrompts): Promise<void> {
-  const uid = `dl-${file.instanceId}-${Date.now()}`;
-  const controller = new AbortController();
-  store.trackDownload({ uid, name: file.instanceName, size: file.fSize, loaded: 0, speed: 0, status: 'resume' });
-  const started = Date.now();
-  try {
-    const res = await getS3DownloadUrl({ instanceId: file.instanceId, action: 'download' });
-    if (!res.data?.url) throw new Error('no download url');
-    const writable = await handle.createWritable();
-    await rangedDownload({
-      url: res.data.url,
-      size: file.fSize,
-      sha256: file.fMd5,
-      writable,
-      signal: controller.signal,
-      onProgress: (loaded) => {
-        const secs = (Date.now() - started) / 1000;
-        store.trackDownload({ uid, name: file.instanceName, size: file.fSize, loaded, speed: secs > 0 ? loaded / secs : 0, status: 'resume' });
-      },
-    });
-    store.untrackDownload(uid);
-    store.addFinished({ filename: file.instanceName, fileSize: file.fSize, filePosition: file.path, transferType: 'download', fileId: file.instanceId });
-  } catch (err) {
-    store.untrackDownload(uid);
-    prompts.notice('error', describeFailure(err).key === 'transfer.error.UPLOAD_FAILED' ? 'transfer.downloadFailed' : describeFailure(err).key);
-  }
 }

@@ -1,5 +1,9 @@
-// The narrow seam between the transfer UI and the shared engine (@hcs/transfer-core/browser). The store and the
-// panel only know these types, so adopting a new engine version touches this file alone.
+// The seam between the transfer UI and the shared engine (@hcs/transfer-core). The store schedules the engine's own
+// tasks on the engine's own queues; it only needs to create them, which the browser wiring (browser-engine.ts) does
+// with the real adapters and the tests do with scripted tasks.
+import type { DownloadStatus, QueueTask, UploadStatus } from '@hcs/transfer-core';
+
+export type { DownloadStatus, UploadStatus } from '@hcs/transfer-core';
 
 export type ConflictChoice = 'newVersion' | 'keepBoth';
 
@@ -8,34 +12,36 @@ export interface UploadJob {
   file: File;
   /** Target name (plain text; the engine's control plane encodes it). */
   name: string;
+  /** The resume identity recorded when the upload was queued, so a restored File finds its resume record. */
+  identity?: string;
   parentId: string;
   instanceType: string;
   libCode: string;
   conflict: ConflictChoice;
 }
 
-/** Engine phases the UI shows (spec 4: checking = hashing and the upload-ability check). */
-export type EnginePhase = 'checking' | 'uploading' | 'merging';
-
-export interface UploadEvents {
-  phase(phase: EnginePhase): void;
-  /** Bytes confirmed by storage so far (parts already on the server count after a resume). */
-  progress(loaded: number, total: number): void;
+/** An engine UploadTask as the store sees it. */
+export interface UploadTaskLike extends QueueTask<UploadStatus> {
+  readonly result: { instanceId: string } | undefined;
 }
 
-export interface UploadResult {
+/** An engine DownloadTask as the store sees it. */
+export interface DownloadTaskLike extends QueueTask<DownloadStatus> {
+  networkLost(): void;
+}
+
+export interface DownloadJob {
+  uid: string;
   instanceId: string;
+  /** Where the bytes go: the file the user picked (File System Access API). */
+  handle: FileSystemFileHandle;
 }
 
-export interface UploadEngine {
-  /**
-   * Runs one upload to its end. Aborting `signal` (pause, delete, network loss) must leave the server-side session
-   * resumable; a later call with the same file resumes from the server's part records.
-   * Rejects with an error carrying `code` and optionally `messageKey` (transfer-core TransferError) on failure.
-   */
-  upload(job: UploadJob, events: UploadEvents, signal: AbortSignal): Promise<UploadResult>;
-  /** Ends the server-side session of a deleted upload so its quota reservation and staged parts are released. */
-  discard?(job: UploadJob): Promise<void>;
+export interface TransferEngine {
+  createUpload(job: UploadJob): UploadTaskLike;
+  createDownload(job: DownloadJob): DownloadTaskLike;
+  /** The resume identity the engine gives this file (stored with the queued upload). */
+  identityOf(file: File, name: string): string;
 }
 
 /** What the UI can say about a failure: an i18n key, or the server's own message when it gave one. */

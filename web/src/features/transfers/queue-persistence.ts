@@ -13,6 +13,8 @@ export interface PersistedUpload {
   libCode: string;
   conflict: 'newVersion' | 'keepBoth';
   addedAt: number;
+  /** The engine's resume identity of the file (absent in records written before it was kept). */
+  identity?: string;
 }
 
 export interface QueuePersistence {

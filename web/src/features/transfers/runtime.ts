@@ -5,16 +5,16 @@ import i18n from 'i18next';
 import { setTransferCounts } from '../../app/transfer-counters.ts';
 import { onSignOut } from '../../app/session.ts';
 import { toastError, toastInfo, toastSuccess } from '../../app/notify.ts';
-import type { UploadEngine } from './engine.ts';
-import { createBrowserUploadEngine } from './browser-engine.ts';
+import type { TransferEngine } from './engine.ts';
+import { createBrowserEngine } from './browser-engine.ts';
 import { indexedDbPersistence } from './queue-persistence.ts';
 import { TransferStore, type Notice, type TransferSnapshot } from './transfer-store.ts';
 
 let current: { owner: string; store: TransferStore } | undefined;
-let engineFactory: (owner: string) => UploadEngine = createBrowserUploadEngine;
+let engineFactory: (owner: string) => TransferEngine = createBrowserEngine;
 
 /** Replaces the engine for stores created afterwards (tests, or a plugin/desktop-client transport later). */
-export function registerUploadEngine(factory: (owner: string) => UploadEngine): void {
+export function registerTransferEngine(factory: (owner: string) => TransferEngine): void {
   engineFactory = factory;
 }
 

@@ -1,47 +1,34 @@
-import { describe, expect, it, vi } from 'vitest';
-import type { UploadEngine, UploadEvents, UploadJob } from './engine.ts';
+import { describe, expect, it } from 'vitest';
+import { failure, scriptedEngine } from './fake-engine.ts';
 import { memoryPersistence } from './queue-persistence.ts';
 import { TransferStore, type Notice } from './transfer-store.ts';
 
-/** An engine whose uploads finish only when the test says so, recording every call and abort. */
-function controllableEngine() {
-  const runs: Array<{ job: UploadJob; events: UploadEvents; signal: AbortSignal; resolve: (id: string) => void; reject: (e: unknown) => void }> = [];
-  const engine: UploadEngine = {
-    upload: (job, events, signal) =>
-      new Promise((resolve, reject) => {
-        runs.push({ job, events, signal, resolve: (id) => resolve({ instanceId: id }), reject });
-        signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')));
-      }),
-    discard: vi.fn(async () => {}),
-  };
-  return { engine, runs };
-}
-
 const file = (name: string, size = 10, lastModified = 1) => new File([new Uint8Array(size)], name, { lastModified });
 const flush = () => new Promise((r) => setTimeout(r, 0));
+const handle = {} as FileSystemFileHandle;
 
-function setup() {
-  const { engine, runs } = controllableEngine();
-  const persistence = memoryPersistence();
+function setup(persistence = memoryPersistence()) {
+  const fake = scriptedEngine();
   const notices: Notice[] = [];
   let n = 0;
-  const store = new TransferStore({ engine, persistence, notify: (x) => notices.push(x), newId: () => `u${++n}`, progressIntervalMs: 1 });
+  const store = new TransferStore({ engine: fake.engine, persistence, notify: (x) => notices.push(x), newId: () => `u${++n}`, progressIntervalMs: 1 });
   const add = (...names: string[]) =>
     store.add(names.map((name) => ({ file: file(name), name, parentId: 'p', uploadTo: '/docs', instanceType: '1', libCode: 'NetDisk', conflict: 'keepBoth' as const })));
-  return { store, runs, persistence, notices, add, engine };
+  const statuses = () => store.getSnapshot().uploads.map((u) => u.status);
+  return { store, persistence, notices, add, statuses, ...fake };
 }
 
-describe('TransferStore', () => {
+describe('TransferStore uploads on the engine queue', () => {
   it('runs one upload at a time and moves finished ones to the top of the finished list', async () => {
-    const { store, runs, add } = setup();
+    const { store, upload, runs, add, statuses } = setup();
     add('a', 'b');
-    expect(runs).toHaveLength(1);
-    expect(store.getSnapshot().uploads.map((u) => u.status)).toEqual(['checking', 'ready']);
-    runs[0]!.events.phase('uploading');
-    runs[0]!.resolve('id-a');
+    expect(runs()).toBe(1);
+    expect(statuses()).toEqual(['checking', 'ready']);
+    upload('a').phase('uploading');
+    upload('a').succeed('id-a');
     await flush();
-    expect(runs).toHaveLength(2);
-    runs[1]!.resolve('id-b');
+    expect(runs()).toBe(2);
+    upload('b').succeed('id-b');
     await flush();
     const snap = store.getSnapshot();
     expect(snap.uploads).toHaveLength(0);
@@ -49,104 +36,215 @@ describe('TransferStore', () => {
     expect(snap.finished[0]).toMatchObject({ transferType: 'upload', fileId: 'id-b', filePosition: '/docs' });
   });
 
-  it('pauses by aborting the engine and resumes through ready', async () => {
-    const { store, runs, add } = setup();
+  it('hands the engine the target and the resume identity recorded at queue time', async () => {
+    const { upload, add, persistence } = setup();
     add('a');
-    store.pause('u1');
-    expect(runs[0]!.signal.aborted).toBe(true);
+    expect(upload('a').job).toMatchObject({ name: 'a', parentId: 'p', instanceType: '1', libCode: 'NetDisk', conflict: 'keepBoth', identity: 'a:10:1' });
     await flush();
-    expect(store.getSnapshot().uploads[0]!.status).toBe('pause');
-    store.resume('u1');
-    expect(runs).toHaveLength(2);
-    expect(store.getSnapshot().uploads[0]!.status).toBe('checking');
+    expect((await persistence.load())[0]!.meta.identity).toBe('a:10:1');
   });
 
-  it('only warns when a ready item is started by hand', () => {
-    const { store, notices, add } = setup();
+  it('pauses by pausing the engine task and resumes through ready', async () => {
+    const { store, upload, runs, add, statuses } = setup();
+    add('a');
+    store.pause('u1');
+    expect(upload('a').signal!.aborted).toBe(true);
+    await flush();
+    expect(statuses()).toEqual(['pause']);
+    store.resume('u1');
+    await flush();
+    expect(runs()).toBe(2);
+    expect(statuses()).toEqual(['checking']);
+  });
+
+  it('holds a waiting row on pause (the engine cannot pause from ready) and releases it on resume', async () => {
+    const { store, upload, runs, add, statuses } = setup();
+    add('a', 'b');
+    store.pause('u2');
+    expect(statuses()).toEqual(['checking', 'pause']);
+    upload('a').succeed('x');
+    await flush();
+    expect(runs()).toBe(1);
+    store.resume('u2');
+    await flush();
+    expect(runs()).toBe(2);
+  });
+
+  it('only warns when a waiting item is started by hand', () => {
+    const { store, notices, add, statuses } = setup();
     add('a', 'b');
     store.start('u2');
     expect(notices.at(-1)).toEqual({ level: 'warning', key: 'transfer.isUploading' });
-    expect(store.getSnapshot().uploads[1]!.status).toBe('ready');
+    expect(statuses()[1]).toBe('ready');
   });
 
   it('shows spec error codes and retries only from error', async () => {
-    const { store, runs, add } = setup();
+    const { store, upload, runs, add } = setup();
     add('a');
-    runs[0]!.reject(Object.assign(new Error('[002] space not enough'), { code: '002', messageKey: 'transfer.error.002' }));
+    upload('a').fail(failure('002'), 'error');
     await flush();
     expect(store.getSnapshot().uploads[0]).toMatchObject({ status: 'error', errorKey: 'transfer.error.002' });
     store.resume('u1');
-    expect(runs).toHaveLength(1);
+    await flush();
+    expect(runs()).toBe(1);
     store.retry('u1');
-    expect(runs).toHaveLength(2);
+    await flush();
+    expect(runs()).toBe(2);
+    expect(store.getSnapshot().uploads[0]!.errorKey).toBeUndefined();
   });
 
   it('maps server envelope errors without a spec code to the generic upload failure with the server text', async () => {
-    const { store, runs, add } = setup();
+    const { store, upload, add } = setup();
     add('a');
-    runs[0]!.reject(Object.assign(new Error('quota policy says no'), { code: 'FORBIDDEN', ret: 1 }));
+    upload('a').fail(Object.assign(new Error('quota policy says no'), { code: 'FORBIDDEN', ret: 1 }) as never, 'error');
     await flush();
     expect(store.getSnapshot().uploads[0]).toMatchObject({ errorKey: 'transfer.error.UPLOAD_FAILED', errorText: 'quota policy says no' });
   });
 
   it('pauses everything on network loss and resumes exactly those items when it returns', async () => {
-    const { store, runs, add, notices } = setup();
+    const { store, runs, add, notices, statuses } = setup();
     add('a', 'b', 'c');
     store.pause('u3');
     store.setOnline(false);
     await flush();
-    expect(store.getSnapshot().uploads.map((u) => u.status)).toEqual(['pause', 'pause', 'pause']);
+    expect(statuses()).toEqual(['pause', 'pause', 'pause']);
     expect(notices.at(-1)?.key).toBe('transfer.networkDisconnected');
+    store.resume('u1');
+    expect(notices.at(-1)?.key).toBe('transfer.networkFault');
     store.setOnline(true);
-    expect(notices.at(-1)).toEqual({ level: 'success', key: 'transfer.networkConnected' });
-    expect(store.getSnapshot().uploads.map((u) => u.status)).toEqual(['checking', 'ready', 'pause']);
-    expect(runs).toHaveLength(2);
+    await flush();
+    expect(notices.some((n) => n.key === 'transfer.networkConnected' && n.level === 'success')).toBe(true);
+    expect(statuses()).toEqual(['checking', 'ready', 'pause']);
+    expect(runs()).toBe(2);
   });
 
-  it('computes speed and time left from progress', async () => {
-    let now = 0;
-    const { engine, runs } = controllableEngine();
-    const store = new TransferStore({ engine, persistence: memoryPersistence(), now: () => now, newId: () => 'x', progressIntervalMs: 1 });
-    store.add([{ file: file('a', 1000), name: 'a', parentId: 'p', uploadTo: '/', instanceType: '1', libCode: 'NetDisk', conflict: 'keepBoth' }]);
-    runs[0]!.events.progress(0, 1000);
-    now = 2000;
-    runs[0]!.events.progress(400, 1000);
+  it('shows the engine speed and time left, and no upload progress while hashing', async () => {
+    const { store, upload, add } = setup();
+    add('a');
+    upload('a').emitProgress({ loaded: 6, total: 10, phase: 'hashing', speed: 100 });
     await new Promise((r) => setTimeout(r, 5));
-    expect(store.getSnapshot().uploads[0]).toMatchObject({ loaded: 400, speed: 200, timeLeft: 3 });
+    expect(store.getSnapshot().uploads[0]).toMatchObject({ loaded: 0, speed: 0 });
+    upload('a').phase('uploading');
+    upload('a').emitProgress({ loaded: 4, total: 10, phase: 'transferring', speed: 2, timeLeft: 3 });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(store.getSnapshot().uploads[0]).toMatchObject({ loaded: 4, speed: 2, timeLeft: 3 });
   });
 
   it('brings unfinished uploads back paused after a refresh and matches re-picked files by name, size and date', async () => {
     const { persistence, add, store: first } = setup();
-    add('a');
+    add('a', 'b');
     await flush();
     first.pause('u1');
     const rows = await persistence.load();
-    // Simulate a browser that could not keep the File.
+    // Simulate a browser that could not keep the File of "a".
     await persistence.save(rows[0]!.meta, undefined);
 
-    const { engine, runs } = controllableEngine();
-    const notices: Notice[] = [];
-    const store = new TransferStore({ engine, persistence, notify: (x) => notices.push(x) });
-    await store.restore();
-    expect(store.getSnapshot().uploads[0]).toMatchObject({ uid: 'u1', status: 'pause', needsFile: true });
-    store.resume('u1');
-    expect(runs).toHaveLength(0);
-    expect(notices.at(-1)?.key).toBe('transfer.repickFile');
-    expect(store.attachFiles([file('a', 11)])).toBe(0);
-    expect(store.attachFiles([file('a', 10, 1)])).toBe(1);
-    store.resume('u1');
-    expect(runs).toHaveLength(1);
-    expect(runs[0]!.job.name).toBe('a');
+    const again = setup(persistence);
+    await again.store.restore();
+    expect(again.store.getSnapshot().uploads).toMatchObject([
+      { uid: 'u1', status: 'pause', needsFile: true },
+      { uid: 'u2', status: 'pause', needsFile: false },
+    ]);
+    await flush();
+    expect(again.runs()).toBe(0);
+    again.store.resume('u1');
+    expect(again.notices.at(-1)?.key).toBe('transfer.repickFile');
+    expect(again.store.attachFiles([file('a', 11)])).toBe(0);
+    expect(again.store.attachFiles([file('a', 10, 1)])).toBe(1);
+    expect(again.store.getSnapshot().uploads[0]).toMatchObject({ status: 'pause', needsFile: false });
+    again.store.resume('u1');
+    await flush();
+    expect(again.runs()).toBe(1);
+    expect(again.upload('a').job).toMatchObject({ name: 'a', identity: 'a:10:1' });
   });
 
-  it('delete stops the upload, forgets it and tells the engine to release the session', async () => {
-    const { store, runs, add, persistence, engine } = setup();
+  it('delete stops the upload, ends its engine session and starts the next', async () => {
+    const { store, upload, runs, add, persistence } = setup();
     add('a', 'b');
     store.remove('u1');
-    expect(runs[0]!.signal.aborted).toBe(true);
-    expect(engine.discard).toHaveBeenCalledOnce();
+    expect(upload('a').signal!.aborted).toBe(true);
+    expect(upload('a').deleted).toBe(1);
     await flush();
     expect((await persistence.load()).map((r) => r.meta.uid)).toEqual(['u2']);
-    expect(runs).toHaveLength(2);
+    expect(runs()).toBe(2);
+    expect(store.counts()).toEqual({ uploads: 1, downloads: 0 });
+  });
+
+  it('pause all holds waiting rows and pauses the running one; resume all continues them in order', async () => {
+    const { store, runs, add, statuses } = setup();
+    add('a', 'b');
+    store.pauseAll();
+    await flush();
+    expect(statuses()).toEqual(['pause', 'pause']);
+    expect(runs()).toBe(1);
+    store.resumeAll();
+    await flush();
+    expect(statuses()).toEqual(['checking', 'ready']);
+  });
+});
+
+describe('TransferStore downloads on the engine queue', () => {
+  const dl = (store: TransferStore, name: string) => store.addDownload({ instanceId: `i-${name}`, name, size: 100, path: '/docs', handle });
+
+  it('runs a download task into the picked file, counts it, and lists it as finished', async () => {
+    const { store, downloads } = setup();
+    const uid = dl(store, 'a.bin');
+    expect(downloads[0]!.job).toEqual({ uid, instanceId: 'i-a.bin', handle });
+    expect(store.getSnapshot().downloads[0]).toMatchObject({ status: 'resume', name: 'a.bin' });
+    expect(store.counts().downloads).toBe(1);
+    downloads[0]!.emitProgress({ loaded: 40, total: 100, phase: 'transferring', speed: 20, timeLeft: 3 });
+    await new Promise((r) => setTimeout(r, 5));
+    expect(store.getSnapshot().downloads[0]).toMatchObject({ loaded: 40, speed: 20, timeLeft: 3 });
+    downloads[0]!.succeed();
+    await flush();
+    expect(store.getSnapshot().downloads).toHaveLength(0);
+    expect(store.getSnapshot().finished[0]).toMatchObject({ filename: 'a.bin', transferType: 'download', fileId: 'i-a.bin', filePosition: '/docs' });
+  });
+
+  it('pauses and resumes; a network loss turns it to refresh (request exception) until the user resumes', async () => {
+    const { store, downloads } = setup();
+    const uid = dl(store, 'a.bin');
+    const task = downloads[0]!;
+    store.pauseDownload(uid);
+    expect(store.getSnapshot().downloads[0]!.status).toBe('pause');
+    store.resumeDownload(uid);
+    await flush();
+    expect(task.runs).toBe(2);
+    store.setOnline(false);
+    expect(store.getSnapshot().downloads[0]).toMatchObject({ status: 'refresh', errorKey: 'transfer.error.REQUEST' });
+    store.setOnline(true);
+    await flush();
+    expect(store.getSnapshot().downloads[0]!.status).toBe('refresh');
+    store.resumeDownload(uid);
+    await flush();
+    expect(task.runs).toBe(3);
+  });
+
+  it('reports a verification failure and starts over on retry; delete removes the partial file', async () => {
+    const { store, downloads, notices } = setup();
+    const uid = dl(store, 'a.bin');
+    downloads[0]!.fail(failure('202'), 'error');
+    expect(notices.at(-1)).toEqual({ level: 'error', key: 'transfer.error.202' });
+    expect(store.getSnapshot().downloads[0]).toMatchObject({ status: 'error', errorKey: 'transfer.error.202' });
+    store.resumeDownload(uid);
+    await flush();
+    expect(downloads[0]!.runs).toBe(2);
+    store.removeDownload(uid);
+    await flush();
+    expect(downloads[0]!.deleted).toBe(1);
+    expect(store.counts().downloads).toBe(0);
+  });
+
+  it('sign-out reset pauses uploads (sessions stay resumable) and removes partial downloads', async () => {
+    const { store, upload, downloads, add, runs } = setup();
+    add('a', 'b');
+    dl(store, 'c.bin');
+    await store.reset();
+    expect(upload('a').status).toBe('pause');
+    expect(upload('a').deleted).toBe(0);
+    expect(downloads[0]!.deleted).toBe(1);
+    await flush();
+    expect(runs()).toBe(1);
+    expect(store.getSnapshot()).toMatchObject({ uploads: [], downloads: [] });
   });
 });

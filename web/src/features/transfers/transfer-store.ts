@@ -1,10 +1,13 @@
-// The transfer queue behind the panel (spec 4): one upload active at a time, pause/resume/retry/delete per item and
-// for all, network loss pauses and remembers, a refresh brings unfinished uploads back paused. Framework-free so it is
-// testable without React; the panel reads it through useSyncExternalStore.
-import { describeFailure, type ConflictChoice, type EnginePhase, type UploadEngine, type UploadJob } from './engine.ts';
+// The transfer lists behind the panel (spec 4). Scheduling is the engine's: uploads run on its upload queue one file
+// at a time (spec 9), downloads on its download queue; each task is an engine UploadTask/DownloadTask. This store
+// adds what only the web has: the persisted queue that brings unfinished uploads back paused after a reload, the
+// finished list, the notices, and a snapshot for React. Framework-free so it is testable without React.
+import { DOWNLOAD_QUEUE_STATES, TransferQueue, UPLOAD_QUEUE_STATES, type Progress, type TransferError } from '@hcs/transfer-core';
+import { describeFailure, type ConflictChoice, type DownloadStatus, type DownloadTaskLike, type TransferEngine, type UploadStatus } from './engine.ts';
 import { fileIdentity, type PersistedUpload, type QueuePersistence } from './queue-persistence.ts';
+import { QueuedUpload } from './queued-upload.ts';
 
-export type UploadStatus = 'ready' | 'checking' | 'uploading' | 'pause' | 'merging' | 'success' | 'error' | 'deleted' | 'onTimeout';
+export type { DownloadStatus, UploadStatus } from './engine.ts';
 
 export interface UploadItem extends PersistedUpload {
   status: UploadStatus;
@@ -19,14 +22,16 @@ export interface UploadItem extends PersistedUpload {
   needsFile: boolean;
 }
 
-export type DownloadStatus = 'wait' | 'resume' | 'pause' | 'refresh';
-
 export interface DownloadItem {
   uid: string;
+  instanceId: string;
   name: string;
   size: number;
+  /** Display path of its folder, for the finished list. */
+  path: string;
   loaded: number;
   speed: number;
+  timeLeft: number | undefined;
   status: DownloadStatus;
   errorKey?: string;
 }
@@ -64,8 +69,16 @@ export interface NewUpload {
   conflict: ConflictChoice;
 }
 
+export interface NewDownload {
+  instanceId: string;
+  name: string;
+  size: number;
+  path: string;
+  handle: FileSystemFileHandle;
+}
+
 export interface TransferStoreDeps {
-  engine: UploadEngine;
+  engine: TransferEngine;
   persistence: QueuePersistence;
   notify?: (n: Notice) => void;
   now?: () => number;
@@ -74,20 +87,42 @@ export interface TransferStoreDeps {
   newId?: () => string;
 }
 
-const ACTIVE: ReadonlySet<UploadStatus> = new Set(['checking', 'uploading', 'merging']);
+interface UploadRow {
+  meta: PersistedUpload;
+  file: File | undefined;
+  upload: QueuedUpload;
+  progress: Progress | undefined;
+  errorKey?: string;
+  errorText?: string;
+}
+
+interface DownloadRow {
+  item: Omit<DownloadItem, 'status' | 'loaded' | 'speed' | 'timeLeft'>;
+  task: DownloadTaskLike;
+  progress: Progress | undefined;
+  errorKey?: string;
+}
+
+type UploadQueue = TransferQueue<UploadStatus, QueuedUpload>;
+type DownloadQueue = TransferQueue<DownloadStatus, DownloadTaskLike>;
+
 const MAX_FINISHED = 1000;
+// Each transfer keeps 3 storage requests in flight (spec 9) and Chromium allows 6 HTTP/1.1 connections per host:
+// one upload plus one download fill them, so more parallel downloads would only queue behind each other and
+// starve the API calls that sign every part.
+const DOWNLOAD_CONCURRENCY = 1;
 
 export class TransferStore {
   readonly #deps: Required<Omit<TransferStoreDeps, 'notify'>> & { notify: (n: Notice) => void };
-  #uploads: UploadItem[] = [];
-  #downloads: DownloadItem[] = [];
+  #uploadQueue!: UploadQueue;
+  #downloadQueue!: DownloadQueue;
+  #unwire: Array<() => void> = [];
+  readonly #uploads = new Map<string, UploadRow>();
+  readonly #downloads = new Map<string, DownloadRow>();
   #finished: FinishedItem[] = [];
   #online = true;
-  readonly #files = new Map<string, File>();
-  readonly #controllers = new Map<string, AbortController>();
-  /** Items paused by a network loss, resumed when it returns (spec 4). */
-  readonly #pausedByNetwork = new Set<string>();
-  readonly #samples = new Map<string, Array<{ t: number; loaded: number }>>();
+  /** Waiting rows held by a network loss (running ones the engine's queue remembers itself). */
+  readonly #heldByNetwork = new Set<string>();
   readonly #listeners = new Set<() => void>();
   #snapshot: TransferSnapshot;
   #repaintTimer: ReturnType<typeof setTimeout> | undefined;
@@ -100,6 +135,7 @@ export class TransferStore {
       newId: () => crypto.randomUUID(),
       ...deps,
     };
+    this.#createQueues();
     this.#snapshot = this.#makeSnapshot();
   }
 
@@ -112,16 +148,16 @@ export class TransferStore {
 
   /** Upload and download counts for the header (spec 2: transfer list with counters). */
   counts(): { uploads: number; downloads: number } {
-    return { uploads: this.#uploads.length, downloads: this.#downloads.length };
+    return { uploads: this.#uploads.size, downloads: this.#downloads.size };
   }
 
   /** Brings back the queue of the previous page load, every item paused (spec 4). */
   async restore(): Promise<void> {
     const rows = await this.#deps.persistence.load();
     for (const { meta, file } of rows.sort((a, b) => a.meta.addedAt - b.meta.addedAt)) {
-      if (this.#uploads.some((u) => u.uid === meta.uid)) continue;
-      if (file) this.#files.set(meta.uid, file);
-      this.#uploads.push({ ...meta, status: 'pause', loaded: 0, speed: 0, timeLeft: undefined, needsFile: !file });
+      if (this.#uploads.has(meta.uid)) continue;
+      const task = file ? this.#deps.engine.createUpload(this.#job(meta, file)) : undefined;
+      this.#addRow(meta, file, new QueuedUpload(meta.uid, task, true));
     }
     this.#emit();
   }
@@ -140,14 +176,15 @@ export class TransferStore {
         libCode: e.libCode,
         conflict: e.conflict,
         addedAt: this.#deps.now(),
+        identity: this.#deps.engine.identityOf(e.file, e.name),
       };
-      this.#files.set(uid, e.file);
-      this.#uploads.push({ ...meta, status: this.#online ? 'ready' : 'pause', loaded: 0, speed: 0, timeLeft: undefined, needsFile: false });
-      if (!this.#online) this.#pausedByNetwork.add(uid);
+      // Offline, a new row waits paused like the others and starts when the network returns.
+      const upload = new QueuedUpload(uid, this.#deps.engine.createUpload(this.#job(meta, e.file)), !this.#online);
+      if (!this.#online) this.#heldByNetwork.add(uid);
+      this.#addRow(meta, e.file, upload);
       void this.#deps.persistence.save(meta, e.file).catch(() => {});
     }
     this.#emit();
-    this.#pump();
   }
 
   /** Re-attaches a file the user picked again after a refresh; matched by name + size + lastModified. */
@@ -155,88 +192,74 @@ export class TransferStore {
     let matched = 0;
     for (const f of files) {
       const id = fileIdentity(f);
-      const item = this.#uploads.find((u) => u.needsFile && fileIdentity(u) === id);
-      if (!item) continue;
-      this.#files.set(item.uid, f);
-      this.#patch(item.uid, { needsFile: false });
-      void this.#deps.persistence.save(this.#meta(item), f).catch(() => {});
+      const row = [...this.#uploads.values()].find((r) => r.upload.needsFile && fileIdentity(r.meta) === id);
+      if (!row) continue;
+      row.file = f;
+      row.upload.attach(this.#deps.engine.createUpload(this.#job(row.meta, f)));
+      void this.#deps.persistence.save(row.meta, f).catch(() => {});
       matched += 1;
     }
+    if (matched > 0) this.#emit();
     return matched;
   }
 
   pause(uid: string): void {
-    const item = this.#find(uid);
-    if (!item) return;
-    if (item.status === 'ready' || item.status === 'checking' || item.status === 'uploading') {
-      this.#controllers.get(uid)?.abort();
-      this.#patch(uid, { status: 'pause', speed: 0, timeLeft: undefined });
-      this.#pump();
-    }
+    this.#uploadQueue.pause(uid);
   }
 
   resume(uid: string): void {
-    const item = this.#find(uid);
-    if (!item || item.status !== 'pause') return;
-    if (item.needsFile) {
-      this.#deps.notify({ level: 'warning', key: 'transfer.repickFile', values: { name: item.name } });
+    const row = this.#uploads.get(uid);
+    if (!row || row.upload.status !== 'pause') return;
+    if (row.upload.needsFile) {
+      this.#deps.notify({ level: 'warning', key: 'transfer.repickFile', values: { name: row.meta.name } });
       return;
     }
     if (!this.#online) {
       this.#deps.notify({ level: 'error', key: 'transfer.networkFault' });
       return;
     }
-    this.#patch(uid, { status: 'ready' });
-    this.#pump();
+    this.#heldByNetwork.delete(uid);
+    this.#uploadQueue.resume(uid);
   }
 
-  /** Spec 4: manually starting a ready item only says that it is (queued for) uploading. */
+  /** Spec 4: manually starting a waiting item only says that it is (queued for) uploading. */
   start(uid: string): void {
-    const item = this.#find(uid);
-    if (!item) return;
-    if (item.status === 'ready') this.#deps.notify({ level: 'warning', key: 'transfer.isUploading' });
-    else if (item.status === 'pause') this.resume(uid);
+    const status = this.#uploads.get(uid)?.upload.status;
+    if (status === 'ready') this.#uploadQueue.start(uid);
+    else if (status === 'pause') this.resume(uid);
   }
 
   retry(uid: string): void {
-    const item = this.#find(uid);
-    if (!item || (item.status !== 'error' && item.status !== 'onTimeout')) return;
-    this.#patch(uid, { status: 'ready', errorKey: undefined, errorText: undefined });
-    this.#pump();
+    this.#uploadQueue.retry(uid);
   }
 
   remove(uid: string): void {
-    const item = this.#find(uid);
-    if (!item) return;
-    this.#controllers.get(uid)?.abort();
-    const file = this.#files.get(uid);
-    this.#drop(uid);
-    if (file && this.#deps.engine.discard) void this.#deps.engine.discard(this.#job(item, file)).catch(() => {});
+    if (!this.#uploads.has(uid)) return;
+    this.#dropUpload(uid);
+    // The engine aborts the requests, ends the server session and forgets the resume record.
+    void this.#uploadQueue.delete(uid).catch(() => {});
     this.#emit();
-    this.#pump();
   }
 
   pauseAll(): void {
-    // Waiting items first: pausing the active one first would let the queue start the next in between.
-    for (const u of this.#uploads) if (u.status === 'ready') this.#patch(u.uid, { status: 'pause' }, false);
-    for (const u of [...this.#uploads]) this.pause(u.uid);
-    this.#emit();
+    // Waiting rows first: pausing the running one first would let the queue start the next in between.
+    const rows = [...this.#uploads.values()];
+    for (const r of rows) if (r.upload.status === 'ready') r.upload.pause();
+    for (const r of rows) r.upload.pause();
   }
 
   resumeAll(): void {
     let asked = false;
-    for (const u of this.#uploads) {
-      if (u.status !== 'pause') continue;
-      if (u.needsFile) {
+    for (const r of this.#uploads.values()) {
+      if (r.upload.status !== 'pause') continue;
+      if (r.upload.needsFile) {
         asked = true;
         continue;
       }
-      if (this.#online) this.#patch(u.uid, { status: 'ready' }, false);
+      if (this.#online) this.#uploadQueue.resume(r.meta.uid);
     }
     if (asked) this.#deps.notify({ level: 'warning', key: 'transfer.repickFiles' });
     if (!this.#online) this.#deps.notify({ level: 'error', key: 'transfer.networkFault' });
-    this.#emit();
-    this.#pump();
   }
 
   removeMany(uids: readonly string[]): void {
@@ -247,37 +270,53 @@ export class TransferStore {
     if (online === this.#online) return;
     this.#online = online;
     if (!online) {
-      for (const u of this.#uploads) {
-        if (u.status === 'ready' || ACTIVE.has(u.status)) {
-          this.#pausedByNetwork.add(u.uid);
-          this.#controllers.get(u.uid)?.abort();
-          this.#patch(u.uid, { status: 'pause', speed: 0, timeLeft: undefined }, false);
-        }
+      // The engine pauses the running upload and remembers it; downloads turn to refresh (spec 4).
+      this.#uploadQueue.networkLost();
+      this.#downloadQueue.networkLost();
+      for (const r of this.#uploads.values()) {
+        if (r.upload.status === 'ready' && r.upload.pause()) this.#heldByNetwork.add(r.meta.uid);
       }
-      this.#downloads = this.#downloads.map((d) => (d.status === 'resume' ? { ...d, status: 'refresh' as const } : d));
       this.#deps.notify({ level: 'warning', key: 'transfer.networkDisconnected' });
     } else {
       this.#deps.notify({ level: 'success', key: 'transfer.networkConnected' });
-      for (const uid of this.#pausedByNetwork) {
-        const u = this.#find(uid);
-        if (u?.status === 'pause' && !u.needsFile) this.#patch(uid, { status: 'ready' }, false);
-      }
-      this.#pausedByNetwork.clear();
+      this.#uploadQueue.networkReturned();
+      for (const uid of this.#heldByNetwork) this.#uploadQueue.resume(uid);
+      this.#heldByNetwork.clear();
+      this.#downloadQueue.networkReturned();
     }
     this.#emit();
-    this.#pump();
   }
 
-  // Downloads: the download module reports its items here so the header counter and the finished list are one place.
-  trackDownload(item: DownloadItem): void {
-    const i = this.#downloads.findIndex((d) => d.uid === item.uid);
-    if (i >= 0) this.#downloads[i] = item;
-    else this.#downloads.push(item);
+  /** A single-file download through the engine (ranged, resumable, verified) into the file the user picked. */
+  addDownload(d: NewDownload): string {
+    const uid = this.#deps.newId();
+    const task = this.#deps.engine.createDownload({ uid, instanceId: d.instanceId, handle: d.handle });
+    this.#downloads.set(uid, { item: { uid, instanceId: d.instanceId, name: d.name, size: d.size, path: d.path }, task, progress: undefined });
+    this.#downloadQueue.add(task);
     this.#emit();
+    return uid;
   }
 
-  untrackDownload(uid: string): void {
-    this.#downloads = this.#downloads.filter((d) => d.uid !== uid);
+  pauseDownload(uid: string): void {
+    this.#downloadQueue.pause(uid);
+  }
+
+  /** pause/refresh continue where they stopped; error (verification failed, data discarded) starts over. */
+  resumeDownload(uid: string): void {
+    const row = this.#downloads.get(uid);
+    if (!row) return;
+    if (!this.#online) {
+      this.#deps.notify({ level: 'error', key: 'transfer.networkFault' });
+      return;
+    }
+    if (row.task.status === 'error') this.#downloadQueue.retry(uid);
+    else this.#downloadQueue.resume(uid);
+  }
+
+  /** Stops the download and removes its partial file. */
+  removeDownload(uid: string): void {
+    if (!this.#downloads.delete(uid)) return;
+    void this.#downloadQueue.delete(uid).catch(() => {});
     this.#emit();
   }
 
@@ -292,89 +331,97 @@ export class TransferStore {
     this.#emit();
   }
 
-  /** Stops everything and forgets the queue (user change, spec 4). */
+  /**
+   * Stops everything and forgets the lists (user change, spec 4). Upload sessions stay resumable on the server;
+   * downloads cannot resume without the picked file, so their partial files are removed.
+   */
   async reset(): Promise<void> {
-    for (const c of this.#controllers.values()) c.abort();
-    this.#controllers.clear();
-    this.#uploads = [];
-    this.#downloads = [];
+    // One synchronous pass: waiting rows are held before a paused one's queue could start the next.
+    for (const r of this.#uploads.values()) r.upload.pause();
+    const downloads = [...this.#downloads.values()].map((d) => d.task.delete().catch(() => {}));
+    for (const off of this.#unwire) off();
+    this.#createQueues();
+    this.#uploads.clear();
+    this.#downloads.clear();
+    this.#heldByNetwork.clear();
     this.#finished = [];
-    this.#files.clear();
-    await this.#deps.persistence.clear();
+    this.#emit();
+    await Promise.all([this.#deps.persistence.clear(), ...downloads]);
+  }
+
+  #createQueues(): void {
+    // Spec 4/9: the web uploads one file at a time.
+    this.#uploadQueue = new TransferQueue<UploadStatus, QueuedUpload>(UPLOAD_QUEUE_STATES, { concurrency: 1 });
+    this.#downloadQueue = new TransferQueue<DownloadStatus, DownloadTaskLike>(DOWNLOAD_QUEUE_STATES, { concurrency: DOWNLOAD_CONCURRENCY });
+    const up = this.#uploadQueue.events;
+    const down = this.#downloadQueue.events;
+    this.#unwire = [
+      up.on('status', ({ task, to, error }) => this.#onUploadStatus(task, to as UploadStatus, error)),
+      up.on('progress', ({ task, progress }) => this.#onProgress(this.#uploads.get(task.id), progress)),
+      up.on('alreadyQueued', () => this.#deps.notify({ level: 'warning', key: 'transfer.isUploading' })),
+      down.on('status', ({ task, to, error }) => this.#onDownloadStatus(task, to as DownloadStatus, error)),
+      down.on('progress', ({ task, progress }) => this.#onProgress(this.#downloads.get(task.id), progress)),
+    ];
+  }
+
+  #addRow(meta: PersistedUpload, file: File | undefined, upload: QueuedUpload): void {
+    this.#uploads.set(meta.uid, { meta, file, upload, progress: undefined });
+    this.#uploadQueue.add(upload);
+  }
+
+  #onUploadStatus(upload: QueuedUpload, to: UploadStatus, error: TransferError | undefined): void {
+    const row = this.#uploads.get(upload.id);
+    if (!row) return;
+    if (to === 'success') {
+      this.#dropUpload(upload.id);
+      this.addFinished({
+        filename: row.meta.name,
+        fileSize: row.meta.size,
+        filePosition: row.meta.uploadTo,
+        transferType: 'upload',
+        fileId: upload.task?.result?.instanceId ?? '',
+      });
+      this.#deps.notify({ level: 'success', key: 'transfer.uploadSuccess', values: { name: row.meta.name } });
+      return;
+    }
+    if (to === 'error' || to === 'onTimeout') {
+      // The row shows the localized message; the cause (HTTP status, S3 code) goes where support looks.
+      const cause = (error as { cause?: unknown } | undefined)?.cause;
+      console.warn(`upload of ${row.meta.name} failed: ${String(error)}${cause ? ` (cause: ${String(cause)})` : ''}`);
+      const f = describeFailure(error);
+      row.errorKey = f.key;
+      row.errorText = f.serverMessage;
+    } else if (to === 'ready' || to === 'checking') {
+      row.errorKey = undefined;
+      row.errorText = undefined;
+    }
+    if (to === 'pause' || to === 'error' || to === 'onTimeout') row.progress = row.progress && { ...row.progress, speed: 0, timeLeft: undefined };
     this.#emit();
   }
 
-  #pump(): void {
-    if (!this.#online || this.#uploads.some((u) => ACTIVE.has(u.status))) return;
-    const next = this.#uploads.find((u) => u.status === 'ready');
-    if (next) void this.#run(next);
-  }
-
-  async #run(item: UploadItem): Promise<void> {
-    const file = this.#files.get(item.uid);
-    if (!file) {
-      this.#patch(item.uid, { status: 'pause', needsFile: true });
+  #onDownloadStatus(task: DownloadTaskLike, to: DownloadStatus, error: TransferError | undefined): void {
+    const row = this.#downloads.get(task.id);
+    if (!row) return;
+    if (to === 'success') {
+      this.#downloads.delete(task.id);
+      const { name, size, path, instanceId } = row.item;
+      this.addFinished({ filename: name, fileSize: size, filePosition: path, transferType: 'download', fileId: instanceId });
       return;
     }
-    const controller = new AbortController();
-    this.#controllers.set(item.uid, controller);
-    this.#samples.set(item.uid, []);
-    this.#patch(item.uid, { status: 'checking', loaded: 0, speed: 0, timeLeft: undefined });
-    const events = {
-      phase: (phase: EnginePhase) => {
-        if (!controller.signal.aborted) this.#patch(item.uid, { status: phase });
-      },
-      progress: (loaded: number, total: number) => {
-        if (!controller.signal.aborted) this.#progress(item.uid, loaded, total);
-      },
-    };
-    try {
-      const result = await this.#deps.engine.upload(this.#job(item, file), events, controller.signal);
-      if (controller.signal.aborted) return;
-      const done = this.#find(item.uid);
-      this.#drop(item.uid);
-      this.addFinished({
-        filename: item.name,
-        fileSize: item.size,
-        filePosition: item.uploadTo,
-        transferType: 'upload',
-        fileId: result.instanceId,
-      });
-      if (done) this.#deps.notify({ level: 'success', key: 'transfer.uploadSuccess', values: { name: item.name } });
-    } catch (err) {
-      if (controller.signal.aborted) return;
-      // The row shows the localized message; the cause (HTTP status, S3 code) goes where support looks.
-      const cause = (err as { cause?: unknown })?.cause;
-      console.warn(`upload of ${item.name} failed: ${String(err)}${cause ? ` (cause: ${String(cause)}${(cause as { code?: string }).code ? ` ${(cause as { code?: string }).code}` : ''})` : ''}`);
-      const f = describeFailure(err);
-      const timeout = f.code === 'TIMEOUT' || f.code === '303';
-      this.#patch(item.uid, {
-        status: timeout ? 'onTimeout' : 'error',
-        speed: 0,
-        timeLeft: undefined,
-        errorKey: f.key,
-        errorText: f.serverMessage,
-      });
-    } finally {
-      if (this.#controllers.get(item.uid) === controller) this.#controllers.delete(item.uid);
-      this.#samples.delete(item.uid);
-      this.#emit();
-      this.#pump();
-    }
+    if (to === 'error' || to === 'refresh') {
+      const cause = (error as { cause?: unknown } | undefined)?.cause;
+      console.warn(`download of ${row.item.name} stopped: ${String(error)}${cause ? ` (cause: ${String(cause)})` : ''}`);
+      row.errorKey = error ? describeFailure(error).key : 'transfer.error.REQUEST';
+      // A verification failure discarded the data: say so now, the row offers a fresh start.
+      if (to === 'error') this.#deps.notify({ level: 'error', key: row.errorKey });
+    } else if (to === 'wait' || to === 'resume') row.errorKey = undefined;
+    if (to !== 'resume') row.progress = row.progress && { ...row.progress, speed: 0, timeLeft: undefined };
+    this.#emit();
   }
 
-  #progress(uid: string, loaded: number, total: number): void {
-    const now = this.#deps.now();
-    const samples = this.#samples.get(uid) ?? [];
-    samples.push({ t: now, loaded });
-    // A 5 s window smooths part-sized jumps without hiding a stall for long.
-    while (samples.length > 2 && now - samples[0]!.t > 5000) samples.shift();
-    this.#samples.set(uid, samples);
-    const first = samples[0]!;
-    const dt = (now - first.t) / 1000;
-    const speed = dt > 0 ? Math.max(0, (loaded - first.loaded) / dt) : 0;
-    const timeLeft = speed > 0 ? (total - loaded) / speed : undefined;
-    this.#patch(uid, { loaded, speed, timeLeft }, false);
+  #onProgress(row: { progress: Progress | undefined } | undefined, progress: Progress): void {
+    if (!row) return;
+    row.progress = progress;
     this.#scheduleRepaint();
   }
 
@@ -386,44 +433,45 @@ export class TransferStore {
     }, this.#deps.progressIntervalMs);
   }
 
-  #job(item: UploadItem, file: File): UploadJob {
-    return {
-      uid: item.uid,
-      file,
-      name: item.name,
-      parentId: item.parentId,
-      instanceType: item.instanceType,
-      libCode: item.libCode,
-      conflict: item.conflict,
-    };
+  #job(meta: PersistedUpload, file: File) {
+    const { uid, name, parentId, instanceType, libCode, conflict, identity } = meta;
+    return { uid, file, name, parentId, instanceType, libCode, conflict, ...(identity ? { identity } : {}) };
   }
 
-  #meta(u: UploadItem): PersistedUpload {
-    const { uid, name, size, lastModified, parentId, uploadTo, instanceType, libCode, conflict, addedAt } = u;
-    return { uid, name, size, lastModified, parentId, uploadTo, instanceType, libCode, conflict, addedAt };
-  }
-
-  #find(uid: string): UploadItem | undefined {
-    return this.#uploads.find((u) => u.uid === uid);
-  }
-
-  #drop(uid: string): void {
-    this.#uploads = this.#uploads.filter((u) => u.uid !== uid);
-    this.#files.delete(uid);
-    this.#controllers.delete(uid);
-    this.#pausedByNetwork.delete(uid);
+  #dropUpload(uid: string): void {
+    this.#uploads.delete(uid);
+    this.#heldByNetwork.delete(uid);
     void this.#deps.persistence.remove(uid).catch(() => {});
   }
 
-  #patch(uid: string, patch: Partial<UploadItem>, emit = true): void {
-    const i = this.#uploads.findIndex((u) => u.uid === uid);
-    if (i < 0) return;
-    this.#uploads = this.#uploads.map((u, j) => (j === i ? { ...u, ...patch } : u));
-    if (emit) this.#emit();
-  }
-
   #makeSnapshot(): TransferSnapshot {
-    return { uploads: this.#uploads, downloads: this.#downloads, finished: this.#finished, online: this.#online };
+    const uploads = [...this.#uploads.values()].map((r): UploadItem => {
+      const p = r.progress;
+      const status = r.upload.status;
+      // Hashing progress is not upload progress: the bar shows bytes on storage.
+      const transferring = p && p.phase !== 'hashing';
+      return {
+        ...r.meta,
+        status,
+        loaded: transferring ? p.loaded : 0,
+        speed: transferring ? p.speed : 0,
+        timeLeft: transferring ? p.timeLeft : undefined,
+        needsFile: r.upload.needsFile,
+        ...(r.errorKey ? { errorKey: r.errorKey } : {}),
+        ...(r.errorText ? { errorText: r.errorText } : {}),
+      };
+    });
+    const downloads = [...this.#downloads.values()].map(
+      (r): DownloadItem => ({
+        ...r.item,
+        status: r.task.status,
+        loaded: r.progress?.phase === 'transferring' ? r.progress.loaded : r.progress ? r.item.size : 0,
+        speed: r.progress?.speed ?? 0,
+        timeLeft: r.progress?.timeLeft,
+        ...(r.errorKey ? { errorKey: r.errorKey } : {}),
+      }),
+    );
+    return { uploads, downloads, finished: this.#finished, online: this.#online };
   }
 
   #emit(): void {

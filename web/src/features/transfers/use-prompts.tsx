@@ -1,8 +1,10 @@
 // antd implementations of the upload/download questions (spec 2 alert dialog with an optional list of files over
-// 80 GB; z-index 2000; toasts 3000 ms). Render `holder` once where the hook is used.
+// 80 GB; z-index 2000). Notices go through the shell's one toast path (app/notify.ts: 3000 ms, 20 px from the top).
+// Render `holder` once where the hook is used (the dialogs' context).
 import { useMemo, type ReactNode } from 'react';
-import { Button, message, Modal, Space } from 'antd';
+import { Button, Modal, Space } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { toastError, toastInfo } from '../../app/notify.ts';
 import type { DownloadPrompts } from './download.ts';
 import type { UploadPrompts } from './upload-flow.ts';
 
@@ -21,11 +23,13 @@ function NameList({ names }: { names: string[] }) {
 export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts; holder: ReactNode } {
   const { t } = useTranslation();
   const [modal, modalHolder] = Modal.useModal();
-  const [msg, msgHolder] = message.useMessage({ top: 20, duration: 3 });
 
   return useMemo(() => {
     const notice: UploadPrompts['notice'] = (level, key, values) => {
-      void msg.open({ type: level, content: t(key, values ?? {}) });
+      const text = t(key, values ?? {});
+      // notify.ts has error, success and info toasts; a warning stops what the user asked for, so it reads as one.
+      if (level === 'info') toastInfo(text);
+      else toastError(text);
     };
     const choose = <T,>(title: string, content: ReactNode, okText: string, cancelText: string, ok: T, cancel: T) =>
       new Promise<T>((resolve) => {
@@ -82,12 +86,7 @@ export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts
     return {
       upload,
       download,
-      holder: (
-        <>
-          {modalHolder}
-          {msgHolder}
-        </>
-      ),
+      holder: modalHolder,
     };
-  }, [t, modal, msg, modalHolder, msgHolder]);
+  }, [t, modal, modalHolder]);
 }
