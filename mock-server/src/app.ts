@@ -16,12 +16,15 @@ import { registerWeb } from './web/serve.ts';
 import { createStorage } from './storage/index.ts';
 import type { ObjectStore } from './storage/object-store.ts';
 import { seed } from './db/seed.ts';
+import { startJanitor, type Janitor } from './files/janitor.ts';
 
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppContext;
   /** Listens and wires storage to the listening address; resolves to the base URL. */
   listen(): Promise<string>;
+  /** Cleaner of expired upload sessions (runs every 15 minutes once listening). */
+  janitor(): Janitor;
   close(): Promise<void>;
 }
 
@@ -98,7 +101,9 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
   registerContractRoutes(app, ctx, { ...allHandlers(ctx), ...extra.handlers });
   await registerWeb(app, config);
 
+  let janitor: Janitor | undefined;
   const close = async () => {
+    janitor?.stop();
     // In-flight requests get a short grace period; then every socket is cut, including keep-alive and
     // aborted-upload sockets that never sent a request and would otherwise hold close() until the headers timeout.
     const force = setTimeout(() => app.server.closeAllConnections(), 2000);
@@ -114,9 +119,20 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     const address = await app.listen({ port: config.port, host: config.host });
     const port = (app.server.address() as { port: number }).port;
     store = await storage.connect(`http://127.0.0.1:${port}`);
+    janitor = startJanitor(ctx);
+    void janitor.sweep().catch((err) => app.log.warn({ err }, 'upload janitor failed'));
     const base = config.publicUrl ?? `http://localhost:${port}`;
     app.log.debug({ address }, 'listening');
     return base;
   };
-  return { app, ctx, listen, close };
+  return {
+    app,
+    ctx,
+    listen,
+    close,
+    janitor: () => {
+      if (!janitor) throw new Error('the janitor starts when the server listens');
+      return janitor;
+    },
+  };
 }

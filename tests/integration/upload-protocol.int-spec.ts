@@ -270,3 +270,45 @@ describe('download', () => {
     expect((await fetch(srv.baseUrl + p.data.url.slice(0, -3) + 'AAA')).status).toBe(404);
   });
 });
+
+describe('expired upload sessions', () => {
+  it('are cleaned: multipart aborted, staging object deleted, reservation released; saved blobs are kept', async () => {
+    const s = await startServer({ env: { HCS_DEFAULT_QUOTA_GB: '1' } });
+    try {
+      const { token } = await s.login();
+      const db = s.built.ctx.db;
+      const store = s.built.ctx.store();
+      const sha = createHash('sha256').update('abandoned').digest('hex');
+      const up = (await (await s.call(`/hcs/controller/API/file-uploadable?fSize=${6 * 1024 * 1024}&fName=${encodeName('abandoned.bin')}&fMd5=${sha}`, { token })).json()) as any;
+      expect(up.data.uploadflag).toBe(3);
+      const mp = await store.createMultipart(up.data.objectKey);
+      db.prepare('UPDATE upload_sessions SET upload_id = ? WHERE id = ?').run(mp, up.data.fId);
+      await store.putObject(up.data.objectKey, Buffer.from('staged bytes'), { contentLength: 12 });
+      const reserved = () => (db.prepare('SELECT COALESCE(SUM(reserved_bytes), 0) AS r FROM upload_sessions').get() as { r: number }).r;
+      expect(reserved()).toBe(6 * 1024 * 1024);
+
+      // Not expired yet: nothing happens.
+      expect(await s.built.janitor().sweep()).toBe(0);
+      expect(await store.headObject(up.data.objectKey)).not.toBeNull();
+
+      db.prepare('UPDATE upload_sessions SET expires_at = ? WHERE id = ?').run(Date.now() - 1, up.data.fId);
+      expect(await s.built.janitor().sweep()).toBe(1);
+      expect(await store.headObject(up.data.objectKey)).toBeNull();
+      expect(reserved()).toBe(0);
+      await expect(store.listParts(up.data.objectKey, mp).next()).rejects.toMatchObject({ code: 'NoSuchUpload' });
+
+      // A session whose staging key became a blob keeps its object.
+      const up2 = (await (await s.call(`/hcs/controller/API/file-uploadable?fSize=5&fName=${encodeName('kept.txt')}&fMd5=${createHash('sha256').update('kept!').digest('hex')}`, { token })).json()) as any;
+      await store.putObject(up2.data.objectKey, Buffer.from('kept!'), { contentLength: 5 });
+      db.prepare('INSERT INTO blobs (id, sha256, size, bucket, object_key, ref_count, verified, created_at) VALUES (?, ?, ?, ?, ?, 1, 1, ?)').run(
+        'blob-kept', createHash('sha256').update('kept!').digest('hex'), 5, store.bucket, up2.data.objectKey, Date.now(),
+      );
+      db.prepare('UPDATE upload_sessions SET expires_at = ? WHERE id = ?').run(Date.now() - 1, up2.data.fId);
+      expect(await s.built.janitor().sweep()).toBe(1);
+      expect(await store.headObject(up2.data.objectKey)).not.toBeNull();
+      expect(s.violations).toEqual([]);
+    } finally {
+      await s.close();
+    }
+  });
+});
