@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     projects: [
+      { test: { name: 'openapi', root: 'openapi', include: ['client/**/*.spec.ts'], environment: 'node' } },
+      { test: { name: 'bench', root: 'bench', include: ['src/**/*.spec.ts'], environment: 'node' } },
       { test: { name: 'transfer-core', root: 'transfer-core', include: ['src/**/*.spec.ts'], environment: 'node' } },
       { test: { name: 'mock-server', root: 'mock-server', include: ['src/**/*.spec.ts'], environment: 'node', testTimeout: 30000 } },
       { test: { name: 'cli', root: 'cli', include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx'], environment: 'node', testTimeout: 30000 } },
