@@ -85,10 +85,11 @@ describe('createHcsClient', () => {
       baseUrl: 'http://drive.test/',
       token: () => 'tok',
       userName: () => '张三',
-      fetch: async (req: Request) => {
+      // openapi-fetch calls fetch with a Request.
+      fetch: (async (req: Request) => {
         seen = req.headers;
         return new Response(JSON.stringify({ ret: 0, msg: 'ok', data: { ip: '1.2.3.4' } }), { headers: { 'content-type': 'application/json' } });
-      },
+      }) as typeof fetch,
     });
     const out = unwrap(await client.GET('/hcs/services/System/requestIp', {}));
     expect(out.data).toEqual({ ip: '1.2.3.4' });
