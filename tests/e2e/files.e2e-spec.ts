@@ -15,6 +15,7 @@ let context: BrowserContext;
 let page: Page;
 const work = mkdtempSync(join(tmpdir(), 'hcs-files-e2e-'));
 const consoleLines: string[] = [];
+const workers: string[] = [];
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 beforeAll(async () => {
@@ -22,7 +23,9 @@ beforeAll(async () => {
   ({ context, page } = await e2e.newPage({ locale: 'en-US' }));
   page.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => consoleLines.push(`pageerror: ${String(e)}`));
-  // Downloads take the presigned-link path so Playwright sees them (showSaveFilePicker would open a native dialog).
+  page.on('worker', (w) => workers.push(w.url()));
+  // Downloads take the presigned-link path so Playwright sees them (showSaveFilePicker would open a native dialog);
+  // the engine download step below puts a picker back that answers with a file in the origin-private file system.
   await context.addInitScript(() => {
     delete (window as unknown as { showSaveFilePicker?: unknown }).showSaveFilePicker;
     localStorage.setItem('languageId', 'en_US');
@@ -33,9 +36,6 @@ afterAll(async () => {
   await e2e?.close();
 });
 
-// The embedded storage advertises its endpoint as localhost; the browser must load the app from the same origin
-// until the server answers CORS preflights on /s3 (reported to the server owner).
-const appUrl = () => e2e.baseUrl.replace('//127.0.0.1', '//localhost');
 const row = (name: string) => page.getByTestId(`row-name-${name}`);
 const status = (name: string) => page.getByTestId(`upload-status-${name}`);
 
@@ -78,7 +78,7 @@ async function closePanel() {
 
 describe('personal files', () => {
   it('signs in and shows the list', async () => {
-    await page.goto(`${appUrl()}/drive/login`);
+    await page.goto(`${e2e.baseUrl}/drive/login`);
     await page.locator('input[autocomplete="username"], input#username, input[name="username"]').first().fill(e2e.adminUser);
     await page.locator('input[type="password"]').first().fill(e2e.adminPassword);
     await page.locator('button[type="submit"]').first().click();
@@ -114,6 +114,8 @@ describe('personal files', () => {
     }, files);
     await page.getByTestId('transfer-upload-table').waitFor();
     await waitOrExplain(page.getByText(/Finished \(3\)/), 60000);
+    // The engine hashed in its Web Worker (hash-wasm), not on the page.
+    expect(workers.some((u) => /\/drive\/assets\/hash-worker-[\w-]+\.js$/.test(u)), `workers: ${workers.join(', ')}`).toBe(true);
     await e2e.screenshot(page, 'files-transfer-panel');
     await closePanel();
     await page.reload();
@@ -215,6 +217,51 @@ describe('personal files', () => {
     }
   }, 120_000);
 
+  it('downloads through the engine into a picked file (ranged, paused and resumed, verified) with the original bytes', async () => {
+    // A picked file in the origin-private file system: a real FileSystemFileHandle with createWritable, as
+    // showSaveFilePicker returns, without the native dialog.
+    const pickIntoOpfs = () =>
+      page.evaluate(() => {
+        (window as unknown as { showSaveFilePicker: unknown }).showSaveFilePicker = async ({ suggestedName }: { suggestedName: string }) =>
+          (await navigator.storage.getDirectory()).getFileHandle(`picked-${suggestedName}`, { create: true });
+      });
+    const opfsSha = (name: string) =>
+      page.evaluate(async (n) => {
+        const file = await (await (await navigator.storage.getDirectory()).getFileHandle(n)).getFile();
+        const digest = await crypto.subtle.digest('SHA-256', await file.arrayBuffer());
+        return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+      }, name);
+    // The presigned-link step above already listed b.bin as a finished download: count rows, not presence.
+    const finishedDownloads = (name: string) =>
+      page.getByTestId('transfer-finished-table').locator('tr', { hasText: name }).filter({ hasText: 'Download' }).count();
+
+    const downloadStatus = (name: string) => page.getByTestId(`download-status-${name}`);
+
+    await pickIntoOpfs();
+    await page.getByTestId('row-download-big.bin').click();
+    // Pause once some parts are on disk, so the resume continues from the recorded parts.
+    await downloadStatus('big.bin').and(page.locator('[data-status="resume"]')).filter({ hasText: /(^|\D)[1-9]\d?%/ }).waitFor({ timeout: 30000 });
+    await page.getByTestId('download-pause-big.bin').click();
+    await downloadStatus('big.bin').and(page.locator('[data-status="pause"]')).waitFor();
+    await e2e.screenshot(page, 'files-download-paused');
+    await page.getByTestId('download-start-big.bin').click();
+    await page.getByRole('tab', { name: /Finished/ }).click();
+    await expect.poll(() => finishedDownloads('big.bin'), { timeout: 120000 }).toBe(1);
+    const smallBefore = await finishedDownloads('b.bin');
+    expect(smallBefore, 'the presigned-link download of b.bin is listed').toBe(1);
+    expect(await opfsSha('picked-big.bin')).toBe(sha(readFileSync(join(work, 'big.bin'))));
+    await closePanel();
+
+    await openFolder('drop');
+    await openFolder('sub');
+    await page.getByTestId('row-download-b.bin').click();
+    await page.getByRole('tab', { name: /Finished/ }).click();
+    await expect.poll(() => finishedDownloads('b.bin'), { timeout: 30000 }).toBe(smallBefore + 1);
+    expect(await opfsSha('picked-b.bin')).toBe(sha(tree['drop/sub/b.bin']!));
+    await closePanel();
+    await goRoot();
+  }, 180_000);
+
   it('switches between the table and the icon view and keeps the choice', async () => {
     await e2e.screenshot(page, 'files-list');
     await page.getByTestId('view-icon').click();
@@ -228,5 +275,10 @@ describe('personal files', () => {
 
   it('sent only responses that match the contract', () => {
     expect(e2e.server.violations).toEqual([]);
+  });
+
+  it('ran the engine with no WebAssembly or CSP errors in the console', () => {
+    const bad = consoleLines.filter((l) => /^(error|pageerror)/.test(l) && /webassembly|wasm|content security policy|csp/i.test(l));
+    expect(bad).toEqual([]);
   });
 });

@@ -239,7 +239,7 @@ function DownloadTable({ store, items, units }: { store: TransferStore; items: r
   const columns: ColumnsType<DownloadItem> = [
     { title: t('transfer.col.filename'), dataIndex: 'name', key: 'name', ellipsis: true, width: 200 },
     { title: t('transfer.col.fileSize'), dataIndex: 'size', key: 'size', width: 100, render: (v: number) => formatSize(v) },
-    { title: t('transfer.col.status'), key: 'status', width: 330, render: (_: unknown, d) => <DownloadStatusCell item={d} units={units} /> },
+    { title: t('transfer.col.status'), key: 'status', width: 240, render: (_: unknown, d) => <DownloadStatusCell item={d} units={units} /> },
     { title: t('transfer.col.actions'), key: 'actions', width: 140, render: (_: unknown, d) => <DownloadActions item={d} store={store} /> },
   ];
   return (
@@ -252,7 +252,7 @@ function DownloadTable({ store, items, units }: { store: TransferStore; items: r
         size="small"
         columns={columns}
         dataSource={items as DownloadItem[]}
-        scroll={{ x: 770 }}
+        scroll={{ x: 680 }}
         pagination={{ pageSize: TRANSFER_PAGE_SIZE, showSizeChanger: false, hideOnSinglePage: true }}
         data-testid="transfer-download-table"
       />
