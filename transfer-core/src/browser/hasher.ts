@@ -4,9 +4,10 @@ import type { HashRequest, HashResponse } from './hash-worker.ts';
 type Req = HashRequest extends infer R ? (R extends HashRequest ? Omit<R, 'id'> : never) : never;
 
 /**
- * Hashing in a Web Worker (hash-wasm), so 20 MiB chunks never block the UI. Pass a worker factory so the bundler
- * sees the worker URL literally:
- *   createHasherFactory(() => new Worker(new URL('@hcs/transfer-core/browser/hash-worker', import.meta.url), { type: 'module' }))
+ * Hashing in a Web Worker (hash-wasm), so 20 MiB chunks never block the UI. The default factory's literal
+ * `new Worker(new URL('./hash-worker.ts', import.meta.url), { type: 'module' })` is what bundlers look for: Vite
+ * emits the worker as its own asset (web: dist/assets/hash-worker-*.js, loaded under the server's CSP
+ * `script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:`). Pass `makeWorker` only to supply another worker.
  * Chunks are transferred (not copied) to the worker; the caller must not reuse a buffer after update().
  * One worker serves all hashers of the factory; messages are answered in order.
  */
