@@ -25,6 +25,10 @@ export function toastSuccess(text: string): void {
   void messageApi?.success({ content: text, duration: TOAST_SECONDS });
 }
 
+export function toastWarning(text: string): void {
+  void messageApi?.warning({ content: text, duration: TOAST_SECONDS });
+}
+
 export function toastInfo(text: string): void {
   void messageApi?.info({ content: text, duration: TOAST_SECONDS });
 }

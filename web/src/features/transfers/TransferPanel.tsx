@@ -5,7 +5,7 @@ import { Button, Drawer, Progress, Space, Table, Tabs, Tooltip, Typography } fro
 import type { ColumnsType } from 'antd/es/table';
 import { useTranslation } from 'react-i18next';
 import { onTransferPanelRequest } from '../../app/transfer-counters.ts';
-import { toastError, toastInfo } from '../../app/notify.ts';
+import { toastInfo, toastWarning } from '../../app/notify.ts';
 import { formatDate, formatDuration, formatSize } from '../../shared/format.ts';
 import { TRANSFER_PAGE_SIZE } from './limits.ts';
 import { useTransferSnapshot } from './runtime.ts';
@@ -81,7 +81,7 @@ export function TransferLists({ store }: { store: TransferStore }) {
       return;
     }
     if (selectedLive.length === 0) {
-      toastError(t('transfer.selectToDelete'));
+      toastWarning(t('transfer.selectToDelete'));
       return;
     }
     store.removeMany(selectedLive);
@@ -117,7 +117,7 @@ export function TransferLists({ store }: { store: TransferStore }) {
           const files = Array.from(e.target.files ?? []);
           e.target.value = '';
           const n = store.attachFiles(files);
-          if (n === 0) toastError(t('transfer.repickNoMatch'));
+          if (n === 0) toastWarning(t('transfer.repickNoMatch'));
           else toastInfo(t('transfer.repickMatched', { count: n }));
         }}
       />

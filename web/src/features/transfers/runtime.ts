@@ -4,7 +4,7 @@ import { useSyncExternalStore } from 'react';
 import i18n from 'i18next';
 import { setTransferCounts } from '../../app/transfer-counters.ts';
 import { onSignOut } from '../../app/session.ts';
-import { toastError, toastInfo, toastSuccess } from '../../app/notify.ts';
+import { toastError, toastInfo, toastSuccess, toastWarning } from '../../app/notify.ts';
 import type { TransferEngine } from './engine.ts';
 import { createBrowserEngine } from './browser-engine.ts';
 import { indexedDbPersistence } from './queue-persistence.ts';
@@ -20,7 +20,8 @@ export function registerTransferEngine(factory: (owner: string) => TransferEngin
 
 function showNotice(n: Notice): void {
   const text = i18n.t(n.key, n.values ?? {});
-  if (n.level === 'error' || n.level === 'warning') toastError(text);
+  if (n.level === 'error') toastError(text);
+  else if (n.level === 'warning') toastWarning(text);
   else if (n.level === 'success') toastSuccess(text);
   else toastInfo(text);
 }

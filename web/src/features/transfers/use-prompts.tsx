@@ -4,7 +4,7 @@
 import { useMemo, type ReactNode } from 'react';
 import { Button, Modal, Space } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { toastError, toastInfo } from '../../app/notify.ts';
+import { toastError, toastInfo, toastWarning } from '../../app/notify.ts';
 import type { DownloadPrompts } from './download.ts';
 import type { UploadPrompts } from './upload-flow.ts';
 
@@ -27,8 +27,8 @@ export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts
   return useMemo(() => {
     const notice: UploadPrompts['notice'] = (level, key, values) => {
       const text = t(key, values ?? {});
-      // notify.ts has error, success and info toasts; a warning stops what the user asked for, so it reads as one.
       if (level === 'info') toastInfo(text);
+      else if (level === 'warning') toastWarning(text);
       else toastError(text);
     };
     const choose = <T,>(title: string, content: ReactNode, okText: string, cancelText: string, ok: T, cancel: T) =>
