@@ -120,15 +120,16 @@ export function createAuth(ctx: AppContext): Auth {
   function resolve(req: FastifyRequest, now: number): { user: User; session: Session } | AppError {
     const cred = credentialOf(req);
     if (!cred) return new AppError('UNAUTHENTICATED', 'sign in first');
-    const invalid = new AppError('UNAUTHENTICATED', 'the session has ended; sign in again');
-    if (!TOKEN_RE.test(cred.token)) return invalid;
+    // Built only on the failure paths: an Error captures a stack trace, too dear for every request.
+    const invalid = () => new AppError('UNAUTHENTICATED', 'the session has ended; sign in again');
+    if (!TOKEN_RE.test(cred.token)) return invalid();
     const session = getSession(db, hashToken(cred.token));
     // A token only works through the channel it was issued for, so a cookie value replayed as a header
     // (or the reverse) is refused.
-    if (!session || session.kind !== cred.kind || session.revokedAt !== null) return invalid;
-    if (now >= session.expiresAt || now - session.lastSeenAt >= session.idleMs) return invalid;
+    if (!session || session.kind !== cred.kind || session.revokedAt !== null) return invalid();
+    if (now >= session.expiresAt || now - session.lastSeenAt >= session.idleMs) return invalid();
     const user = getUserById(db, session.userId);
-    if (!user) return invalid;
+    if (!user) return invalid();
     try {
       assertUsable(user, now);
     } catch (err) {
