@@ -197,7 +197,7 @@ export class DownloadTask {
     await store.set(key, rec);
 
     const done = new Set(rec.done);
-    let loaded = [...done].reduce((s, n) => s + partRange(plan, n).size, 0);
+    const loaded = [...done].reduce((s, n) => s + partRange(plan, n).size, 0);
     this.#setProgress(loaded, info.fileSize, 'transferring', true);
     const pending: number[] = [];
     for (let n = 1; n <= partCount; n++) if (!done.has(n) && partRange(plan, n).size > 0) pending.push(n);
