@@ -22,6 +22,20 @@ function failure(id: string, e: unknown) {
   throw e;
 }
 
+/** Applies `one` to each id of a batch call: what worked goes to done, refusals to failed; anything else throws. */
+function batch<T>(ids: string, one: (id: string) => T): { done: T[]; failed: ReturnType<typeof failure>[] } {
+  const done: T[] = [];
+  const failed: ReturnType<typeof failure>[] = [];
+  for (const id of splitIds(ids)) {
+    try {
+      done.push(one(id));
+    } catch (e) {
+      failed.push(failure(id, e));
+    }
+  }
+  return { done, failed };
+}
+
 function walkCursor(secret: Buffer, rootId: string, lastId: string): string {
   const sig = createHmac('sha256', secret).update(`walk:${rootId}:${lastId}`).digest().subarray(0, 12).toString('base64url');
   return `${lastId}.${sig}`;
@@ -101,53 +115,37 @@ export function filesHandlers(ctx: AppContext): Handlers {
     async deleteInstances(req) {
       const user = callerOf(req.user);
       const { ids } = req.query as { ids: string };
-      const done: ReturnType<typeof viewOf>[] = [];
-      const failed: { instanceId: string; code: string; msg: string }[] = [];
-      for (const id of splitIds(ids)) {
-        try {
-          const row = accessible(db, user, id, 'write');
-          const view = viewOf(db, row);
+      return ok(
+        batch(ids, (id) => {
+          const view = viewOf(db, accessible(db, user, id, 'write'));
           deleteToRecycle(db, id, user.userId);
-          done.push(view);
-        } catch (e) {
-          failed.push(failure(id, e));
-        }
-      }
-      return ok({ done, failed });
+          return view;
+        }),
+      );
     },
 
     async moveInstances(req) {
       const user = callerOf(req.user);
       const q = req.query as { ids: string; targetInstanceId: string; conflict?: ConflictPolicy };
       const target = resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
-      const done: ReturnType<typeof viewOf>[] = [];
-      const failed: { instanceId: string; code: string; msg: string }[] = [];
-      for (const id of splitIds(q.ids)) {
-        try {
+      return ok(
+        batch(q.ids, (id) => {
           accessible(db, user, id, 'write');
-          done.push(viewOf(db, moveInstance(db, id, target.id, q.conflict ?? 'rename')));
-        } catch (e) {
-          failed.push(failure(id, e));
-        }
-      }
-      return ok({ done, failed });
+          return viewOf(db, moveInstance(db, id, target.id, q.conflict ?? 'rename'));
+        }),
+      );
     },
 
     async copyInstances(req) {
       const user = callerOf(req.user);
       const q = req.query as { ids: string; targetInstanceId: string; conflict?: ConflictPolicy };
       const target = resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
-      const done: ReturnType<typeof viewOf>[] = [];
-      const failed: { instanceId: string; code: string; msg: string }[] = [];
-      for (const id of splitIds(q.ids)) {
-        try {
+      return ok(
+        batch(q.ids, (id) => {
           accessible(db, user, id, 'read');
-          done.push(viewOf(db, copyInstance(db, id, target.id, q.conflict ?? 'rename', user.userId)));
-        } catch (e) {
-          failed.push(failure(id, e));
-        }
-      }
-      return ok({ done, failed });
+          return viewOf(db, copyInstance(db, id, target.id, q.conflict ?? 'rename', user.userId));
+        }),
+      );
     },
 
     async getTreeFolder(req) {
