@@ -1,9 +1,9 @@
 // Downloads (contract tag "download"): what a ranged client download needs, presigned URLs, inline previews
 // behind a ticket, and folders as one streamed zip.
-import { PassThrough } from 'node:stream';
 import type { AppContext, Handlers } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
+import { securityHeaders } from '../http/hygiene.ts';
 import { getBlob } from '../db/blobs-repo.ts';
 import { childrenAfter, type InstanceRow } from '../db/instances-repo.ts';
 import { accessible, callerOf, type Caller } from '../files/access.ts';
@@ -38,8 +38,15 @@ export function downloadHandlers(ctx: AppContext): Handlers {
     const used = new Set<string>();
     const addFile = async (row: InstanceRow, path: string) => {
       const blob = contentOf(ctx, row);
-      const body: AsyncIterable<Buffer> = blob.size === 0 ? (async function* () {})() : (await store.getObject(blob.objectKey)).body;
-      await zip.addFile(path, row.updatedAt, blob.size, body);
+      if (blob.size === 0) return zip.addFile(path, row.updatedAt, 0, (async function* () {})());
+      // Local content is read into the zip writer's reused buffers; a remote store's response is streamed.
+      const reader = await store.openReader(blob.objectKey);
+      if (!reader) return zip.addFile(path, row.updatedAt, blob.size, (await store.getObject(blob.objectKey)).body);
+      try {
+        await zip.addFile(path, row.updatedAt, blob.size, reader);
+      } finally {
+        await reader.close();
+      }
     };
     const walk = async (folder: InstanceRow, path: string): Promise<void> => {
       await zip.addDirectory(path, folder.updatedAt);
@@ -163,30 +170,30 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       const user = callerById(ctx, t.userId);
       // Check every entry before the first byte, so a refusal is still a proper error envelope.
       for (const id of t.payload.ids) accessible(db, user, id, 'read');
-      const out = new PassThrough({ highWaterMark: 1024 * 1024 });
-      const zip = new ZipWriter(out);
+      // The zip writer writes straight to the socket: its write callbacks tell when a reused read buffer may be
+      // refilled, which a stream handed to reply.send() would hide. Hijacked replies skip onSend, so the
+      // headers it would add are written here.
+      reply.hijack();
+      const res = reply.raw;
+      const headers: Record<string, string | string[]> = {};
+      const set = (name: string, value: unknown) => (headers[name.toLowerCase()] = Array.isArray(value) ? value.map(String) : String(value));
+      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) set(name, value);
+      for (const [name, value] of Object.entries(securityHeaders(req.url, 'application/zip'))) set(name, value);
+      set('content-type', 'application/zip');
+      set('content-disposition', contentDisposition('attachment', `${t.payload.name}.zip`));
+      set('cache-control', 'no-store');
+      res.writeHead(200, headers);
       let closed = false;
-      out.on('close', () => (closed = true));
-      reply.raw.on('close', () => {
-        closed = true;
-        out.destroy();
-      });
-      void (async () => {
-        try {
-          await writeZip(zip, user, t.payload.ids, () => closed);
-          if (!closed) await zip.finish();
-        } catch (err) {
-          // Headers are gone: cutting the stream makes the client see a failed download, not a corrupt zip.
-          if (!closed) req.log.error({ err, traceId: req.traceId }, 'zip stream failed');
-          out.destroy(err as Error);
-        }
-      })();
-      return reply
-        .header('content-type', 'application/zip')
-        .header('content-disposition', contentDisposition('attachment', `${t.payload.name}.zip`))
-        .header('cache-control', 'no-store')
-        .header('x-content-type-options', 'nosniff')
-        .send(out);
+      res.on('close', () => (closed = true));
+      const zip = new ZipWriter(res);
+      try {
+        await writeZip(zip, user, t.payload.ids, () => closed);
+        if (!closed) await zip.finish();
+      } catch (err) {
+        // Headers are gone: cutting the stream makes the client see a failed download, not a corrupt zip.
+        if (!closed) req.log.error({ err, traceId: req.traceId }, 'zip stream failed');
+        res.destroy();
+      }
     },
   };
 }

@@ -10,6 +10,25 @@ export function newId(bytes = 12): string {
   return randomBytes(bytes).toString('base64url');
 }
 
+/**
+ * The headers every response gets (onSend adds them; a route that hijacks its reply to stream on its own
+ * writes them itself, since hijacked replies skip onSend).
+ */
+export function securityHeaders(url: string, contentType: string): Record<string, string> {
+  const h: Record<string, string> = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'same-origin' };
+  if (!url.startsWith('/s3')) {
+    h['X-Frame-Options'] = 'SAMEORIGIN';
+    h['Cross-Origin-Opener-Policy'] = 'same-origin';
+  }
+  if (contentType.startsWith('text/html')) {
+    h['Content-Security-Policy'] =
+      "default-src 'self'; img-src 'self' data: blob: *; media-src 'self' blob: *; connect-src 'self' *; " +
+      "style-src 'self' 'unsafe-inline'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; frame-src 'self' blob: *; object-src 'none'; base-uri 'self'";
+  }
+  if (url.startsWith('/hcs/')) h['Cache-Control'] = 'no-store';
+  return h;
+}
+
 export function installHygiene(app: FastifyInstance): void {
   app.decorateRequest('user', null);
   app.decorateRequest('operationId', null);
@@ -23,21 +42,7 @@ export function installHygiene(app: FastifyInstance): void {
   });
 
   app.addHook('onSend', async (req, reply, payload) => {
-    reply.header('X-Content-Type-Options', 'nosniff');
-    reply.header('Referrer-Policy', 'same-origin');
-    if (!req.url.startsWith('/s3')) {
-      reply.header('X-Frame-Options', 'SAMEORIGIN');
-      reply.header('Cross-Origin-Opener-Policy', 'same-origin');
-    }
-    const type = String(reply.getHeader('content-type') ?? '');
-    if (type.startsWith('text/html')) {
-      reply.header(
-        'Content-Security-Policy',
-        "default-src 'self'; img-src 'self' data: blob: *; media-src 'self' blob: *; connect-src 'self' *; " +
-          "style-src 'self' 'unsafe-inline'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; frame-src 'self' blob: *; object-src 'none'; base-uri 'self'",
-      );
-    }
-    if (req.url.startsWith('/hcs/')) reply.header('Cache-Control', 'no-store');
+    reply.headers(securityHeaders(req.url, String(reply.getHeader('content-type') ?? '')));
     return payload;
   });
 

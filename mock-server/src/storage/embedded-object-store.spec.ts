@@ -66,6 +66,25 @@ describe('EmbeddedObjectStore local reads', () => {
     expect(await local.sha256('empty')).toBe(createHash('sha256').digest('hex'));
   });
 
+  it('reads positionally into the caller\'s buffer, across segments; a remote store offers no reader', async () => {
+    const reader = (await local.openReader('mp.bin'))!;
+    try {
+      expect(reader.size).toBe(multipartBytes.length);
+      for (const [position, length] of [[0, 3500], [1990, 20], [1999, 2], [2000, 1500], [3499, 10], [3500, 10]] as const) {
+        const buf = Buffer.alloc(length + 4, 0xee);
+        let got = 0;
+        // A read stops at a segment's end; the caller reads on until it has what it asked for.
+        for (let n = -1; n !== 0 && got < length; got += n) n = (await reader.read(buf, 2 + got, length - got, position + got)).bytesRead;
+        expect(buf.subarray(2, 2 + got).equals(multipartBytes.subarray(position, position + length))).toBe(true);
+        expect([buf[0], buf[1], buf[2 + got]]).toEqual([0xee, 0xee, 0xee]);
+      }
+    } finally {
+      await reader.close();
+    }
+    expect(await codeOf(local.openReader('missing'))).toBe('NoSuchKey');
+    expect(await h.store.openReader('mp.bin')).toBeNull();
+  });
+
   it('fails with the S3 codes the HTTP path gives', async () => {
     expect(await codeOf(local.getObject('missing'))).toBe(await codeOf(h.store.getObject('missing')));
     expect(await codeOf(local.getObject('plain.txt', { start: 12 }))).toBe('InvalidRange');

@@ -8,10 +8,10 @@ import type { DiskStore } from './embedded/disk-store.ts';
 import { isS3Error } from './embedded/errors.ts';
 import type { EmbeddedS3Control } from './embedded/plugin.ts';
 import { parseRange } from './embedded/range.ts';
-import { ObjectStore, StorageError, type ByteRange, type GetResult, type HeadResult, type ObjectStoreConfig } from './object-store.ts';
+import { ObjectStore, StorageError, type ByteRange, type GetResult, type HeadResult, type ObjectReader, type ObjectStoreConfig } from './object-store.ts';
 
 const READ_CHUNK = 1 << 20;
-const HASH_CHUNK = 4 << 20;
+const HASH_CHUNK = 1 << 20;
 
 function storageError(err: unknown): unknown {
   return isS3Error(err) ? new StorageError(err.code, err.message, err.status, err) : err;
@@ -44,6 +44,21 @@ export class EmbeddedObjectStore extends ObjectStore {
 
   override async getObject(key: string, range?: ByteRange): Promise<GetResult> {
     return this.read(key, range, READ_CHUNK);
+  }
+
+  override async openReader(key: string): Promise<ObjectReader> {
+    let opened;
+    try {
+      opened = await this.disk().openObject(this.bucket, key);
+    } catch (err) {
+      throw storageError(err);
+    }
+    const { meta, handle } = opened;
+    return {
+      size: meta.size,
+      read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
+      close: () => handle.close(),
+    };
   }
 
   private async read(key: string, range: ByteRange | undefined, highWaterMark: number): Promise<GetResult> {
@@ -89,9 +104,20 @@ export class EmbeddedObjectStore extends ObjectStore {
     }
     // Computed by the store from the part files that are this object's segments, while they arrived.
     if (known) return known;
-    const { body } = await this.read(key, undefined, HASH_CHUNK);
-    const hash = createHash('sha256');
-    for await (const chunk of body) hash.update(chunk as Buffer);
-    return hash.digest('hex');
+    // One buffer for the whole object: the hash consumes each read before the next one.
+    const reader = await this.openReader(key);
+    try {
+      const hash = createHash('sha256');
+      const buf = Buffer.allocUnsafeSlow(Math.min(HASH_CHUNK, Math.max(1, reader.size)));
+      for (let pos = 0; pos < reader.size;) {
+        const { bytesRead } = await reader.read(buf, 0, Math.min(buf.length, reader.size - pos), pos);
+        if (bytesRead === 0) throw new StorageError('InternalError', `object ${key} is shorter than its recorded size`, 500);
+        hash.update(buf.subarray(0, bytesRead));
+        pos += bytesRead;
+      }
+      return hash.digest('hex');
+    } finally {
+      await reader.close();
+    }
   }
 }

@@ -38,6 +38,12 @@ export interface ObjectInfo { key: string; size: number; etag: string; lastModif
 export interface ListPage { objects: ObjectInfo[]; prefixes: string[] }
 export interface HeadResult { size: number; etag: string; contentType: string | undefined; lastModified: Date | undefined; metadata: Record<string, string> }
 export interface GetResult { body: Readable; contentLength: number; contentRange?: string; etag: string; contentType?: string }
+/** Positional reads of an object's bytes, for stores that can read them without a request (FileHandle.read's shape). */
+export interface ObjectReader {
+  size: number;
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
+  close(): Promise<void>;
+}
 export interface PartInfo { partNumber: number; etag: string; size: number; lastModified?: Date }
 /** `{start, end}` inclusive (end optional = to the end), `{suffix}` = last n bytes. */
 export type ByteRange = { start: number; end?: number } | { suffix: number };
@@ -188,6 +194,14 @@ export class ObjectStore {
       etag: unquote(out.ETag),
       contentType: out.ContentType,
     };
+  }
+
+  /**
+   * A positional reader when the store can read the object locally, else null (then use getObject). Lets a
+   * caller read into its own reused buffers instead of receiving a fresh buffer per chunk.
+   */
+  async openReader(_key: string): Promise<ObjectReader | null> {
+    return null;
   }
 
   /** Metadata of `key`, or null when it does not exist. */

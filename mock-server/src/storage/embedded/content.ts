@@ -1,6 +1,8 @@
 // Reading an object's content: one file (a FileHandle) or the segments of a completed multipart upload,
-// streamed in order as if they were one file. Both are read through the same two calls.
-import { open } from 'node:fs/promises';
+// streamed in order as if they were one file. Both are read through the same three calls: a stream, or
+// positional reads into a caller's buffer (which lets a reader reuse one buffer instead of allocating a new
+// one per chunk, the churn that otherwise piles up dead buffers until the next GC).
+import { open, type FileHandle } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 
 export interface ContentReadOptions {
@@ -14,6 +16,8 @@ export interface ContentReadOptions {
 
 export interface ContentHandle {
   createReadStream(opts?: ContentReadOptions): Readable;
+  /** Reads up to `length` bytes at content offset `position` into `buffer` at `offset` (FileHandle.read's shape). */
+  read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }>;
   close(): Promise<void>;
 }
 
@@ -21,6 +25,8 @@ export class SegmentedContent implements ContentHandle {
   private readonly segments: ReadonlyArray<{ path: string; size: number }>;
   private readonly release: () => void;
   private closed = false;
+  /** The segment positional reads are in, kept open while reads stay in it. */
+  private current: { index: number; fh: FileHandle } | undefined;
 
   constructor(segments: ReadonlyArray<{ path: string; size: number }>, release: () => void) {
     this.segments = segments;
@@ -59,9 +65,39 @@ export class SegmentedContent implements ContentHandle {
     return stream;
   }
 
+  async read(buffer: Buffer, offset: number, length: number, position: number): Promise<{ bytesRead: number }> {
+    if (this.closed) throw new Error('the content handle is closed');
+    let base = 0;
+    for (let index = 0; index < this.segments.length; index++) {
+      const seg = this.segments[index]!;
+      if (position >= base + seg.size) {
+        base += seg.size;
+        continue;
+      }
+      const want = Math.min(length, base + seg.size - position);
+      if (want <= 0) return { bytesRead: 0 };
+      if (this.current?.index !== index) {
+        const previous = this.current;
+        this.current = undefined;
+        await previous?.fh.close();
+        this.current = { index, fh: await open(seg.path, 'r') };
+      }
+      const { bytesRead } = await this.current.fh.read(buffer, offset, want, position - base);
+      if (bytesRead === 0) throw new Error(`segment ${seg.path} is shorter than its recorded size`);
+      return { bytesRead };
+    }
+    return { bytesRead: 0 };
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.release();
+    const current = this.current;
+    this.current = undefined;
+    try {
+      await current?.fh.close();
+    } finally {
+      this.release();
+    }
   }
 }

@@ -5,14 +5,26 @@
 // never reports a half-written part. Completing hard-links the chosen parts into the object's
 // directory as its segments and commits metadata listing them (DiskStore.commitSegments).
 import { createHash, randomBytes, type Hash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DiskStore, NewObject, ObjectMeta } from './disk-store.ts';
 import { S3Error } from './errors.ts';
 import { fsyncDir, removeTreeAtomic, writeFileAtomic } from './fs-util.ts';
 import { compareKeys } from './listing.ts';
 import { KeyedMutex, SharedExclusiveLock } from './locks.ts';
+
+async function hashFile(hash: Hash, path: string, buf: Buffer): Promise<void> {
+  const fh = await open(path, 'r');
+  try {
+    for (;;) {
+      const { bytesRead } = await fh.read(buf, 0, buf.length, null);
+      if (bytesRead === 0) return;
+      hash.update(buf.subarray(0, bytesRead));
+    }
+  } finally {
+    await fh.close();
+  }
+}
 
 export interface UploadRecord {
   uploadId: string;
@@ -156,14 +168,14 @@ export class MultipartStore {
       return;
     }
     sha.running = (async () => {
+      // One buffer per run, reused for every read: the hash consumes it before the next read.
+      const buf = Buffer.allocUnsafeSlow(1 << 20);
       do {
         sha.again = false;
         const parts = await this.partIndex(state);
         for (let next = parts.get(sha.files.length + 1); next; next = parts.get(sha.files.length + 1)) {
           if (this.uploads.get(state.record.uploadId) !== state) return;
-          for await (const chunk of createReadStream(join(this.dir, state.record.uploadId, next.file), { highWaterMark: 4 << 20 })) {
-            sha.hash.update(chunk as Buffer);
-          }
+          await hashFile(sha.hash, join(this.dir, state.record.uploadId, next.file), buf);
           sha.files.push(next.file);
         }
       } while (sha.again);
