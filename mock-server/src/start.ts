@@ -1,6 +1,9 @@
 // npm start: the drive on its embedded defaults (SQLite + embedded S3 under ./data), serving the web app.
-import { loadConfig } from './config.ts';
-import { buildApp } from './app.ts';
+// First, and alone: it may restart the process with its V8 heap flags, so the rest is loaded only after it.
+import './runtime-flags.ts';
+
+const { loadConfig } = await import('./config.ts');
+const { buildApp } = await import('./app.ts');
 
 const config = loadConfig();
 const built = await buildApp(config);

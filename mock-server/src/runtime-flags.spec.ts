@@ -1,0 +1,44 @@
+// The server process restarts itself once with its V8 heap flags (same pid), keeps flags the operator gave,
+// and can be told not to. Run in child processes: importing the module here would replace the test worker.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+
+const dir = mkdtempSync(join(tmpdir(), 'hcs-flags-'));
+const script = join(dir, 'probe.mjs');
+writeFileSync(script, `
+await import(${JSON.stringify(new URL('./runtime-flags.ts', import.meta.url).href)});
+console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2) }));
+`);
+
+async function probe(nodeArgs: string[], env: Record<string, string> = {}): Promise<{ spawnedPid: number; pid: number; execArgv: string[]; argv: string[] }> {
+  const { HCS_NODE_TUNED: _t, HCS_NODE_TUNING: _o, NODE_OPTIONS: _n, ...base } = process.env;
+  const child = spawn(process.execPath, [...nodeArgs, script, 'a', 'b c'], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  expect(code).toBe(0);
+  return { spawnedPid: child.pid!, ...JSON.parse(out) };
+}
+
+describe('runtime flags', () => {
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('restarts in place with the heap flags, arguments unchanged', async () => {
+    const r = await probe([]);
+    expect(r.pid).toBe(r.spawnedPid);
+    expect(r.execArgv).toEqual(['--max-semi-space-size=16', '--heap-growing-percent=50']);
+    expect(r.argv).toEqual(['a', 'b c']);
+  });
+
+  it('keeps what the operator chose, on the command line or in NODE_OPTIONS', async () => {
+    expect((await probe(['--max-semi-space-size=32'])).execArgv.sort()).toEqual(['--heap-growing-percent=50', '--max-semi-space-size=32']);
+    expect((await probe([], { NODE_OPTIONS: '--max-semi-space-size=8' })).execArgv).toEqual(['--heap-growing-percent=50']);
+  });
+
+  it('can be switched off', async () => {
+    expect((await probe([], { HCS_NODE_TUNING: 'off' })).execArgv).toEqual([]);
+  });
+});
