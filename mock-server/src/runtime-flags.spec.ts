@@ -10,11 +10,11 @@ const dir = mkdtempSync(join(tmpdir(), 'hcs-flags-'));
 const script = join(dir, 'probe.mjs');
 writeFileSync(script, `
 await import(${JSON.stringify(new URL('./runtime-flags.ts', import.meta.url).href)});
-console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2) }));
+console.log(JSON.stringify({ pid: process.pid, execArgv: process.execArgv, argv: process.argv.slice(2), mmap: process.env.MALLOC_MMAP_THRESHOLD_ ?? null }));
 `);
 
-async function probe(nodeArgs: string[], env: Record<string, string> = {}): Promise<{ spawnedPid: number; pid: number; execArgv: string[]; argv: string[] }> {
-  const { HCS_NODE_TUNED: _t, HCS_NODE_TUNING: _o, NODE_OPTIONS: _n, ...base } = process.env;
+async function probe(nodeArgs: string[], env: Record<string, string> = {}): Promise<{ spawnedPid: number; pid: number; execArgv: string[]; argv: string[]; mmap: string | null }> {
+  const { HCS_NODE_TUNED: _t, HCS_NODE_TUNING: _o, NODE_OPTIONS: _n, MALLOC_MMAP_THRESHOLD_: _m, ...base } = process.env;
   const child = spawn(process.execPath, [...nodeArgs, script, 'a', 'b c'], { env: { ...base, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
   let out = '';
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
@@ -31,14 +31,17 @@ describe('runtime flags', () => {
     expect(r.pid).toBe(r.spawnedPid);
     expect(r.execArgv).toEqual(['--max-semi-space-size=16', '--heap-growing-percent=50']);
     expect(r.argv).toEqual(['a', 'b c']);
+    expect(r.mmap).toBe('262144');
   });
 
   it('keeps what the operator chose, on the command line or in NODE_OPTIONS', async () => {
     expect((await probe(['--max-semi-space-size=32'])).execArgv.sort()).toEqual(['--heap-growing-percent=50', '--max-semi-space-size=32']);
     expect((await probe([], { NODE_OPTIONS: '--max-semi-space-size=8' })).execArgv).toEqual(['--heap-growing-percent=50']);
+    expect((await probe([], { MALLOC_MMAP_THRESHOLD_: '65536' })).mmap).toBe('65536');
   });
 
   it('can be switched off', async () => {
-    expect((await probe([], { HCS_NODE_TUNING: 'off' })).execArgv).toEqual([]);
+    const off = await probe([], { HCS_NODE_TUNING: 'off' });
+    expect([off.execArgv, off.mmap]).toEqual([[], null]);
   });
 });
