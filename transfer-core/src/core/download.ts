@@ -2,7 +2,7 @@
 // sink, the set of finished parts persisted after each part, SHA-256 verified at the end.
 import type { Clock, DownloadFileInfo, DownloadSink, DownloadSinkFactory } from '../ports/index.ts';
 import { systemClock } from './clock.ts';
-import { HASH_CHUNK, MAX_FILE_SIZE, PART_CONCURRENCY, PART_TIMEOUT_MS } from './constants.ts';
+import { HASH_CHUNK, MAX_FILE_SIZE, PART_CONCURRENCY } from './constants.ts';
 import { Emitter } from './emitter.ts';
 import type { EngineDeps } from './engine-options.ts';
 import type { TransferError } from './errors.ts';
@@ -12,7 +12,7 @@ import { OrderedHasher } from './ordered-hash.ts';
 import { partRange, type PartPlan } from './part-size.ts';
 import { SpeedMeter, type Progress } from './progress.ts';
 import { withRetry } from './retry.ts';
-import { StorageClient } from './s3.ts';
+import { storageClientFor, type StorageClient } from './s3.ts';
 import { createDownloadMachine, type DownloadStatus, type StateMachine } from './state-machine.ts';
 import { randomId } from './upload.ts';
 
@@ -79,15 +79,7 @@ export class DownloadTask {
     this.#clock = deps.clock ?? systemClock;
     this.#machine = createDownloadMachine(initial);
     this.#meter = new SpeedMeter(this.#clock);
-    this.#storage = new StorageClient({
-      controlPlane: deps.controlPlane,
-      transport: deps.transport,
-      clock: this.#clock,
-      onUnauthorized: deps.onUnauthorized,
-      platformId: deps.platformId,
-      timeoutMs: deps.partTimeoutMs ?? PART_TIMEOUT_MS,
-      retryBaseMs: deps.retryBaseMs,
-    });
+    this.#storage = storageClientFor(deps, this.#clock);
     this.#machine.onChange((to, from) => this.events.emit('status', { to, from, error: to === 'error' || to === 'refresh' ? this.#error : undefined }));
   }
 

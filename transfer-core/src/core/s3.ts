@@ -1,6 +1,7 @@
 // S3 requests sent straight to storage, each signed by the /hcs server (the secret never leaves it).
 import type { Clock, ControlPlane, StorageAction, Transport, TransportRequest, TransportResponse } from '../ports/index.ts';
-import { LIST_PARTS_PAGE } from './constants.ts';
+import { LIST_PARTS_PAGE, PART_TIMEOUT_MS } from './constants.ts';
+import type { EngineDeps } from './engine-options.ts';
 import { withTimeout } from './clock.ts';
 import type { TransferError} from './errors.ts';
 import { SigningError, StorageHttpError, type TransferErrorOptions } from './errors.ts';
@@ -214,4 +215,17 @@ export function completeXml(parts: Array<{ partNumber: number; etag: string }>):
 
 export function messageOf(err: unknown): string | undefined {
   return err instanceof Error ? err.message : undefined;
+}
+
+/** The storage client an upload or download task uses, configured from the engine's dependencies. */
+export function storageClientFor(deps: EngineDeps, clock: Clock): StorageClient {
+  return new StorageClient({
+    controlPlane: deps.controlPlane,
+    transport: deps.transport,
+    clock,
+    onUnauthorized: deps.onUnauthorized,
+    platformId: deps.platformId,
+    timeoutMs: deps.partTimeoutMs ?? PART_TIMEOUT_MS,
+    retryBaseMs: deps.retryBaseMs,
+  });
 }

@@ -3,7 +3,7 @@
 // part record found by content + folder + name) and the parts (S3 ListParts is authoritative).
 import type { Clock, FileSource, PartRecord, UploadSession, UploadTarget } from '../ports/index.ts';
 import { systemClock } from './clock.ts';
-import { DEFAULT_SYNC_SPEED, MAX_FILE_SIZE, MIN_PART_SIZE, PART_CONCURRENCY, PART_TIMEOUT_MS } from './constants.ts';
+import { DEFAULT_SYNC_SPEED, MAX_FILE_SIZE, MIN_PART_SIZE, PART_CONCURRENCY } from './constants.ts';
 import { Emitter } from './emitter.ts';
 import type { EngineDeps } from './engine-options.ts';
 import {
@@ -29,7 +29,7 @@ import { asTransferError, isHashMismatch, isHcsError, isSessionMissing } from '.
 import { partRange, planParts, type PartPlan } from './part-size.ts';
 import { SpeedMeter, type Progress } from './progress.ts';
 import { withRetry } from './retry.ts';
-import { StorageClient, type ListedPart } from './s3.ts';
+import { storageClientFor, type StorageClient, type ListedPart } from './s3.ts';
 import { createUploadMachine, type StateMachine, type UploadStatus } from './state-machine.ts';
 import { TokenBucket } from './throttle.ts';
 
@@ -118,15 +118,7 @@ export class UploadTask {
     this.#key = uploadRecordKey(input.source, input.target);
     this.#small = input.source.size < MIN_PART_SIZE;
     this.#progress = { loaded: 0, total: input.source.size, speed: 0, timeLeft: undefined, phase: 'hashing' };
-    this.#storage = new StorageClient({
-      controlPlane: deps.controlPlane,
-      transport: deps.transport,
-      clock: this.#clock,
-      onUnauthorized: deps.onUnauthorized,
-      platformId: deps.platformId,
-      timeoutMs: deps.partTimeoutMs ?? PART_TIMEOUT_MS,
-      retryBaseMs: deps.retryBaseMs,
-    });
+    this.#storage = storageClientFor(deps, this.#clock);
     this.#machine.onChange((to, from) => this.events.emit('status', { to, from, error: to === 'error' || to === 'onTimeout' ? this.#error : undefined }));
   }
 
