@@ -10,7 +10,7 @@ for (const [path, item] of Object.entries<any>(doc.paths)) {
     if (!op) continue;
     const isPublic = Array.isArray(op.security) && op.security.length === 0;
     rows.push(
-      `  ${op.operationId}: { method: '${method.toUpperCase()}', path: '${path}', tag: '${op.tags?.[0] ?? ''}', public: ${isPublic}, csrf: ${op['x-hcs-csrf'] !== false}, raw: ${op['x-hcs-raw'] === true} },`,
+      `  ${op.operationId}: { method: '${method.toUpperCase()}', path: '${path}', tag: '${op.tags?.[0] ?? ''}', public: ${isPublic}, csrf: ${op['x-hcs-csrf'] !== false}, raw: ${op['x-hcs-raw'] === true}, mutating: ${method !== 'get' || op['x-hcs-mutating'] === true} },`,
     );
   }
 }
@@ -27,6 +27,8 @@ export interface OperationInfo {
   readonly csrf: boolean;
   /** Answers a raw body (stream, file) instead of the envelope. */
   readonly raw: boolean;
+  /** Changes state (every non-GET, and the GETs the spec uses for changes: x-hcs-mutating). */
+  readonly mutating: boolean;
 }
 
 export const operations = {

@@ -87,8 +87,8 @@ export function operationsOf(doc: Json): ContractOperation[] {
         public: Array.isArray(op.security) && op.security.length === 0,
         csrf: op['x-hcs-csrf'] !== false,
         raw: op['x-hcs-raw'] === true,
-        // The spec uses GET for several mutations (delete, moveInstance, ...); anything but a read counts.
-        mutating: method !== 'get' || /^(delete|move|copy|restore|remove|empty|logout)/.test(op.operationId),
+        // The spec uses GET for several changes (delete, moveInstance, ...); the contract marks them x-hcs-mutating.
+        mutating: method !== 'get' || op['x-hcs-mutating'] === true,
         schema,
       });
     }
