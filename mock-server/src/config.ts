@@ -28,6 +28,8 @@ export interface ServerConfig {
   defaultLanguage: 'zh_CN' | 'en_US';
   /** Fastify trustProxy: false, true, or the proxies' addresses/CIDRs whose X-Forwarded-For is believed. */
   trustProxy: boolean | string[];
+  /** Upload throttle handed to clients in file-uploadable's syncSpeed, bytes/s (spec 9: 104857600). */
+  syncSpeed: number;
 }
 
 /** Every environment variable the server reads, with its meaning (README and docker-compose test use this). */
@@ -54,6 +56,7 @@ export const ENV_VARS = {
   HCS_MULTIPART_MAX_AGE_HOURS: 'Abandoned multipart uploads are cleaned after this many hours (default 24)',
   HCS_CORS_ORIGINS: 'Extra web origins allowed to call storage directly, comma-separated',
   HCS_DEFAULT_LANGUAGE: 'Server default UI language: zh_CN or en_US (default zh_CN)',
+  HCS_SYNC_SPEED: 'Upload speed limit handed to clients (syncSpeed), bytes/s per upload (default 104857600 = 100 MiB/s, the spec default)',
   HCS_TRUST_PROXY: 'Believe X-Forwarded-For from these proxies (comma-separated addresses/CIDRs, or true for any); default off',
 } as const;
 
@@ -103,5 +106,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
         : (env.HCS_TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean).length
           ? (env.HCS_TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean)
           : false,
+    syncSpeed: positiveInt(env.HCS_SYNC_SPEED, 104_857_600),
   };
+}
+
+function positiveInt(v: string | undefined, def: number): number {
+  const n = int(v, def);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`invalid positive integer: ${v}`);
+  return n;
 }

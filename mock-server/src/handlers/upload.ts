@@ -19,7 +19,6 @@ import { accessible, callerOf, resolveFolder } from '../files/access.ts';
 import { viewOf } from '../files/wire.ts';
 import { MAX_CLOCK_SKEW_MS, formatAmzDate, parseAmzDate, parseRawQuery } from '../storage/sigv4.ts';
 
-export const DEFAULT_SYNC_SPEED = 104857600;
 
 type UploadAction = 'initMultipart' | 'uploadPart' | 'listParts' | 'completeMultipart' | 'abortMultipart' | 'putObject' | 'getObject' | 'headObject';
 
@@ -156,7 +155,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         bucketName: s.bucket,
         storeEncryption: 0,
         storeShards: 0,
-        syncSpeed: DEFAULT_SYNC_SPEED,
+        syncSpeed: ctx.config.syncSpeed,
         partSize: s.partSize,
         partCount: s.partCount,
         cloudProvider: 's3',
