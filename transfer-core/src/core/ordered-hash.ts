@@ -44,20 +44,22 @@ export class OrderedHasher {
    * `data` was written at `offset` of part `partNumber`. Resolves at once unless too much hashing is queued,
    * which keeps memory bounded when hashing is slower than the network.
    */
-  written(partNumber: number, offset: number, data: Uint8Array): Promise<void> {
-    this.#extent.set(partNumber, (this.#extent.get(partNumber) ?? 0) + data.byteLength);
+  written(partNumber: number, offset: number, data: Uint8Array | readonly Uint8Array[]): Promise<void> {
+    const chunks = data instanceof Uint8Array ? [data] : data;
+    const length = chunks.reduce((sum, c) => sum + c.byteLength, 0);
+    this.#extent.set(partNumber, (this.#extent.get(partNumber) ?? 0) + length);
     if (this.#broken) return Promise.resolve();
-    this.#queued += data.byteLength;
+    this.#queued += length;
     const step = this.#chain.then(async () => {
       try {
         if (this.#broken) return;
         if (offset === this.#pos) {
-          await this.#hasher.update(data);
-          this.#pos += data.byteLength;
+          for (const c of chunks) await this.#hasher.update(c);
+          this.#pos += length;
         }
         await this.#catchUp();
       } finally {
-        this.#queued -= data.byteLength;
+        this.#queued -= length;
       }
     });
     this.#chain = step.catch(() => {

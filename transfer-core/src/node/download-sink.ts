@@ -33,6 +33,21 @@ export function createFileSinkFactory(opts: { dir: string; pathFor?: (name: stri
             done += bytesWritten;
           }
         },
+        async writev(offset, chunks) {
+          let rest = chunks.filter((c) => c.byteLength > 0);
+          let at = offset;
+          while (rest.length > 0) {
+            const { bytesWritten } = await fh.writev(rest as Uint8Array[], at);
+            at += bytesWritten;
+            // A short writev (rare on regular files) continues from the first byte not written.
+            let skip = bytesWritten;
+            while (rest.length > 0 && skip >= rest[0]!.byteLength) {
+              skip -= rest[0]!.byteLength;
+              rest = rest.slice(1);
+            }
+            if (skip > 0) rest = [rest[0]!.subarray(skip), ...rest.slice(1)];
+          }
+        },
         flush: () => fh.sync(),
         // Positional reads on the same descriptor see completed writes at once.
         readsBeforeFlush: true,

@@ -116,6 +116,11 @@ export interface Clock {
 /** Where a download's bytes go. Parts arrive out of order; writes are positional. */
 export interface DownloadSink {
   write(offset: number, data: Uint8Array): Promise<void>;
+  /**
+   * Optional gathered write of `chunks` laid end to end from `offset` (one writev in Node): the engine then hands
+   * over network chunks as they came instead of copying them into one buffer first.
+   */
+  writev?(offset: number, chunks: readonly Uint8Array[]): Promise<void>;
   /** Make every write durable and readable through read() (verification reads the bytes back). */
   flush(): Promise<void>;
   read(offset: number, length: number): Promise<Uint8Array>;
