@@ -74,6 +74,8 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
   installHygiene(app);
   extra.instrument?.(app);
   await app.register(cookie);
+  // Raw bodies (bulk-upload) stay unread on the request stream; the handler reads them with its own limits.
+  app.addContentTypeParser('application/octet-stream', (_req, _payload, done) => done(null, undefined));
 
   const db = openDatabase(config.dataDir);
   const secret = loadSecret(config.dataDir);

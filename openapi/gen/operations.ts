@@ -17,6 +17,7 @@ export interface OperationInfo {
 export const operations = {
   addFavourite: { method: 'POST', path: '/hcs/controller/collectionFile', tag: 'files', public: false, csrf: true, raw: false, mutating: true },
   addOrUpdateGroupInstance: { method: 'POST', path: '/hcs/controller/addOrUpdateGroupInstance', tag: 'files', public: false, csrf: true, raw: false, mutating: true },
+  bulkUpload: { method: 'POST', path: '/hcs/controller/API/bulk-upload', tag: 'upload', public: false, csrf: true, raw: true, mutating: true },
   changePassword: { method: 'POST', path: '/hcs/controller/Users/userPassword', tag: 'session', public: false, csrf: true, raw: false, mutating: true },
   checkFileExist: { method: 'GET', path: '/hcs/controller/API/check-file-exist', tag: 'upload', public: false, csrf: true, raw: false, mutating: false },
   checkSpecialGatewayMapping: { method: 'POST', path: '/hcs/services/API/1.0/checkSpecialGatewayMapping', tag: 'session', public: true, csrf: true, raw: false, mutating: true },

@@ -1781,6 +1781,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/controller/API/bulk-upload": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload many small files in one request (extension)
+         * @description An extension to the spec's protocol for bulk jobs of small files (like Nextcloud's bulk upload): each file
+         *     otherwise costs four round trips (upload-ability, signing, PUT, save) for a few KiB. Here the server receives
+         *     up to 1000 files of at most 1 MiB each (64 MiB in all) in one body, writes them to storage itself and files
+         *     them exactly as save-instance would: names checked, quota reserved before any byte is stored (no overshoot),
+         *     conflicts resolved per `conflict`, content deduplicated by SHA-256.
+         *
+         *     Body framing (`application/octet-stream`): one line holding the BulkUploadManifest as JSON, ended by a line
+         *     feed (at most 1 MiB), then the bytes of every file of the manifest in its order, each exactly `fSize` bytes,
+         *     and nothing after. A body that breaks the framing (short, long, bad manifest) fails as a whole with 400 and
+         *     changes nothing.
+         *
+         *     Each file then succeeds or fails on its own; `data.files[i]` answers `manifest.files[i]`. The server hashes
+         *     every file's bytes as they arrive: a file whose SHA-256 differs from `fMd5` fails with HASH_MISMATCH and is
+         *     not stored. Content the server already holds is not stored again (outcome `instant`); receiving the whole
+         *     file is the proof of possession that second-transfer asks for with a challenge.
+         */
+        post: operations["bulkUpload"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hcs/controller/API/initPartInfo": {
         parameters: {
             query?: never;
@@ -2717,6 +2758,21 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description The first line of a bulk-upload body. */
+        BulkUploadManifest: {
+            /** @description Default target folder (the personal root when omitted). */
+            parentId?: string;
+            /** @description Library code, as for file-uploadable (default NetDisk). */
+            category?: string;
+            instanceType?: string;
+            /**
+             * @description A same-named entry in the target folder: keepBoth files the upload as "name (1).ext" (default); newVersion
+             *     makes it a new version of that file (the old content kept as a history version); skip leaves it alone.
+             * @enum {string}
+             */
+            conflict?: "keepBoth" | "newVersion" | "skip";
+            files: components["schemas"]["BulkUploadFile"][];
+        };
         /**
          * @description Every /hcs response body is this envelope. `ret` 0 means success; any other value is a failure
          *     whose `msg` is a human-readable, localized message (shown to the user as a 3000 ms toast) and whose
@@ -3256,6 +3312,24 @@ export interface components {
             sourceType?: string;
             fKeywords?: string;
         };
+        BulkUploadResult: {
+            /**
+             * @description uploaded: stored and filed; instant: filed on content the server already held; skipped: the name existed (conflict skip); failed: see code.
+             * @enum {string}
+             */
+            outcome: "uploaded" | "instant" | "skipped" | "failed";
+            /** @description The file (uploaded, instant) or the existing entry (skipped). */
+            instanceId?: string;
+            /** @description With failed: a stable error code (NAME_INVALID, NAME_EXISTS, SPACE_NOT_ENOUGH, HASH_MISMATCH, NOT_FOUND, FORBIDDEN, STORAGE_ERROR). */
+            code?: string;
+            /** @description With failed: what went wrong. */
+            msg?: string;
+        };
+        BulkUploadResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                files: components["schemas"]["BulkUploadResult"][];
+            };
+        };
         InitPartInfoRequest: {
             fId: string;
             /** @description The S3 multipart upload id the client initiated (signed by the server). */
@@ -3362,6 +3436,14 @@ export interface components {
         };
         SignedUrlResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["SignedUrl"];
+        };
+        BulkUploadFile: {
+            fName: components["schemas"]["EncodedName"];
+            /** @description Bytes of this file in the body (at most 1 MiB). */
+            fSize: number;
+            fMd5: components["schemas"]["Sha256Hex"];
+            /** @description Target folder; the manifest's parentId when omitted. */
+            parentId?: string;
         };
     };
     responses: {
@@ -5430,6 +5512,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["InstanceResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    bulkUpload: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/octet-stream": string;
+            };
+        };
+        responses: {
+            /** @description One result per manifest entry, in order. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BulkUploadResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

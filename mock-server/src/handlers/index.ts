@@ -6,6 +6,7 @@ import { sessionHandlers } from './session.ts';
 import { librariesHandlers } from './libraries.ts';
 import { filesHandlers } from './files.ts';
 import { uploadHandlers } from './upload.ts';
+import { bulkUploadHandlers } from './bulk-upload.ts';
 import { downloadHandlers } from './download.ts';
 
 export function allHandlers(ctx: AppContext): Handlers {
@@ -15,6 +16,7 @@ export function allHandlers(ctx: AppContext): Handlers {
     ...librariesHandlers(ctx),
     ...filesHandlers(ctx),
     ...uploadHandlers(ctx),
+    ...bulkUploadHandlers(ctx),
     ...downloadHandlers(ctx),
   };
 }

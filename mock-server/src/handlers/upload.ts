@@ -51,7 +51,7 @@ function sessionOf(db: Db, user: SessionUser, fId: string): UploadSession {
  * Turns a finished session into a file: a new file, "name (n).ext" beside a same-named entry, or a new
  * version of the same-named file (its old content kept as a history version). The reservation becomes usage.
  */
-function registerFile(db: Db, s: UploadSession, blobId: string, name: string, userId: string): InstanceRow {
+export function registerFile(db: Db, s: UploadSession, blobId: string, name: string, userId: string): InstanceRow {
   const parent = getLive(db, s.parentId);
   if (!parent.isFolder) throw new AppError('NOT_FOUND', 'the target folder no longer exists');
   const existing = nameTaken(db, parent.id, name);

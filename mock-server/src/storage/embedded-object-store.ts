@@ -3,6 +3,7 @@
 // entries, proofs of possession, downloads through the server — go straight to the files on disk instead of an
 // HTTP request to itself: same bytes, same errors, without a second copy of every byte through the sockets.
 import { createHash } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { DiskStore } from './embedded/disk-store.ts';
 import { isS3Error } from './embedded/errors.ts';
@@ -29,6 +30,34 @@ export class EmbeddedObjectStore extends ObjectStore {
     const disk = this.control.disk;
     if (!disk) throw new StorageError('ServiceUnavailable', 'the embedded store has not started', 503);
     return disk;
+  }
+
+  /**
+   * A body the server already holds in memory (bulk-upload's small files) is written straight to the store's
+   * files, with the same temp-file, fsync and atomic-commit path as an HTTP PUT, and its SHA-256 recorded so
+   * sha256() needs no read. Streams still go through S3 like for any target.
+   */
+  override async putObject(key: string, body: Readable | Buffer, opts: { contentLength: number; contentType?: string; metadata?: Record<string, string> }): Promise<{ etag: string }> {
+    if (!Buffer.isBuffer(body)) return super.putObject(key, body, opts);
+    if (body.length !== opts.contentLength) throw new StorageError('IncompleteBody', `${body.length} bytes given, ${opts.contentLength} declared`, 400);
+    const disk = this.disk();
+    const temp = disk.tempPath();
+    try {
+      await writeFile(temp, body, { flag: 'wx', flush: true });
+      const meta = await disk.commitObject(this.bucket, key, temp, {
+        size: body.length,
+        etag: createHash('md5').update(body).digest('hex'),
+        sha256: createHash('sha256').update(body).digest('hex'),
+        contentType: opts.contentType ?? 'application/octet-stream',
+        userMetadata: Object.fromEntries(Object.entries(opts.metadata ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
+        headers: {},
+      });
+      return { etag: meta.etag };
+    } catch (err) {
+      throw storageError(err);
+    } finally {
+      await disk.releaseTemp(temp);
+    }
   }
 
   override async headObject(key: string): Promise<HeadResult | null> {

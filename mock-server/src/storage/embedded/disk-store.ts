@@ -163,8 +163,9 @@ export class DiskStore {
     return path;
   }
 
+  /** Removes a temp file that was not committed (a committed one was renamed away and is no longer tracked). */
   async releaseTemp(path: string): Promise<void> {
-    this.activeTemps.delete(path);
+    if (!this.activeTemps.delete(path)) return;
     await rm(path, { force: true });
   }
 

@@ -23,6 +23,7 @@ import type {
 
 import type {
   AnyResponse,
+  BulkUploadResponse,
   CheckFileExistResponse,
   FileUploadableResponse,
   InstanceResponse,
@@ -33,6 +34,7 @@ import type {
 } from '../model';
 
 import {
+  getBulkUploadResponseMock,
   getCheckFileExistResponseMock,
   getDeletePartInfoResponseMock,
   getDestroyPartInfoResponseMock,
@@ -57,7 +59,7 @@ import {
   getSignStorageRequestResponseMock
 } from './upload.faker.ts';
 
-export { getCheckFileExistResponseMock, getGetFileUploadableResponseMock, getSignStorageRequestResponseMock, getSecondTransferResponseMock, getInitPartInfoResponseMock, getSetPartInfoResponseMock, getGetPartInfoResponseMock, getDeletePartInfoResponseMock, getDestroyPartInfoResponseMock, getSaveInstanceResponseMock, getRecycleStorageFileResponseMock, getGetLibCodeResponseMock, getShareGetFileUploadableResponseMock, getShareSignStorageRequestResponseMock, getShareSecondTransferResponseMock, getShareSaveInstanceResponseMock, getShareInitPartInfoResponseMock, getShareSetPartInfoResponseMock, getShareGetPartInfoResponseMock, getShareDestroyPartInfoResponseMock, getShareCheckFileExistResponseMock, getShareGetUploadTokenResponseMock } from './upload.faker.ts';
+export { getCheckFileExistResponseMock, getGetFileUploadableResponseMock, getSignStorageRequestResponseMock, getSecondTransferResponseMock, getBulkUploadResponseMock, getInitPartInfoResponseMock, getSetPartInfoResponseMock, getGetPartInfoResponseMock, getDeletePartInfoResponseMock, getDestroyPartInfoResponseMock, getSaveInstanceResponseMock, getRecycleStorageFileResponseMock, getGetLibCodeResponseMock, getShareGetFileUploadableResponseMock, getShareSignStorageRequestResponseMock, getShareSecondTransferResponseMock, getShareSaveInstanceResponseMock, getShareInitPartInfoResponseMock, getShareSetPartInfoResponseMock, getShareGetPartInfoResponseMock, getShareDestroyPartInfoResponseMock, getShareCheckFileExistResponseMock, getShareGetUploadTokenResponseMock } from './upload.faker.ts';
 
 
 export const getCheckFileExistMockHandler = (overrideResponse?: CheckFileExistResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<CheckFileExistResponse> | CheckFileExistResponse), options?: RequestHandlerOptions) => {
@@ -103,6 +105,18 @@ export const getSecondTransferMockHandler = (overrideResponse?: InstanceResponse
     return HttpResponse.json(overrideResponse !== undefined
     ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
     : getSecondTransferResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getBulkUploadMockHandler = (overrideResponse?: BulkUploadResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<BulkUploadResponse> | BulkUploadResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/API/bulk-upload', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getBulkUploadResponseMock(),
       { status: 200
       })
   }, options)
@@ -328,6 +342,7 @@ export const getUploadMock = () => [
   getGetFileUploadableMockHandler(),
   getSignStorageRequestMockHandler(),
   getSecondTransferMockHandler(),
+  getBulkUploadMockHandler(),
   getInitPartInfoMockHandler(),
   getSetPartInfoMockHandler(),
   getGetPartInfoMockHandler(),

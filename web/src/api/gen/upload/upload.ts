@@ -30,6 +30,7 @@ import type {
 
 import type {
   AnyResponse,
+  BulkUploadResponse,
   CheckFileExistParams,
   CheckFileExistResponse,
   DeletePartInfoRequest,
@@ -508,6 +509,135 @@ export function useSecondTransfer<TData = Awaited<ReturnType<typeof secondTransf
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getSecondTransferQueryOptions(secondTransferRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getBulkUploadUrl = () => {
+
+
+
+
+  return `/hcs/controller/API/bulk-upload`
+}
+
+/**
+ * An extension to the spec's protocol for bulk jobs of small files (like Nextcloud's bulk upload): each file
+ * otherwise costs four round trips (upload-ability, signing, PUT, save) for a few KiB. Here the server receives
+ * up to 1000 files of at most 1 MiB each (64 MiB in all) in one body, writes them to storage itself and files
+ * them exactly as save-instance would: names checked, quota reserved before any byte is stored (no overshoot),
+ * conflicts resolved per `conflict`, content deduplicated by SHA-256.
+ *
+ * Body framing (`application/octet-stream`): one line holding the BulkUploadManifest as JSON, ended by a line
+ * feed (at most 1 MiB), then the bytes of every file of the manifest in its order, each exactly `fSize` bytes,
+ * and nothing after. A body that breaks the framing (short, long, bad manifest) fails as a whole with 400 and
+ * changes nothing.
+ *
+ * Each file then succeeds or fails on its own; `data.files[i]` answers `manifest.files[i]`. The server hashes
+ * every file's bytes as they arrive: a file whose SHA-256 differs from `fMd5` fails with HASH_MISMATCH and is
+ * not stored. Content the server already holds is not stored again (outcome `instant`); receiving the whole
+ * file is the proof of possession that second-transfer asks for with a challenge.
+ * @summary Upload many small files in one request (extension)
+ */
+export const bulkUpload = async (bulkUploadBody: Blob, options?: Parameters<typeof hcsFetch>[1]): Promise<BulkUploadResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<BulkUploadResponse>(getBulkUploadUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/octet-stream', ...getHeaders(options?.headers) },
+    body: bulkUploadBody
+  }
+);}
+
+
+
+
+
+export const getBulkUploadQueryKey = (bulkUploadBody?: Blob,) => {
+    return [
+    'POST', `/hcs/controller/API/bulk-upload`, bulkUploadBody
+    ] as const;
+    }
+
+
+export const getBulkUploadQueryOptions = <TData = Awaited<ReturnType<typeof bulkUpload>>, TError = ErrorResponse>(bulkUploadBody: Blob, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof bulkUpload>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getBulkUploadQueryKey(bulkUploadBody);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof bulkUpload>>> = ({ signal }) => bulkUpload(bulkUploadBody, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof bulkUpload>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type BulkUploadQueryResult = NonNullable<Awaited<ReturnType<typeof bulkUpload>>>
+export type BulkUploadQueryError = ErrorResponse
+
+
+export function useBulkUpload<TData = Awaited<ReturnType<typeof bulkUpload>>, TError = ErrorResponse>(
+ bulkUploadBody: Blob, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof bulkUpload>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof bulkUpload>>,
+          TError,
+          Awaited<ReturnType<typeof bulkUpload>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useBulkUpload<TData = Awaited<ReturnType<typeof bulkUpload>>, TError = ErrorResponse>(
+ bulkUploadBody: Blob, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof bulkUpload>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof bulkUpload>>,
+          TError,
+          Awaited<ReturnType<typeof bulkUpload>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useBulkUpload<TData = Awaited<ReturnType<typeof bulkUpload>>, TError = ErrorResponse>(
+ bulkUploadBody: Blob, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof bulkUpload>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Upload many small files in one request (extension)
+ */
+
+export function useBulkUpload<TData = Awaited<ReturnType<typeof bulkUpload>>, TError = ErrorResponse>(
+ bulkUploadBody: Blob, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof bulkUpload>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getBulkUploadQueryOptions(bulkUploadBody,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 

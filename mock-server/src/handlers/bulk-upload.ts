@@ -1,0 +1,301 @@
+// bulk-upload (contract extension): many small files in one request. The server stores the bytes itself and files
+// each one as save-instance would. Four phases, so a failure at any point leaves nothing half-done:
+//   A. one transaction: names, folders, conflicts and quota checked; every accepted file gets an upload session
+//      holding its quota reservation and staging key (what a crash leaves behind, the janitor sweeps);
+//   B. the body is read in order; each file is hashed as it arrives and written to storage (16 writes at once);
+//   C. one transaction: every stored file becomes a blob reference and a file (or version), sessions end;
+//   D. staging objects that turned out redundant (failed, duplicate content) are deleted.
+// A body that breaks the framing fails as a whole in B: sessions and staged objects are removed, nothing filed.
+import { createHash } from 'node:crypto';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { FastifyRequest } from 'fastify';
+import type { AppContext, Handlers } from '../context.ts';
+import { transaction } from '../db/database.ts';
+import { addBlobRefs, findBlobBySha, findInstantBlob, upsertVerifiedBlob } from '../db/blobs-repo.ts';
+import { nameTaken, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
+import { freeBytes, spaceUsage, type Space } from '../db/quota.ts';
+import { createSession, deleteSession, getSession, type UploadSession } from '../db/uploads-repo.ts';
+import { callerOf, resolveFolder } from '../files/access.ts';
+import { FrameReader } from '../files/frame-reader.ts';
+import { decodeWireName } from '../files/names.ts';
+import { loadContract, deref } from '../contract/contract.ts';
+import { AppError, type ErrorCode } from '../http/errors.ts';
+import { ok } from '../http/envelope.ts';
+import { registerFile } from './upload.ts';
+
+/** Limits of the contract (BulkUploadManifest / BulkUploadFile) and of one request. */
+export const BULK_MAX_FILES = 1000;
+export const BULK_MAX_FILE_SIZE = 1024 * 1024;
+export const BULK_MAX_BYTES = 64 * 1024 * 1024;
+const MANIFEST_MAX = 1024 * 1024;
+const STORE_PARALLEL = 16;
+
+interface ManifestFile {
+  fName: string;
+  fSize: number;
+  fMd5: string;
+  parentId?: string;
+}
+interface Manifest {
+  parentId?: string;
+  category?: string;
+  instanceType?: string;
+  conflict?: 'keepBoth' | 'newVersion' | 'skip';
+  files: ManifestFile[];
+}
+
+export type BulkOutcome = 'uploaded' | 'instant' | 'skipped' | 'failed';
+interface FileResult {
+  outcome: BulkOutcome;
+  instanceId?: string;
+  code?: string;
+  msg?: string;
+}
+
+interface Entry {
+  file: ManifestFile;
+  name: string;
+  result?: FileResult;
+  session?: UploadSession;
+  /** The content was already held when checked: bytes are verified, not stored. */
+  instant: boolean;
+  stored: boolean;
+  /** conflict skip: a same-named entry that appeared since phase A still means skipped. */
+  skipIfExists: boolean;
+}
+
+function fail(e: Entry, code: ErrorCode | string, msg: string): void {
+  e.result = { outcome: 'failed', code, msg };
+}
+
+function failWith(e: Entry, err: unknown): void {
+  if (err instanceof AppError) fail(e, err.code, err.message);
+  else throw err;
+}
+
+function compileManifestValidator() {
+  const doc = loadContract();
+  const schema = deref(doc, doc.components.schemas.BulkUploadManifest);
+  // OpenAPI 3.1 schemas are JSON Schema 2020-12.
+  const ajv = new Ajv2020({ strict: false, allErrors: false });
+  return ajv.compile<Manifest>(schema);
+}
+
+export function bulkUploadHandlers(ctx: AppContext): Handlers {
+  const { db } = ctx;
+  const validate = compileManifestValidator();
+
+  async function readManifest(reader: FrameReader): Promise<Manifest> {
+    const line = await reader.line(MANIFEST_MAX, 'the manifest line');
+    let manifest: unknown;
+    try {
+      manifest = JSON.parse(line.toString('utf8'));
+    } catch {
+      throw new AppError('BAD_REQUEST', 'the first line of the body is not JSON (the BulkUploadManifest)');
+    }
+    if (!validate(manifest)) {
+      const fields = (validate.errors ?? []).map((e) => ({ field: `manifest${e.instancePath.replace(/\//g, '.')}`, message: e.message ?? 'invalid' }));
+      throw new AppError('VALIDATION_FAILED', `the manifest is not valid: ${fields.map((f) => `${f.field} ${f.message}`).join('; ')}`, { fields });
+    }
+    const total = manifest.files.reduce((sum, f) => sum + f.fSize, 0);
+    if (total > BULK_MAX_BYTES) throw new AppError('PAYLOAD_TOO_LARGE', `the files hold ${total} bytes; one request takes at most ${BULK_MAX_BYTES}`);
+    return manifest;
+  }
+
+  /** Phase A. */
+  function reserve(req: FastifyRequest, m: Manifest, entries: Entry[]): void {
+    const user = callerOf(req.user);
+    const libCode = m.category?.replace(/\d+$/, '') || 'NetDisk';
+    const conflict = m.conflict ?? 'keepBoth';
+    const bucket = ctx.store().bucket;
+    transaction(db, () => {
+      const folders = new Map<string, InstanceRow | AppError>();
+      const free = new Map<string, { space: Space; bytes: number }>();
+      for (const e of entries) {
+        if (e.result) continue;
+        const parentKey = e.file.parentId ?? m.parentId ?? '';
+        let folder = folders.get(parentKey);
+        if (!folder) {
+          try {
+            folder = resolveFolder(db, user, parentKey || undefined, libCode, m.instanceType, 'write');
+          } catch (err) {
+            if (!(err instanceof AppError)) throw err;
+            folder = err;
+          }
+          folders.set(parentKey, folder);
+        }
+        if (folder instanceof AppError) {
+          failWith(e, folder);
+          continue;
+        }
+        const existing = nameTaken(db, folder.id, e.name);
+        if (existing && conflict === 'skip') {
+          e.result = { outcome: 'skipped', instanceId: existing.id };
+          continue;
+        }
+        if (existing?.isFolder && conflict === 'newVersion') {
+          fail(e, 'NAME_EXISTS', `"${e.name}" is a folder in this folder`);
+          continue;
+        }
+        const space = spaceOf(folder);
+        const spaceKey = `${space.kind}:${space.id}`;
+        let room = free.get(spaceKey);
+        if (!room) {
+          room = { space, bytes: freeBytes(spaceUsage(db, space)) };
+          free.set(spaceKey, room);
+        }
+        if (e.file.fSize > room.bytes) {
+          fail(e, 'SPACE_NOT_ENOUGH', `not enough space: ${e.file.fSize} bytes needed, ${room.bytes} free`);
+          continue;
+        }
+        room.bytes -= e.file.fSize;
+        e.instant = !!findInstantBlob(db, e.file.fMd5, e.file.fSize);
+        e.session = createSession(db, {
+          userId: user.userId, spaceKind: space.kind, spaceId: space.id, parentId: folder.id, libCode: folder.libCode, name: e.name,
+          size: e.file.fSize, sha256: e.file.fMd5, bucket, conflict: conflict === 'newVersion' ? 'newVersion' : 'keepBoth',
+          existingId: conflict === 'newVersion' && existing ? existing.id : null, reservedBytes: e.file.fSize,
+        });
+      }
+    });
+  }
+
+  /** Phase B: reads every file's bytes, verifies its hash and stores it unless the content is already held. */
+  async function receive(reader: FrameReader, entries: Entry[]): Promise<void> {
+    const store = ctx.store();
+    const writes = new Set<Promise<void>>();
+    let storageError: unknown;
+    try {
+      for (let i = 0; i < entries.length; i++) {
+        const e = entries[i]!;
+        const bytes = await reader.take(e.file.fSize, `file ${i + 1} of the manifest`);
+        if (!e.session) continue; // refused in phase A: its bytes are read and dropped
+        const sha = createHash('sha256').update(bytes).digest('hex');
+        if (sha !== e.file.fMd5) {
+          fail(e, 'HASH_MISMATCH', 'the bytes sent do not have the declared SHA-256; recompute the hash and upload again');
+          continue;
+        }
+        if (e.instant) continue;
+        const key = e.session.objectKey;
+        const write = store
+          .putObject(key, bytes, { contentLength: bytes.length })
+          .then(() => {
+            e.stored = true;
+          })
+          .catch((err: unknown) => {
+            storageError ??= err;
+            fail(e, 'STORAGE_ERROR', 'the file could not be written to storage');
+          })
+          .finally(() => writes.delete(write));
+        writes.add(write);
+        if (writes.size >= STORE_PARALLEL) await Promise.race(writes);
+      }
+      await reader.end();
+    } finally {
+      await Promise.all(writes);
+    }
+    if (storageError) ctx.log.warn({ err: storageError }, 'bulk-upload: storage write failed');
+  }
+
+  /** Phase C. */
+  function file(userId: string, entries: Entry[], redundant: string[]): void {
+    transaction(db, () => {
+      for (const e of entries) {
+        if (!e.session) continue;
+        const s = getSession(db, e.session.id);
+        if (!s) {
+          // Swept meanwhile (cannot happen within a request's lifetime, but never file without a reservation).
+          if (!e.result) fail(e, 'UPLOAD_SESSION_MISSING', 'the upload session expired');
+          if (e.stored) redundant.push(e.session.objectKey);
+          continue;
+        }
+        if (e.result) {
+          deleteSession(db, s.id);
+          if (e.stored) redundant.push(s.objectKey);
+          continue;
+        }
+        try {
+          transaction(db, () => {
+            const existing = e.skipIfExists ? nameTaken(db, s.parentId, s.name) : undefined;
+            if (existing) {
+              deleteSession(db, s.id);
+              if (e.stored) redundant.push(s.objectKey);
+              e.result = { outcome: 'skipped', instanceId: existing.id };
+              return;
+            }
+            let blobId: string;
+            if (e.instant) {
+              const held = findInstantBlob(db, s.sha256, s.size);
+              if (!held) throw new AppError('CONFLICT', 'the stored content it matched was removed meanwhile; upload the file again');
+              blobId = held.id;
+            } else {
+              const known = findBlobBySha(db, s.sha256);
+              blobId = upsertVerifiedBlob(db, { sha256: s.sha256, size: s.size, bucket: s.bucket, objectKey: known?.objectKey ?? s.objectKey }).id;
+              if (known) redundant.push(s.objectKey);
+            }
+            addBlobRefs(db, blobId, 1);
+            const row = registerFile(db, s, blobId, s.name, userId);
+            e.result = { outcome: e.instant ? 'instant' : 'uploaded', instanceId: row.id };
+          });
+        } catch (err) {
+          failWith(e, err);
+          deleteSession(db, s.id);
+          if (e.stored && !redundant.includes(s.objectKey)) redundant.push(s.objectKey);
+        }
+      }
+    });
+  }
+
+  async function discard(keys: string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const res = await ctx.store().deleteObjects(keys).catch((err: unknown) => ({ errors: [{ key: '*', code: 'Error', message: String(err) }] }));
+    if (res.errors.length) ctx.log.warn({ errors: res.errors.slice(0, 5), count: res.errors.length }, 'bulk-upload: staging objects left for the sweeper');
+  }
+
+  return {
+    async bulkUpload(req) {
+      const user = callerOf(req.user);
+      const reader = new FrameReader(req.raw);
+      const manifest = await readManifest(reader);
+      const total = manifest.files.reduce((sum, f) => sum + f.fSize, 0);
+      const declared = req.headers['content-length'];
+      if (declared !== undefined && Number(declared) !== reader.consumed + total) {
+        throw new AppError('BAD_REQUEST', `Content-Length ${declared} does not match the manifest (${reader.consumed + total} bytes)`);
+      }
+      const skip = manifest.conflict === 'skip';
+      const entries: Entry[] = manifest.files.map((file) => {
+        const e: Entry = { file, name: '', instant: false, stored: false, skipIfExists: skip };
+        try {
+          e.name = decodeWireName(file.fName, 'fName');
+        } catch (err) {
+          failWith(e, err);
+        }
+        return e;
+      });
+      reserve(req, manifest, entries);
+      try {
+        await receive(reader, entries);
+      } catch (err) {
+        // The body broke its framing or the client went away: undo phase A and drop what was stored.
+        const staged = entries.filter((e) => e.stored && e.session).map((e) => e.session!.objectKey);
+        transaction(db, () => {
+          for (const e of entries) if (e.session) deleteSession(db, e.session.id);
+        });
+        await discard(staged);
+        throw err;
+      }
+      const redundant: string[] = [];
+      try {
+        file(user.userId, entries, redundant);
+      } catch (err) {
+        // Phase C rolled back as a whole: release the reservations now instead of when the sessions expire.
+        transaction(db, () => {
+          for (const e of entries) if (e.session) deleteSession(db, e.session.id);
+        });
+        await discard(entries.filter((e) => e.stored && e.session).map((e) => e.session!.objectKey));
+        throw err;
+      }
+      await discard(redundant);
+      return ok({ files: entries.map((e) => e.result ?? { outcome: 'failed' as const, code: 'INTERNAL', msg: 'not processed' }) });
+    },
+  };
+}
