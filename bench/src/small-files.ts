@@ -18,6 +18,9 @@ export async function benchSmallFiles(server: ServerProc, cli: CliEnv, work: str
   }
   const up = await time(() => drive(cli, ['upload', tree, '--to', '/bench-small', '--concurrency', '16', '--json']));
   const fps = FILES / (up.ms / 1000);
+  // A figure only counts when every file arrived: the job's own summary says so.
+  const summary = up.value.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.event === 'summary');
+  if (!summary || summary.done !== FILES || summary.failed !== 0) throw new Error(`small-file upload incomplete: ${JSON.stringify(summary)}`);
 
   let baseline = 'rclone not installed';
   let ratio: number | null = null;

@@ -59,8 +59,28 @@ export interface DownloadResult {
   bytesFetched: number;
 }
 
+/** One small file of a bulk request (see @hcs/transfer-core's uploadBatch). */
+export interface BatchFile {
+  path: string;
+  size: number;
+  name: string;
+  parentId: string;
+}
+
+export interface BatchFileResult {
+  outcome: 'uploaded' | 'instant' | 'skipped' | 'failed';
+  instanceId?: string;
+  sha256?: string;
+  bytesSent: number;
+  /** With failed: the engine's typed error (spec section 8 code). */
+  error?: Error & { code?: string };
+}
+
 export interface Transfer {
   upload(req: UploadRequest): Promise<UploadResult>;
+  /** Small files (<= maxBatchFileSize) in one request; rejects only when the request as a whole failed. */
+  uploadBatch(files: BatchFile[], conflict: 'newVersion' | 'keepBoth' | 'skip', signal: AbortSignal): Promise<BatchFileResult[]>;
+  readonly maxBatchFileSize: number;
   download(req: DownloadRequest): Promise<DownloadResult>;
 }
 

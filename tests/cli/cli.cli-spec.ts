@@ -132,6 +132,15 @@ describe(label, () => {
               registered.push(decodeName(body.fName ?? body.instanceName ?? ''));
             }
           }
+          // Small files travel in bulk-upload requests: each filed one counts, under the name it got.
+          if (req.operationId === 'bulkUpload' && reply.statusCode === 200 && typeof payload === 'string') {
+            const files = (JSON.parse(payload) as { data: { files: Array<{ outcome: string; instanceId?: string }> } }).data.files;
+            for (const f of files) {
+              if (f.outcome !== 'uploaded' && f.outcome !== 'instant') continue;
+              const row = built.ctx.db.prepare('SELECT name FROM instances WHERE id = ?').get(f.instanceId!) as { name: string };
+              registered.push(row.name);
+            }
+          }
           return payload;
         });
       },

@@ -4,6 +4,7 @@ import { resolve } from 'node:path';
 import type { Api } from '../api.ts';
 import { toCliError } from '../api.ts';
 import { encodeName } from '@hcs/openapi/client';
+import { planBatches } from '@hcs/transfer-core';
 import type { Reporter } from '../events.ts';
 import { HashCache, sha256File } from '../hash-cache.ts';
 import { formatRemotePath, parseRemotePath, RemoteFs } from '../remote-path.ts';
@@ -43,6 +44,20 @@ export function errorInfo(err: unknown): { code: string; message: string } {
   }
   const e = toCliError(err);
   return { code: e.code, message: e.message };
+}
+
+/** Bulk requests in flight at once: enough to keep reading, hashing and the server's filing overlapped. */
+const MAX_BATCHES_IN_FLIGHT = 4;
+const BATCH_MAX_FILES = 256;
+const BATCH_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Groups small files into bulk requests, in scan order: at most 256 files and 8 MiB each, and no fewer batches
+ * than workers while there are enough files, so a few hundred files still travel in parallel.
+ */
+export function batchesOf(files: readonly LocalFile[], workers: number): LocalFile[][] {
+  const perBatch = Math.max(16, Math.min(BATCH_MAX_FILES, Math.ceil(files.length / Math.max(1, workers))));
+  return planBatches(files, (f) => f.size, perBatch, BATCH_MAX_BYTES);
 }
 
 export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promise<JobStats> {
@@ -100,14 +115,71 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
       }
     }
 
-    // Step 4: the transfers.
-    await runQueue(pending, opts.concurrency, signal, async (f) => {
-      const relPath = f.rel.join('/');
+    // Step 4: the transfers. Small files go many to a request (bulk-upload); the rest, and any file that was in
+    // flight when an earlier run died (it needs the already-registered check below), one by one.
+    const small: LocalFile[] = [];
+    const single: LocalFile[] = [];
+    for (const f of pending) (f.size <= transfer.maxBatchFileSize && !state.session(f.rel.join('/')) ? small : single).push(f);
+    const parentOf = (f: LocalFile): string | undefined => {
       const parentRel = f.rel.slice(0, -1).join('/');
-      const parentId = parentRel ? folderIds.get(parentRel) : targetId;
+      return parentRel ? folderIds.get(parentRel) : targetId;
+    };
+    const parentMissing = (f: LocalFile) => {
+      const parentRel = f.rel.slice(0, -1).join('/');
+      const cause = folderErrors.get(parentRel) ?? { code: 'PARENT_MISSING', message: `folder ${parentRel} could not be created` };
+      emit({ type: 'file-failed', path: f.abs, bytes: f.size, code: cause.code, message: cause.message });
+    };
+    const batchWorkers = Math.max(1, Math.min(opts.concurrency, MAX_BATCHES_IN_FLIGHT));
+    const batches = batchesOf(small, batchWorkers);
+    const runBatch = async (batch: LocalFile[]) => {
+      const files = batch.flatMap((f) => {
+        const parentId = parentOf(f);
+        if (!parentId) {
+          parentMissing(f);
+          return [];
+        }
+        return [{ f, parentId }];
+      });
+      if (files.length === 0) return;
+      for (const { f } of files) emit({ type: 'file-start', path: f.abs, bytes: f.size });
+      // Marked in flight first: if this run dies while the server files the batch, the next run checks before
+      // sending a file again (see the single-file path), so keepBoth never makes "name (1)" copies of it.
+      await Promise.all(files.map(({ f }) => state.markSession(f.rel.join('/'), 'in-flight')));
+      let results;
+      try {
+        results = await transfer.uploadBatch(
+          files.map(({ f, parentId }) => ({ path: f.abs, size: f.size, name: f.rel[f.rel.length - 1]!, parentId })),
+          opts.conflict,
+          signal,
+        );
+      } catch (err) {
+        if (signal.aborted) return;
+        const info = errorInfo(err);
+        for (const { f } of files) emit({ type: 'file-failed', path: f.abs, bytes: f.size, code: info.code, message: info.message });
+        return;
+      }
+      await Promise.all(
+        results.map(async (r, k) => {
+          const { f } = files[k]!;
+          const remote = formatRemotePath([...targetSegs, ...f.rel]);
+          if (r.outcome === 'failed' || !r.instanceId) {
+            const info = r.error ? errorInfo(r.error) : { code: 'UPLOAD_FAILED', message: 'upload failed' };
+            emit({ type: 'file-failed', path: f.abs, bytes: f.size, code: info.code, message: info.message });
+            return;
+          }
+          await state.markDone(f.rel.join('/'), { size: f.size, mtime: f.mtimeMs, id: r.instanceId, sha: r.sha256 });
+          const outcome = r.outcome === 'skipped' ? 'skipped' : r.outcome === 'instant' ? 'instant' : 'uploaded';
+          emit({ type: 'file-done', path: f.abs, bytes: f.size, outcome, remote, ...(outcome === 'skipped' ? {} : { sent: r.bytesSent }) });
+        }),
+      );
+    };
+    const bulk = runQueue(batches, batchWorkers, signal, runBatch);
+
+    const singles = runQueue(single, opts.concurrency, signal, async (f) => {
+      const relPath = f.rel.join('/');
+      const parentId = parentOf(f);
       if (!parentId) {
-        const cause = folderErrors.get(parentRel) ?? { code: 'PARENT_MISSING', message: `folder ${parentRel} could not be created` };
-        emit({ type: 'file-failed', path: f.abs, bytes: f.size, code: cause.code, message: cause.message });
+        parentMissing(f);
         return;
       }
       const name = f.rel[f.rel.length - 1]!;
@@ -162,6 +234,7 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
         emit({ type: 'file-failed', path: f.abs, bytes: f.size, code: info.code, message: info.message });
       }
     });
+    await Promise.all([bulk, singles]);
   } finally {
     await state.close();
     await cache.close();

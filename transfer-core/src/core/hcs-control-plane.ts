@@ -88,6 +88,29 @@ export function createHcsControlPlane(client: HcsClient): ControlPlane {
       const inst = required(unwrap(await client.POST('/hcs/controller/API/save-instance', { body, signal })).data, 'saveInstance');
       return { instanceId: inst.instanceId };
     },
+    async bulkUpload(req, signal) {
+      const manifest = {
+        parentId: req.parentId,
+        category: req.category,
+        instanceType: req.instanceType,
+        conflict: req.conflict,
+        files: req.files.map((f) => ({ fName: encodeName(f.name), fSize: f.size, fMd5: f.sha256, parentId: f.parentId })),
+      };
+      // The contract's framing: the manifest line, then every file's bytes in order. A Blob keeps the parts as
+      // they are (no concatenation here) and gives fetch the exact Content-Length.
+      const body = new Blob([JSON.stringify(manifest) + '\n', ...(req.bodies as BlobPart[])], { type: 'application/octet-stream' });
+      const res = unwrap(
+        await client.POST('/hcs/controller/API/bulk-upload', {
+          body: body as unknown as string,
+          bodySerializer: (b: unknown) => b as Blob,
+          headers: { 'Content-Type': 'application/octet-stream' },
+          signal,
+        }),
+      );
+      const files = required(res.data, 'bulkUpload').files;
+      if (files.length !== req.files.length) throw new Error(`bulkUpload: ${files.length} results for ${req.files.length} files`);
+      return files;
+    },
     async getDownloadFileInfo(q, signal) {
       return required(unwrap(await client.GET('/hcs/controller/API/getDownloadFileInfo', { params: { query: q }, signal })).data, 'getDownloadFileInfo');
     },

@@ -87,8 +87,32 @@ export interface UploadTarget {
   conflict?: 'newVersion' | 'keepBoth';
 }
 
+/** One file of a bulk-upload request (the contract's BulkUploadFile, with a plain name). */
+export interface BulkUploadFile {
+  name: string;
+  size: number;
+  sha256: string;
+  parentId?: string;
+}
+
+/** The server's answer for one file of a bulk-upload request. */
+export interface BulkUploadOutcome {
+  outcome: 'uploaded' | 'instant' | 'skipped' | 'failed';
+  instanceId?: string;
+  code?: string;
+  msg?: string;
+}
+
 /** The /hcs calls of the transfer protocol, typed. Failures reject with HcsError (status, ret, code). */
 export interface ControlPlane {
+  /**
+   * bulk-upload (contract extension): small files in one request, the server stores and files them. `bodies[i]`
+   * holds exactly `files[i].size` bytes. Results answer files in order.
+   */
+  bulkUpload?(
+    req: { parentId?: string; category?: string; instanceType?: string; conflict: 'keepBoth' | 'newVersion' | 'skip'; files: BulkUploadFile[]; bodies: Uint8Array[] },
+    signal?: AbortSignal,
+  ): Promise<BulkUploadOutcome[]>;
   checkFileExist(q: { parentId?: string; name: string; fileSharingId?: string }, signal?: AbortSignal): Promise<{ exists: boolean; instanceId: string | null; classifierId: 'Folder' | 'File' | null }>;
   getFileUploadable(q: UploadTarget & { fSize: number; fName: string; fMd5: string }, signal?: AbortSignal): Promise<FileUploadable>;
   signStorageRequest(q: { httpVerb: TransportRequest['method']; bucketName: string; resourceUri: string; action: StorageAction; amzDate?: string; contentType?: string; fMd5?: string; fId?: string; platformId?: string }, signal?: AbortSignal): Promise<SignedRequest>;
