@@ -11,6 +11,11 @@ export class FrameReader {
   /** Bytes handed out so far (line terminator included). */
   consumed = 0;
 
+  /** The source has reported its end: nothing of the body is left unread on the connection. */
+  get ended(): boolean {
+    return this.#done;
+  }
+
   constructor(source: AsyncIterable<Buffer>) {
     this.#it = source[Symbol.asyncIterator]();
   }

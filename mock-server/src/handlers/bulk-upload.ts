@@ -252,9 +252,17 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
   }
 
   return {
-    async bulkUpload(req) {
+    async bulkUpload(req, reply) {
       const user = callerOf(req.user);
+      // Any other type met a body parser (text, JSON) that has read the body already: the frames are gone.
+      if (!/^application\/octet-stream\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
+        throw new AppError('BAD_REQUEST', 'the body must be application/octet-stream (a manifest line, then the files)', { status: 415 });
+      }
       const reader = new FrameReader(req.raw);
+      // A refusal before the body is read to its end (manifest, Content-Length, framing) would leave the rest of it
+      // unread on a paused keep-alive connection (Node drains only bodies nobody started to read): the client's next
+      // request on that connection would hang. Such a reply closes the connection; cleared once the body is read.
+      reply.header('connection', 'close');
       const manifest = await readManifest(reader);
       const total = manifest.files.reduce((sum, f) => sum + f.fSize, 0);
       const declared = req.headers['content-length'];
@@ -274,7 +282,9 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
       reserve(req, manifest, entries);
       try {
         await receive(reader, entries);
+        reply.removeHeader('connection');
       } catch (err) {
+        if (reader.ended) reply.removeHeader('connection');
         // The body broke its framing or the client went away: undo phase A and drop what was stored.
         const staged = entries.filter((e) => e.stored && e.session).map((e) => e.session!.objectKey);
         transaction(db, () => {
