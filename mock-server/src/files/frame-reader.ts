@@ -6,7 +6,9 @@ const EMPTY = Buffer.alloc(0);
 
 export class FrameReader {
   readonly #it: AsyncIterator<Buffer>;
-  #buf: Buffer = EMPTY;
+  /** Received, not yet handed out: kept as chunks so a frame spanning many of them is joined once, not per chunk. */
+  #chunks: Buffer[] = [];
+  #len = 0;
   #done = false;
   /** Bytes handed out so far (line terminator included). */
   consumed = 0;
@@ -28,43 +30,80 @@ export class FrameReader {
       return false;
     }
     const chunk = Buffer.isBuffer(r.value) ? r.value : Buffer.from(r.value as Uint8Array);
-    this.#buf = this.#buf.length === 0 ? chunk : Buffer.concat([this.#buf, chunk]);
+    if (chunk.length > 0) {
+      this.#chunks.push(chunk);
+      this.#len += chunk.length;
+    }
     return true;
+  }
+
+  /** Removes and returns the first `n` buffered bytes (n <= #len): a slice when one chunk holds them. */
+  #head(n: number): Buffer {
+    if (n === 0) return EMPTY;
+    const first = this.#chunks[0]!;
+    let out: Buffer;
+    if (first.length >= n) {
+      out = first.subarray(0, n);
+      if (first.length === n) this.#chunks.shift();
+      else this.#chunks[0] = first.subarray(n);
+    } else {
+      const parts: Buffer[] = [];
+      for (let need = n; need > 0;) {
+        const c = this.#chunks[0]!;
+        if (c.length <= need) {
+          parts.push(c);
+          this.#chunks.shift();
+          need -= c.length;
+        } else {
+          parts.push(c.subarray(0, need));
+          this.#chunks[0] = c.subarray(need);
+          need = 0;
+        }
+      }
+      out = Buffer.concat(parts, n);
+    }
+    this.#len -= n;
+    return out;
   }
 
   /** The bytes before the next line feed (which is consumed), at most `max` bytes. */
   async line(max: number, what: string): Promise<Buffer> {
-    let from = 0;
+    // Chunks already searched (and their total length) are not searched again after the next arrives.
+    let searchedChunks = 0;
+    let searchedBytes = 0;
     for (;;) {
-      const at = this.#buf.indexOf(10, from);
-      if (at >= 0 && at <= max) {
-        const out = this.#buf.subarray(0, at);
-        this.#buf = this.#buf.subarray(at + 1);
-        this.consumed += at + 1;
-        return out;
+      for (; searchedChunks < this.#chunks.length; searchedChunks++) {
+        const c = this.#chunks[searchedChunks]!;
+        const at = c.indexOf(10);
+        if (at >= 0) {
+          const pos = searchedBytes + at;
+          if (pos > max) break;
+          const out = this.#head(pos);
+          this.#head(1);
+          this.consumed += pos + 1;
+          return out;
+        }
+        searchedBytes += c.length;
       }
-      if (this.#buf.length > max) throw new AppError('BAD_REQUEST', `${what} is longer than ${max} bytes or not ended by a line feed`);
-      from = this.#buf.length;
+      if (this.#len > max) throw new AppError('BAD_REQUEST', `${what} is longer than ${max} bytes or not ended by a line feed`);
       if (!(await this.#fill())) throw new AppError('BAD_REQUEST', `the body ends inside ${what}`);
     }
   }
 
   /** Exactly `n` bytes. */
   async take(n: number, what: string): Promise<Buffer> {
-    while (this.#buf.length < n) {
-      if (!(await this.#fill())) throw new AppError('BAD_REQUEST', `the body ends inside ${what}: ${n} bytes declared, ${this.#buf.length} sent`);
+    while (this.#len < n) {
+      if (!(await this.#fill())) throw new AppError('BAD_REQUEST', `the body ends inside ${what}: ${n} bytes declared, ${this.#len} sent`);
     }
-    const out = this.#buf.subarray(0, n);
-    this.#buf = this.#buf.length === n ? EMPTY : this.#buf.subarray(n);
     this.consumed += n;
-    return out;
+    return this.#head(n);
   }
 
   /** Fails when anything follows the last frame. */
   async end(): Promise<void> {
-    if (this.#buf.length > 0) throw new AppError('BAD_REQUEST', 'the body is longer than its manifest declares');
+    if (this.#len > 0) throw new AppError('BAD_REQUEST', 'the body is longer than its manifest declares');
     while (await this.#fill()) {
-      if (this.#buf.length > 0) throw new AppError('BAD_REQUEST', 'the body is longer than its manifest declares');
+      if (this.#len > 0) throw new AppError('BAD_REQUEST', 'the body is longer than its manifest declares');
     }
   }
 }
