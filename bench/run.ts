@@ -30,10 +30,19 @@ export interface Row {
   pass: boolean | null;
 }
 
+/**
+ * Every timed transfer starts with no dirty pages pending: otherwise whichever runs after a 1 GiB write pays for
+ * the kernel's writeback of the previous one (the raw GET baseline swung 190-280 MiB/s without this).
+ */
+function settle(): void {
+  execFileSync('sync');
+}
+
 async function benchBig(server: ServerProc, cli: CliEnv, work: string, rows: Row[]): Promise<void> {
   const src = join(work, 'big.bin');
   await writeRandomFile(src, BIG_MB * MiB);
   const bytes = statSync(src).size;
+  settle();
 
   // Baselines: Node's SHA-256 over the file, and the same bytes PUT to / GET from a bare raw-stream server.
   const sha = await time(async () => {
@@ -43,6 +52,7 @@ async function benchBig(server: ServerProc, cli: CliEnv, work: string, rows: Row
   });
   const rawDir = ensureDir(join(work, 'raw'));
   const raw = await startRawServer(rawDir);
+  settle();
   const rawPut = await time(async () => {
     const res = await fetch(`${raw.url}/big.bin`, {
       method: 'PUT',
@@ -51,6 +61,7 @@ async function benchBig(server: ServerProc, cli: CliEnv, work: string, rows: Row
     } as RequestInit);
     await res.text();
   });
+  settle();
   const rawGet = await time(async () => {
     const res = await fetch(`${raw.url}/big.bin`);
     await pipeline(Readable.fromWeb(res.body as never), createWriteStream(join(work, 'raw-get.bin'), { highWaterMark: MiB }));
@@ -59,8 +70,10 @@ async function benchBig(server: ServerProc, cli: CliEnv, work: string, rows: Row
   rmSync(rawDir, { recursive: true, force: true });
   rmSync(join(work, 'raw-get.bin'), { force: true });
 
+  settle();
   const up = await time(() => drive(cli, ['upload', src, '--to', '/bench-big', '--json']));
   const outDir = ensureDir(join(work, 'down'));
+  settle();
   const down = await time(() => drive(cli, ['download', '/bench-big/big.bin', '--out', outDir, '--json']));
   const back = createHash('sha256');
   for await (const chunk of createReadStream(join(outDir, 'big.bin'), { highWaterMark: MiB })) back.update(chunk as Buffer);

@@ -198,7 +198,8 @@ export class DownloadTask {
     // Hashing in order while parts arrive saves re-reading the whole file to verify it, where the sink can read
     // back what it has written before flush (on disk, not the browser's picked file).
     const hasher = sink.readsBeforeFlush ? await this.#deps.hasherFactory.create() : undefined;
-    const ordered = hasher ? new OrderedHasher(hasher, sink, plan, info.fileSize) : undefined;
+    const verifier = hasher ? sink.createVerifier?.() : undefined;
+    const ordered = hasher ? new OrderedHasher(hasher, sink, plan, info.fileSize, verifier) : undefined;
     for (const n of done) ordered?.complete(n);
     try {
       await this.#fetchParts(info, plan, pending, sink, ordered, rec, done, loaded, signal);
@@ -214,6 +215,7 @@ export class DownloadTask {
       }
     } finally {
       hasher?.dispose();
+      verifier?.dispose();
     }
     await sink.finalize();
     this.#sink = undefined;
@@ -259,45 +261,71 @@ export class DownloadTask {
               throw new StorageHttpError(res.status, 'RangeIgnored', 'storage did not answer the byte range');
             }
             // Network chunks are ~64 KiB; they are gathered into writes of WRITE_BATCH so the sink sees a few
-            // large positional writes instead of thousands of small ones.
+            // large positional writes instead of thousands of small ones. One write stays in flight while the
+            // next batch arrives, so the socket keeps flowing during the disk write (at most two batches held).
             let batch: Uint8Array[] = [];
             let batched = 0;
             let received = 0;
-            const flush = async () => {
-              if (batched === 0) return;
-              const chunks = batch;
-              const length = batched;
-              batch = [];
-              batched = 0;
+            let queued = 0;
+            let inflight: Promise<void> = Promise.resolve();
+            const write = async (offset: number, chunks: Uint8Array[], length: number) => {
               if (sink.writev) {
-                await sink.writev(start + written, chunks);
-                await ordered?.written(n, start + written, chunks);
+                await sink.writev(offset, chunks);
+                await ordered?.written(n, offset, chunks);
               } else {
                 const data = chunks.length === 1 ? chunks[0]! : concat(chunks, length);
-                await sink.write(start + written, data);
-                await ordered?.written(n, start + written, data);
+                await sink.write(offset, data);
+                await ordered?.written(n, offset, data);
               }
               written += length;
               loaded += length;
               this.#setProgress(loaded, info.fileSize, 'transferring');
             };
-            for await (const chunk of res.chunks()) {
-              sig.throwIfAborted();
-              received += chunk.byteLength;
-              if (received > size) throw new StorageHttpError(res.status, 'RangeOverflow', 'more bytes than the range');
-              batch.push(chunk);
-              batched += chunk.byteLength;
-              if (batched >= WRITE_BATCH) await flush();
+            const flush = async () => {
+              if (batched === 0) return;
+              const chunks = batch;
+              const length = batched;
+              const offset = start + queued;
+              batch = [];
+              batched = 0;
+              queued += length;
+              const previous = inflight;
+              inflight = previous.then(() => write(offset, chunks, length));
+              // Observed below; without this a failed write would be an unhandled rejection until then.
+              inflight.catch(() => {});
+              await previous;
+            };
+            try {
+              for await (const chunk of res.chunks()) {
+                sig.throwIfAborted();
+                received += chunk.byteLength;
+                if (received > size) throw new StorageHttpError(res.status, 'RangeOverflow', 'more bytes than the range');
+                batch.push(chunk);
+                batched += chunk.byteLength;
+                if (batched >= WRITE_BATCH) await flush();
+              }
+              await flush();
+              await inflight;
+            } finally {
+              // A retry rewrites this part from its start: no write of this attempt may land after that.
+              await inflight.catch(() => {});
             }
-            await flush();
             if (written !== size) throw new StorageHttpError(res.status, 'ShortRange', `got ${written} of ${size} bytes`);
           },
         });
         done.add(n);
         rec.done = [...done];
-        await store.set(key, rec);
+        // Not awaited: the store group-commits records, and a lane waiting for each fsync (which on ext4 also
+        // pushes out the part file's dirty pages) idled the download. All writes are awaited before returning.
+        const write = store.set(key, rec).catch((err: unknown) => {
+          recordError ??= err;
+        });
+        recordWrites.add(write);
+        void write.finally(() => recordWrites.delete(write));
       }
     };
+    const recordWrites = new Set<Promise<void>>();
+    let recordError: unknown;
     const workers = Array.from({ length: Math.min(this.#deps.partConcurrency ?? PART_CONCURRENCY, Math.max(1, pending.length)) }, () =>
       worker().catch((err) => {
         firstError ??= err;
@@ -308,9 +336,11 @@ export class DownloadTask {
       await Promise.all(workers);
     } finally {
       signal.removeEventListener('abort', onAbort);
+      await Promise.all(recordWrites);
     }
     if (signal.aborted) throw signal.reason;
     if (firstError !== undefined) throw asTransferError(firstError, RequestError);
+    if (recordError !== undefined) throw asTransferError(recordError, RequestError);
   }
 
   async #hashSink(sink: DownloadSink, size: number, signal: AbortSignal): Promise<string> {

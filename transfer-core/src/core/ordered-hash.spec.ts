@@ -118,4 +118,30 @@ describe('OrderedHasher', () => {
     for (const n of [1, 2, 4]) await writePart(h, sink, plan, src, n);
     expect(await h.digest()).toBeUndefined();
   });
+
+  it('with a sink verifier, reports only the contiguous written extent and takes the verifier\'s digest', async () => {
+    const src = data(SIZE);
+    const sink = memorySink(SIZE);
+    const ends: number[] = [];
+    const verifier = {
+      advance: (end: number) => void ends.push(end),
+      digest: async (size: number) => sha(sink.bytes.subarray(0, size)),
+      dispose: () => {},
+    };
+    const h = new OrderedHasher(await createNodeHasherFactory().create(), sink, plan, SIZE, verifier);
+    await writePart(h, sink, plan, src, 2);
+    expect(ends).toEqual([]);
+    await writePart(h, sink, plan, src, 1, 4000);
+    expect(ends).toEqual([4000, 8000, 20_000]);
+    await writePart(h, sink, plan, src, 4);
+    await writePart(h, sink, plan, src, 3, 10_000);
+    expect(ends.at(-1)).toBe(SIZE);
+    expect(await h.digest()).toBe(sha(src));
+    expect(sink.reads).toBe(0);
+
+    const again = new OrderedHasher(await createNodeHasherFactory().create(), sink, plan, SIZE, verifier);
+    await writePart(again, sink, plan, src, 1);
+    again.restart(1);
+    expect(await again.digest()).toBeUndefined();
+  });
 });

@@ -3,7 +3,7 @@
 // are read back from the sink once everything before them is hashed. Only what was actually written to the
 // sink is hashed, so the digest is the digest of the file. A part rewritten after some of it was hashed (a
 // retried request) makes the running digest unusable; the caller then verifies by reading the file again.
-import type { DownloadSink, Hasher } from '../ports/index.ts';
+import type { DownloadSink, Hasher, SinkVerifier } from '../ports/index.ts';
 import { partRange, type PartPlan } from './part-size.ts';
 
 /** Read-back granularity and the most hashing work allowed to queue before a writer waits for it. */
@@ -22,11 +22,27 @@ export class OrderedHasher {
   #chain: Promise<void> = Promise.resolve();
   #broken = false;
 
-  constructor(hasher: Hasher, sink: DownloadSink, plan: PartPlan, size: number) {
+  /** When the sink hashes by itself (a worker thread in Node), only the contiguous extent is tracked here. */
+  readonly #verifier: SinkVerifier | undefined;
+
+  constructor(hasher: Hasher, sink: DownloadSink, plan: PartPlan, size: number, verifier?: SinkVerifier) {
     this.#hasher = hasher;
     this.#sink = sink;
     this.#plan = plan;
     this.#size = size;
+    this.#verifier = verifier;
+  }
+
+  /** Verifier mode: moves the position over everything written contiguously and tells the verifier. */
+  #advance(): void {
+    const start = this.#pos;
+    while (this.#pos < this.#size) {
+      const n = Math.floor(this.#pos / this.#plan.partSize) + 1;
+      const available = partRange(this.#plan, n).start + (this.#extent.get(n) ?? 0) - this.#pos;
+      if (available <= 0) break;
+      this.#pos += available;
+    }
+    if (this.#pos > start) this.#verifier!.advance(this.#pos);
   }
 
   /** A part already on the sink (resumed from an earlier run). */
@@ -49,6 +65,10 @@ export class OrderedHasher {
     const length = chunks.reduce((sum, c) => sum + c.byteLength, 0);
     this.#extent.set(partNumber, (this.#extent.get(partNumber) ?? 0) + length);
     if (this.#broken) return Promise.resolve();
+    if (this.#verifier) {
+      this.#advance();
+      return Promise.resolve();
+    }
     this.#queued += length;
     const step = this.#chain.then(async () => {
       try {
@@ -88,6 +108,11 @@ export class OrderedHasher {
 
   /** The digest when every byte was hashed in order, else undefined (verify by reading the file). */
   async digest(): Promise<string | undefined> {
+    if (this.#verifier) {
+      if (!this.#broken) this.#advance();
+      if (this.#broken || this.#pos !== this.#size) return undefined;
+      return this.#verifier.digest(this.#size).catch(() => undefined);
+    }
     await this.#chain;
     if (!this.#broken) await this.#catchUp().catch(() => (this.#broken = true));
     if (this.#broken || this.#pos !== this.#size) return undefined;

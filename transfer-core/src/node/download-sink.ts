@@ -2,6 +2,7 @@ import { open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DownloadSink, DownloadSinkFactory } from '../ports/index.ts';
 import { safeFileName } from '../core/safe-name.ts';
+import { createFileVerifier } from './file-verifier.ts';
 
 /**
  * Writes into `<final>.part` with positional writes (parts arrive out of order) and renames it to the final path
@@ -51,6 +52,7 @@ export function createFileSinkFactory(opts: { dir: string; pathFor?: (name: stri
         flush: () => fh.sync(),
         // Positional reads on the same descriptor see completed writes at once.
         readsBeforeFlush: true,
+        createVerifier: () => createFileVerifier(partPath),
         async read(offset, length) {
           const buf = new Uint8Array(length);
           let got = 0;

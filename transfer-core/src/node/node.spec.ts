@@ -70,6 +70,22 @@ describe('node adapters', () => {
     expect((await stat(join(dir, 'g.bin'))).size).toBe(300_010);
   });
 
+  it('file verifier hashes in a worker as far as the data is reported written, and fails on a short file', async () => {
+    const { createFileVerifier } = await import('./file-verifier.ts');
+    const data = randomBytes(3 * MiB + 5, 31);
+    await writeFile(join(dir, 'v.part'), data);
+    const v = createFileVerifier(join(dir, 'v.part'));
+    v.advance(1000);
+    v.advance(2 * MiB);
+    v.advance(500); // never moves backwards
+    expect(await v.digest(data.byteLength)).toBe(sha(data));
+    v.dispose();
+
+    const short = createFileVerifier(join(dir, 'v.part'));
+    await expect(short.digest(data.byteLength + 10)).rejects.toThrow(/shorter/);
+    short.dispose();
+  });
+
   it('safe file names cannot escape the target directory', () => {
     expect(safeFileName('../../etc/passwd')).toBe('.._.._etc_passwd');
     expect(safeFileName('..')).toBe('download');

@@ -153,10 +153,24 @@ export interface DownloadSink {
    * reading the whole file back to verify it.
    */
   readsBeforeFlush?: boolean;
+  /**
+   * Optional: a verifier that hashes the written data itself, off the transfer's thread (Node: a worker thread
+   * reading the file back), so the engine only reports how far the data is written contiguously.
+   */
+  createVerifier?(): SinkVerifier;
   /** Publish the verified file under its final name. */
   finalize(): Promise<void>;
   /** Discard the partial data (verification failed or the download was deleted). */
   abort(): Promise<void>;
+}
+
+/** Hashes a sink's bytes from its start, as far as they are written (see DownloadSink.createVerifier). */
+export interface SinkVerifier {
+  /** Bytes [0, end) are written and final; hashing may proceed up to `end`. */
+  advance(end: number): void;
+  /** SHA-256 (hex) of bytes [0, size) once they are all hashed; rejects if the data could not be read. */
+  digest(size: number): Promise<string>;
+  dispose(): void;
 }
 
 export interface DownloadSinkFactory {
