@@ -52,10 +52,16 @@ function urlOf(o: Op, withQuery = true): string {
   return url;
 }
 
-function bodyOf(o: Op): string | undefined {
-  if (!o.op.requestBody) return undefined;
-  const schema = deref(deref(o.op.requestBody).content['application/json'].schema);
-  return schema.type === 'array' ? '[]' : '{}';
+/** A minimal body of the operation's request media type, and that type. */
+function requestOf(o: Op): { headers: Record<string, string>; body: string | undefined } {
+  if (!o.op.requestBody) return { headers: { 'content-type': 'application/json' }, body: undefined };
+  const content = deref(o.op.requestBody).content;
+  if (content['application/json']) {
+    const schema = deref(content['application/json'].schema);
+    return { headers: { 'content-type': 'application/json' }, body: schema.type === 'array' ? '[]' : '{}' };
+  }
+  const type = Object.keys(content)[0]!;
+  return { headers: { 'content-type': type }, body: '' };
 }
 
 let server: TestServer;
@@ -80,11 +86,8 @@ describe('the contract', () => {
     const guarded = ops.filter((o) => o.path.startsWith('/hcs/') && o.op['x-hcs-csrf'] !== false);
     expect(guarded.length).toBeGreaterThan(90);
     for (const o of guarded) {
-      const res = await fetch(server.baseUrl + urlOf(o), {
-        method: o.method,
-        headers: { 'content-type': 'application/json', token },
-        body: bodyOf(o),
-      });
+      const req = requestOf(o);
+      const res = await fetch(server.baseUrl + urlOf(o), { method: o.method, headers: { ...req.headers, token }, body: req.body });
       expect.soft(res.status, `${o.id}`).toBe(403);
       const body = (await res.json()) as any;
       expect.soft(body.data?.code, `${o.id}`).toBe('CSRF_HEADER_MISSING');
@@ -94,7 +97,7 @@ describe('the contract', () => {
   it('requires a session for every non-public call (401 UNAUTHENTICATED)', async () => {
     const privateOps = ops.filter((o) => !(Array.isArray(o.op.security) && o.op.security.length === 0));
     for (const o of privateOps) {
-      const res = await server.call(urlOf(o), { method: o.method, headers: { 'content-type': 'application/json' }, body: bodyOf(o) });
+      const res = await server.call(urlOf(o), { method: o.method, ...requestOf(o) });
       expect.soft(res.status, `${o.id}`).toBe(401);
       expect.soft(((await res.json()) as any).data?.code, `${o.id}`).toBe('UNAUTHENTICATED');
     }
@@ -104,12 +107,7 @@ describe('the contract', () => {
     const statuses = new Map<string, number>();
     // logout would end the session the loop runs on; it is covered by the auth tests.
     for (const o of ops.filter((x) => x.id !== 'logout')) {
-      const res = await server.call(urlOf(o), {
-        method: o.method,
-        token,
-        headers: { 'content-type': 'application/json' },
-        body: bodyOf(o),
-      });
+      const res = await server.call(urlOf(o), { method: o.method, token, ...requestOf(o) });
       statuses.set(o.id, res.status);
       expect.soft(res.status === 501 || res.status < 500, `${o.id} answered ${res.status}`).toBe(true);
       if (res.status === 501) {

@@ -306,6 +306,8 @@ export class DownloadTask {
               }
               await flush();
               await inflight;
+              // A pause that came while the last writes were in flight still stops here: the part is fetched again.
+              sig.throwIfAborted();
             } finally {
               // A retry rewrites this part from its start: no write of this attempt may land after that.
               await inflight.catch(() => {});
