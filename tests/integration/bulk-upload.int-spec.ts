@@ -209,6 +209,19 @@ describe('bulk-upload: a batch of small files', () => {
   });
 });
 
+describe('bulk-upload: many requests at once', () => {
+  it('more concurrent requests than the server admits at once all complete (the rest wait their turn)', async () => {
+    const root = await mkdir('crowd');
+    const batches = Array.from({ length: 20 }, (_, b) =>
+      Array.from({ length: 5 }, (_, i) => ({ name: `c${b}-${i}.bin`, bytes: randomBytes(1000 + b * 10 + i), parentId: root })),
+    );
+    const all = await Promise.all(batches.map((parts) => bulk(parts)));
+    expect(all.flat().map((r) => r.outcome)).toEqual(Array(100).fill('uploaded'));
+    expect((await listing(root)).size).toBe(100);
+    expect(count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
+  });
+});
+
 describe('bulk-upload: framing', () => {
   it('reads a body that arrives in small pieces cut anywhere (inside the manifest line, across files)', async () => {
     const folder = await mkdir('pieces');

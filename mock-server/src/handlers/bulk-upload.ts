@@ -8,7 +8,7 @@
 // A body that breaks the framing fails as a whole in B: sessions and staged objects are removed, nothing filed.
 import { createHash } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Handlers } from '../context.ts';
 import { transaction } from '../db/database.ts';
 import { addBlobRefs, findBlobBySha, findInstantBlob, upsertVerifiedBlob } from '../db/blobs-repo.ts';
@@ -29,6 +29,12 @@ export const BULK_MAX_FILE_SIZE = 1024 * 1024;
 export const BULK_MAX_BYTES = 64 * 1024 * 1024;
 const MANIFEST_MAX = 1024 * 1024;
 const STORE_PARALLEL = 16;
+/**
+ * Requests receiving at once, server-wide. Each holds up to ~STORE_PARALLEL files in memory; later ones wait
+ * before reading their bodies (the kernel's socket buffers hold the bytes), so many clients cannot add up to
+ * gigabytes of buffered uploads.
+ */
+const MAX_ACTIVE = 8;
 
 interface ManifestFile {
   fName: string;
@@ -251,61 +257,87 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
     if (res.errors.length) ctx.log.warn({ errors: res.errors.slice(0, 5), count: res.errors.length }, 'bulk-upload: staging objects left for the sweeper');
   }
 
+  let active = 0;
+  const waiting: Array<() => void> = [];
+  function acquire(): Promise<void> {
+    if (active < MAX_ACTIVE) {
+      active++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => waiting.push(resolve));
+  }
+  function release(): void {
+    const next = waiting.shift();
+    if (next) next(); // the permit passes on: `active` stays
+    else active--;
+  }
+
   return {
     async bulkUpload(req, reply) {
-      const user = callerOf(req.user);
+      callerOf(req.user);
       // Any other type met a body parser (text, JSON) that has read the body already: the frames are gone.
       if (!/^application\/octet-stream\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
         throw new AppError('BAD_REQUEST', 'the body must be application/octet-stream (a manifest line, then the files)', { status: 415 });
       }
-      const reader = new FrameReader(req.raw);
-      // A refusal before the body is read to its end (manifest, Content-Length, framing) would leave the rest of it
-      // unread on a paused keep-alive connection (Node drains only bodies nobody started to read): the client's next
-      // request on that connection would hang. Such a reply closes the connection; cleared once the body is read.
-      reply.header('connection', 'close');
-      const manifest = await readManifest(reader);
-      const total = manifest.files.reduce((sum, f) => sum + f.fSize, 0);
-      const declared = req.headers['content-length'];
-      if (declared !== undefined && Number(declared) !== reader.consumed + total) {
-        throw new AppError('BAD_REQUEST', `Content-Length ${declared} does not match the manifest (${reader.consumed + total} bytes)`);
-      }
-      const skip = manifest.conflict === 'skip';
-      const entries: Entry[] = manifest.files.map((file) => {
-        const e: Entry = { file, name: '', instant: false, stored: false, skipIfExists: skip };
-        try {
-          e.name = decodeWireName(file.fName, 'fName');
-        } catch (err) {
-          failWith(e, err);
-        }
-        return e;
-      });
-      reserve(req, manifest, entries);
+      await acquire();
       try {
-        await receive(reader, entries);
-        reply.removeHeader('connection');
-      } catch (err) {
-        if (reader.ended) reply.removeHeader('connection');
-        // The body broke its framing or the client went away: undo phase A and drop what was stored.
-        const staged = entries.filter((e) => e.stored && e.session).map((e) => e.session!.objectKey);
-        transaction(db, () => {
-          for (const e of entries) if (e.session) deleteSession(db, e.session.id);
-        });
-        await discard(staged);
-        throw err;
+        return await handle(req, reply);
+      } finally {
+        release();
       }
-      const redundant: string[] = [];
-      try {
-        file(user.userId, entries, redundant);
-      } catch (err) {
-        // Phase C rolled back as a whole: release the reservations now instead of when the sessions expire.
-        transaction(db, () => {
-          for (const e of entries) if (e.session) deleteSession(db, e.session.id);
-        });
-        await discard(entries.filter((e) => e.stored && e.session).map((e) => e.session!.objectKey));
-        throw err;
-      }
-      await discard(redundant);
-      return ok({ files: entries.map((e) => e.result ?? { outcome: 'failed' as const, code: 'INTERNAL', msg: 'not processed' }) });
     },
   };
+
+  /** One admitted request: the four phases of the file comment. */
+  async function handle(req: FastifyRequest, reply: FastifyReply) {
+    const user = callerOf(req.user);
+    const reader = new FrameReader(req.raw);
+    // A refusal before the body is read to its end (manifest, Content-Length, framing) would leave the rest of it
+    // unread on a paused keep-alive connection (Node drains only bodies nobody started to read): the client's next
+    // request on that connection would hang. Such a reply closes the connection; cleared once the body is read.
+    reply.header('connection', 'close');
+    const manifest = await readManifest(reader);
+    const total = manifest.files.reduce((sum, f) => sum + f.fSize, 0);
+    const declared = req.headers['content-length'];
+    if (declared !== undefined && Number(declared) !== reader.consumed + total) {
+      throw new AppError('BAD_REQUEST', `Content-Length ${declared} does not match the manifest (${reader.consumed + total} bytes)`);
+    }
+    const skip = manifest.conflict === 'skip';
+    const entries: Entry[] = manifest.files.map((file) => {
+      const e: Entry = { file, name: '', instant: false, stored: false, skipIfExists: skip };
+      try {
+        e.name = decodeWireName(file.fName, 'fName');
+      } catch (err) {
+        failWith(e, err);
+      }
+      return e;
+    });
+    reserve(req, manifest, entries);
+    try {
+      await receive(reader, entries);
+      reply.removeHeader('connection');
+    } catch (err) {
+      if (reader.ended) reply.removeHeader('connection');
+      // The body broke its framing or the client went away: undo phase A and drop what was stored.
+      const staged = entries.filter((e) => e.stored && e.session).map((e) => e.session!.objectKey);
+      transaction(db, () => {
+        for (const e of entries) if (e.session) deleteSession(db, e.session.id);
+      });
+      await discard(staged);
+      throw err;
+    }
+    const redundant: string[] = [];
+    try {
+      file(user.userId, entries, redundant);
+    } catch (err) {
+      // Phase C rolled back as a whole: release the reservations now instead of when the sessions expire.
+      transaction(db, () => {
+        for (const e of entries) if (e.session) deleteSession(db, e.session.id);
+      });
+      await discard(entries.filter((e) => e.stored && e.session).map((e) => e.session!.objectKey));
+      throw err;
+    }
+    await discard(redundant);
+    return ok({ files: entries.map((e) => e.result ?? { outcome: 'failed' as const, code: 'INTERNAL', msg: 'not processed' }) });
+  }
 }
