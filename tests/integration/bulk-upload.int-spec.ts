@@ -389,6 +389,32 @@ describe('bulk-upload: one file failing does not fail the others', () => {
   });
 });
 
+describe('bulk-upload: storage failing', () => {
+  it('a write that fails after storage took the bytes fails that file only and leaves no object behind', async () => {
+    const store = srv.built.ctx.store();
+    const original = store.putObject.bind(store);
+    let calls = 0;
+    // The second write lands in storage and then reports failure (a lost reply): the object exists, unfiled.
+    store.putObject = async (key, body, opts) => {
+      const out = await original(key, body, opts);
+      if (++calls === 2) throw new Error('connection reset after the upload');
+      return out;
+    };
+    try {
+      const folder = await mkdir('flaky');
+      const parts = [0, 1, 2].map((i) => ({ name: `s${i}.bin`, bytes: randomBytes(2000 + i), parentId: folder }));
+      const results = await bulk(parts);
+      expect(results.map((r) => r.outcome).sort()).toEqual(['failed', 'uploaded', 'uploaded']);
+      expect(results.find((r) => r.outcome === 'failed')).toMatchObject({ code: 'STORAGE_ERROR' });
+      expect((await listing(folder)).size).toBe(2);
+      expect(count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
+      expect(await orphans()).toEqual([]);
+    } finally {
+      store.putObject = original;
+    }
+  });
+});
+
 describe('bulk-upload: quota', () => {
   let carol: string;
   let carolId: string;

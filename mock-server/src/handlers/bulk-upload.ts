@@ -74,6 +74,11 @@ function fail(e: Entry, code: ErrorCode | string, msg: string): void {
   e.result = { outcome: 'failed', code, msg };
 }
 
+/** The entry's staging key may name an object: stored, or a write that failed after storage got some of it. */
+function mayHoldObject(e: Entry): boolean {
+  return e.stored || e.result?.code === 'STORAGE_ERROR';
+}
+
 function failWith(e: Entry, err: unknown): void {
   if (err instanceof AppError) fail(e, err.code, err.message);
   else throw err;
@@ -210,13 +215,13 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
         const s = getSession(db, e.session.id);
         if (!s) {
           // Swept meanwhile (cannot happen within a request's lifetime, but never file without a reservation).
+          if (mayHoldObject(e)) redundant.push(e.session.objectKey);
           if (!e.result) fail(e, 'UPLOAD_SESSION_MISSING', 'the upload session expired');
-          if (e.stored) redundant.push(e.session.objectKey);
           continue;
         }
         if (e.result) {
           deleteSession(db, s.id);
-          if (e.stored) redundant.push(s.objectKey);
+          if (mayHoldObject(e)) redundant.push(s.objectKey);
           continue;
         }
         try {
@@ -319,7 +324,7 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
     } catch (err) {
       if (reader.ended) reply.removeHeader('connection');
       // The body broke its framing or the client went away: undo phase A and drop what was stored.
-      const staged = entries.filter((e) => e.stored && e.session).map((e) => e.session!.objectKey);
+      const staged = entries.filter((e) => e.session && mayHoldObject(e)).map((e) => e.session!.objectKey);
       transaction(db, () => {
         for (const e of entries) if (e.session) deleteSession(db, e.session.id);
       });
@@ -334,7 +339,7 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
       transaction(db, () => {
         for (const e of entries) if (e.session) deleteSession(db, e.session.id);
       });
-      await discard(entries.filter((e) => e.stored && e.session).map((e) => e.session!.objectKey));
+      await discard(entries.filter((e) => e.session && mayHoldObject(e)).map((e) => e.session!.objectKey));
       throw err;
     }
     await discard(redundant);

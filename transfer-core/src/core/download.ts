@@ -1,6 +1,6 @@
 // One file's download: signed ranged GETs straight from storage, 3 parts in parallel, written positionally to a
 // sink, the set of finished parts persisted after each part, SHA-256 verified at the end.
-import type { Clock, DownloadFileInfo, DownloadSink, DownloadSinkFactory } from '../ports/index.ts';
+import type { Clock, DownloadFileInfo, DownloadSink, DownloadSinkFactory, SinkVerifier } from '../ports/index.ts';
 import { systemClock } from './clock.ts';
 import { HASH_CHUNK, MAX_FILE_SIZE, PART_CONCURRENCY } from './constants.ts';
 import { Emitter } from './emitter.ts';
@@ -198,7 +198,12 @@ export class DownloadTask {
     // Hashing in order while parts arrive saves re-reading the whole file to verify it, where the sink can read
     // back what it has written before flush (on disk, not the browser's picked file).
     const hasher = sink.readsBeforeFlush ? await this.#deps.hasherFactory.create() : undefined;
-    const verifier = hasher ? sink.createVerifier?.() : undefined;
+    let verifier: SinkVerifier | undefined;
+    try {
+      verifier = hasher ? sink.createVerifier?.() : undefined;
+    } catch {
+      verifier = undefined; // no background hashing here (no worker threads): the engine hashes in order itself
+    }
     const ordered = hasher ? new OrderedHasher(hasher, sink, plan, info.fileSize, verifier) : undefined;
     for (const n of done) ordered?.complete(n);
     try {
