@@ -415,6 +415,23 @@ describe('bulk-upload: storage failing', () => {
   });
 });
 
+describe('bulk-upload: operation log', () => {
+  it('logs one line per file: who filed which file, and why one was refused', async () => {
+    const folder = await mkdir('audited');
+    const good = { name: 'audit-ok.bin', bytes: randomBytes(300), parentId: folder };
+    const bad = { name: 'audit-bad.bin', bytes: randomBytes(300), parentId: folder, hash: '0'.repeat(64) };
+    const [ok, refused] = await bulk([good, bad]);
+    const rows = srv.built.ctx.db
+      .prepare("SELECT user_id AS userId, object_id AS objectId, object_name AS objectName, result, detail FROM op_logs WHERE op_type = 'bulkUpload' AND object_name LIKE 'audit-%' ORDER BY id")
+      .all() as Array<Record<string, string>>;
+    expect(rows).toEqual([
+      { userId: adminId, objectId: ok!.instanceId, objectName: 'audit-ok.bin', result: 'success', detail: 'uploaded' },
+      { userId: adminId, objectId: '', objectName: 'audit-bad.bin', result: 'failure', detail: refused!.code },
+    ]);
+    expect(refused!.code).toBe('HASH_MISMATCH');
+  });
+});
+
 describe('bulk-upload: quota', () => {
   let carol: string;
   let carolId: string;

@@ -21,6 +21,7 @@ import { decodeWireName } from '../files/names.ts';
 import { loadContract, deref } from '../contract/contract.ts';
 import { AppError, type ErrorCode } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
+import { insertOpLog } from '../db/oplog-repo.ts';
 import { registerFile } from './upload.ts';
 
 /** Limits of the contract (BulkUploadManifest / BulkUploadFile) and of one request. */
@@ -343,6 +344,35 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
       throw err;
     }
     await discard(redundant);
-    return ok({ files: entries.map((e) => e.result ?? { outcome: 'failed' as const, code: 'INTERNAL', msg: 'not processed' }) });
+    const results = entries.map((e) => e.result ?? { outcome: 'failed' as const, code: 'INTERNAL', msg: 'not processed' });
+    audit(req, entries, results);
+    return ok({ files: results });
+  }
+
+  /** One operation-log line per file (the request's own line names no file): who filed what, or why not. */
+  function audit(req: FastifyRequest, entries: Entry[], results: FileResult[]): void {
+    const user = callerOf(req.user);
+    try {
+      transaction(db, () => {
+        results.forEach((r, i) => {
+          const e = entries[i]!;
+          insertOpLog(db, {
+            userId: user.userId,
+            userName: user.userName,
+            opType: 'bulkUpload',
+            opSubject: 'upload',
+            objectId: r.instanceId ?? '',
+            objectName: e.name || e.file.fName,
+            device: String(req.headers['user-agent'] ?? ''),
+            ip: req.ip,
+            traceId: req.traceId,
+            result: r.outcome === 'failed' ? 'failure' : 'success',
+            detail: r.outcome === 'failed' ? `${r.code ?? ''}` : r.outcome,
+          });
+        });
+      });
+    } catch (err) {
+      req.log.error({ err, traceId: req.traceId }, 'bulk-upload: operation log write failed');
+    }
   }
 }
