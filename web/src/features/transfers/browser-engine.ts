@@ -9,12 +9,16 @@ import {
   createHcsControlPlane,
   createResumeStore,
   DownloadTask,
+  downloadRecordKey,
   UploadTask,
+  type DownloadRecord,
+  type DownloadSink,
   type EngineDeps,
   type FileSource,
+  type ResumeStore,
 } from '@hcs/transfer-core/browser';
 import { getUserInfo } from '../../app/session.ts';
-import type { TransferEngine, UploadJob } from './engine.ts';
+import { DownloadTargetError, type DownloadJob, type DownloadTaskLike, type TransferEngine, type UploadJob } from './engine.ts';
 
 export function createBrowserEngine(owner: string): TransferEngine {
   const client = createHcsClient({ baseUrl: window.location.origin, credentials: 'same-origin', userName: () => getUserInfo()?.userName });
@@ -36,7 +40,121 @@ export function createBrowserEngine(owner: string): TransferEngine {
         { id: job.uid, source: source(job), target: { parentId: job.parentId, instanceType: job.instanceType, category: job.libCode, conflict: job.conflict } },
         deps,
       ),
-    createDownload: (job) => new DownloadTask({ id: job.uid, instanceId: job.instanceId, sinks: createDownloadSinkFactory(async () => job.handle) }, deps),
+    createDownload: (job) => createPickedFileDownload(job, deps),
     identityOf: (file, name) => createFileSource(file, name).identity,
   };
+}
+
+/** Parts of a download whose bytes were committed to the picked file, kept next to the engine's own record. */
+const committedKey = (instanceId: string) => `download-committed:${instanceId}`;
+
+type PermissionState = 'granted' | 'denied' | 'prompt';
+type PermissionedHandle = FileSystemFileHandle & {
+  queryPermission?: (d: { mode: 'readwrite' }) => Promise<PermissionState>;
+  requestPermission?: (d: { mode: 'readwrite' }) => Promise<PermissionState>;
+};
+
+/**
+ * An engine DownloadTask into the picked file that survives a page reload. A picked file's writable stream writes
+ * to a swap file that the browser commits only on close and throws away when the page goes, while the engine's
+ * record says which parts are done. So a download that stops (pause, network loss) commits what it wrote and notes
+ * which parts that covers; a task restored after a reload trusts only those parts before it continues, and a part
+ * written but not committed when the page went is fetched again instead of failing verification at the end.
+ */
+function createPickedFileDownload(job: DownloadJob, deps: EngineDeps): DownloadTaskLike {
+  const store = deps.resumeStore;
+  let sink: DownloadSink | undefined;
+  const task = new DownloadTask(
+    {
+      id: job.uid,
+      instanceId: job.instanceId,
+      sinks: {
+        async open(opts) {
+          sink = await createDownloadSinkFactory(async () => job.handle).open(opts);
+          return sink;
+        },
+      },
+    },
+    deps,
+    job.restored ? 'pause' : 'wait',
+  );
+  const key = downloadRecordKey(job.instanceId);
+
+  /** Closes the writable (commits the swap file); the sink reopens it, keeping the data, on its next write. */
+  const commit = async (): Promise<void> => {
+    if (!sink) return;
+    try {
+      // Read first: nothing writes while the task is stopped, so these parts are all in what close() commits.
+      const rec = await store.get<DownloadRecord>(key);
+      await sink.flush();
+      await store.set(committedKey(job.instanceId), rec?.done ?? []);
+    } catch (err) {
+      console.warn(`could not commit the partial download of ${job.instanceId}: ${String(err)}`);
+    }
+  };
+  const forget = () => store.delete(committedKey(job.instanceId)).catch(() => {});
+
+  return {
+    id: task.id,
+    get status() {
+      return task.status;
+    },
+    get error() {
+      return task.error;
+    },
+    get progress() {
+      return task.progress;
+    },
+    events: task.events,
+    async run() {
+      try {
+        await task.run();
+      } finally {
+        // Still inside run(): the queue does not start this task again before the commit is done.
+        if (task.status === 'pause' || task.status === 'refresh') await commit();
+        else if (task.status === 'success' || task.status === 'error') await forget();
+      }
+    },
+    pause: () => task.pause(),
+    resume: () => task.resume(),
+    retry: () => task.retry(),
+    networkLost: () => task.networkLost(),
+    async delete() {
+      await task.delete();
+      await forget();
+    },
+    async prepare() {
+      await ensureWritable(job.handle as PermissionedHandle);
+      // Not opened in this page: the file holds only what an earlier page committed.
+      if (!sink) await trustCommittedParts(store, job.instanceId);
+    },
+  };
+}
+
+/** Called from the user's click: requestPermission needs a user gesture. */
+async function ensureWritable(handle: PermissionedHandle): Promise<void> {
+  if (handle.queryPermission) {
+    let state: PermissionState;
+    try {
+      state = await handle.queryPermission({ mode: 'readwrite' });
+      if (state !== 'granted' && handle.requestPermission) state = await handle.requestPermission({ mode: 'readwrite' });
+    } catch (err) {
+      throw new DownloadTargetError('DOWNLOAD_PERMISSION', { cause: err });
+    }
+    if (state !== 'granted') throw new DownloadTargetError('DOWNLOAD_PERMISSION');
+  }
+  try {
+    await handle.getFile();
+  } catch (err) {
+    throw new DownloadTargetError(err instanceof DOMException && err.name === 'NotAllowedError' ? 'DOWNLOAD_PERMISSION' : 'DOWNLOAD_TARGET_MISSING', { cause: err });
+  }
+}
+
+async function trustCommittedParts(store: ResumeStore, instanceId: string): Promise<void> {
+  const key = downloadRecordKey(instanceId);
+  const rec = await store.get<DownloadRecord>(key);
+  if (!rec || rec.done.length === 0) return;
+  const committed = new Set((await store.get<number[]>(committedKey(instanceId))) ?? []);
+  const done = rec.done.filter((n) => committed.has(n));
+  if (done.length !== rec.done.length) await store.set(key, { ...rec, done });
 }

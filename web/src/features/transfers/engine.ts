@@ -28,6 +28,12 @@ export interface UploadTaskLike extends QueueTask<UploadStatus> {
 /** An engine DownloadTask as the store sees it. */
 export interface DownloadTaskLike extends QueueTask<DownloadStatus> {
   networkLost(): void;
+  /**
+   * Makes the picked file writable again before a paused download continues: asks for permission when the browser
+   * dropped it (after a reload; needs the user's click) and checks the file still exists. Rejects with a
+   * DownloadTargetError. Absent where there is nothing to check.
+   */
+  prepare?(): Promise<void>;
 }
 
 export interface DownloadJob {
@@ -35,6 +41,20 @@ export interface DownloadJob {
   instanceId: string;
   /** Where the bytes go: the file the user picked (File System Access API). */
   handle: FileSystemFileHandle;
+  /** Brought back from a previous page load: the task starts paused and continues from its saved parts. */
+  restored?: true;
+}
+
+/** The picked file cannot be written: permission refused, or the file is gone. */
+export class DownloadTargetError extends Error {
+  readonly code: 'DOWNLOAD_PERMISSION' | 'DOWNLOAD_TARGET_MISSING';
+  readonly messageKey: string;
+  constructor(code: 'DOWNLOAD_PERMISSION' | 'DOWNLOAD_TARGET_MISSING', options?: { cause?: unknown }) {
+    super(code === 'DOWNLOAD_PERMISSION' ? 'write permission for the picked file was refused' : 'the picked file no longer exists', options);
+    this.name = 'DownloadTargetError';
+    this.code = code;
+    this.messageKey = `transfer.error.${code}`;
+  }
 }
 
 export interface TransferEngine {

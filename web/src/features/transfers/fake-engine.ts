@@ -91,9 +91,17 @@ export class ScriptedUpload extends Scripted<UploadStatus> implements UploadTask
 
 export class ScriptedDownload extends Scripted<DownloadStatus> implements DownloadTaskLike {
   readonly job: DownloadJob;
+  /** What the next prepare() rejects with (permission refused, file gone); undefined lets it pass. */
+  prepareError: unknown;
+  prepared = 0;
   constructor(job: DownloadJob) {
-    super(job.uid, createDownloadMachine());
+    // Like the engine's DownloadTask created with initial status 'pause'.
+    super(job.uid, createDownloadMachine(job.restored ? 'pause' : 'wait'));
     this.job = job;
+  }
+  async prepare(): Promise<void> {
+    this.prepared += 1;
+    if (this.prepareError !== undefined) throw this.prepareError;
   }
   run(): Promise<void> {
     return this.start('resume');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DownloadTargetError } from './engine.ts';
 import { failure, scriptedEngine } from './fake-engine.ts';
 import { memoryPersistence } from './queue-persistence.ts';
 import { TransferStore, type Notice } from './transfer-store.ts';
@@ -235,8 +236,92 @@ describe('TransferStore downloads on the engine queue', () => {
     expect(store.counts().downloads).toBe(0);
   });
 
+  it('keeps a download with its picked file across a reload and forgets it once it succeeds', async () => {
+    const persistence = memoryPersistence();
+    const first = setup(persistence);
+    const uid = dl(first.store, 'a.bin');
+    await flush();
+    expect(await persistence.loadDownloads()).toEqual([{ meta: { uid, instanceId: 'i-a.bin', name: 'a.bin', size: 100, path: '/docs', addedAt: expect.any(Number) }, handle }]);
+    first.store.pauseDownload(uid);
+
+    // The next page load: the row comes back paused over the same handle, and nothing runs until the user resumes.
+    const second = setup(persistence);
+    await second.store.restore();
+    expect(second.downloads).toHaveLength(1);
+    const task = second.downloads[0]!;
+    expect(task.job).toEqual({ uid, instanceId: 'i-a.bin', handle, restored: true });
+    expect(second.store.getSnapshot().downloads).toEqual([expect.objectContaining({ uid, name: 'a.bin', size: 100, path: '/docs', status: 'pause' })]);
+    expect(second.store.counts().downloads).toBe(1);
+    await flush();
+    expect(task.runs).toBe(0);
+
+    second.store.resumeDownload(uid);
+    await flush();
+    expect(task.prepared).toBe(1);
+    expect(task.runs).toBe(1);
+    expect(second.store.getSnapshot().downloads[0]!.status).toBe('resume');
+    task.succeed();
+    await flush();
+    expect(second.store.getSnapshot().finished[0]).toMatchObject({ filename: 'a.bin', transferType: 'download', fileId: 'i-a.bin' });
+    expect(await persistence.loadDownloads()).toEqual([]);
+  });
+
+  it('forgets a deleted download and one whose data failed verification', async () => {
+    const { store, downloads, persistence } = setup();
+    const a = dl(store, 'a.bin');
+    dl(store, 'b.bin');
+    await flush();
+    expect((await persistence.loadDownloads()).map((d) => d.meta.name).sort()).toEqual(['a.bin', 'b.bin']);
+    store.removeDownload(a);
+    await flush();
+    expect((await persistence.loadDownloads()).map((d) => d.meta.name)).toEqual(['b.bin']);
+    await flush();
+    downloads[1]!.fail(failure('202'), 'error');
+    await flush();
+    expect(await persistence.loadDownloads()).toEqual([]);
+    // A fresh start in this page is kept again.
+    store.resumeDownload(downloads[1]!.id);
+    await flush();
+    expect((await persistence.loadDownloads()).map((d) => d.meta.name)).toEqual(['b.bin']);
+  });
+
+  it('a restored download whose picked file cannot be written turns to error with the reason, and retries the check', async () => {
+    const persistence = memoryPersistence();
+    const first = setup(persistence);
+    const uid = dl(first.store, 'a.bin');
+    await flush();
+    const { store, downloads, notices } = setup(persistence);
+    await store.restore();
+    const task = downloads[0]!;
+    task.prepareError = new DownloadTargetError('DOWNLOAD_PERMISSION');
+    store.resumeDownload(uid);
+    await flush();
+    expect(task.runs).toBe(0);
+    expect(store.getSnapshot().downloads[0]).toMatchObject({ status: 'error', errorKey: 'transfer.error.DOWNLOAD_PERMISSION' });
+    expect(notices.at(-1)).toMatchObject({ level: 'error', key: 'transfer.error.DOWNLOAD_PERMISSION' });
+
+    task.prepareError = new DownloadTargetError('DOWNLOAD_TARGET_MISSING');
+    store.resumeDownload(uid);
+    await flush();
+    expect(store.getSnapshot().downloads[0]).toMatchObject({ status: 'error', errorKey: 'transfer.error.DOWNLOAD_TARGET_MISSING' });
+
+    // Granted on a later click: the check passes and the download continues.
+    task.prepareError = undefined;
+    store.resumeDownload(uid);
+    await flush();
+    expect(task.prepared).toBe(3);
+    expect(task.runs).toBe(1);
+    expect(store.getSnapshot().downloads[0]).toMatchObject({ status: 'resume' });
+    expect(store.getSnapshot().downloads[0]!.errorKey).toBeUndefined();
+
+    store.removeDownload(uid);
+    await flush();
+    expect(task.deleted).toBe(1);
+    expect(await persistence.loadDownloads()).toEqual([]);
+  });
+
   it('sign-out reset pauses uploads (sessions stay resumable) and removes partial downloads', async () => {
-    const { store, upload, downloads, add, runs } = setup();
+    const { store, upload, downloads, add, runs, persistence } = setup();
     add('a', 'b');
     dl(store, 'c.bin');
     await store.reset();
@@ -246,5 +331,6 @@ describe('TransferStore downloads on the engine queue', () => {
     await flush();
     expect(runs()).toBe(1);
     expect(store.getSnapshot()).toMatchObject({ uploads: [], downloads: [] });
+    expect(await persistence.loadDownloads()).toEqual([]);
   });
 });

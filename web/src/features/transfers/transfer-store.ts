@@ -1,10 +1,10 @@
 // The transfer lists behind the panel (spec 4). Scheduling is the engine's: uploads run on its upload queue one file
 // at a time (spec 9), downloads on its download queue; each task is an engine UploadTask/DownloadTask. This store
-// adds what only the web has: the persisted queue that brings unfinished uploads back paused after a reload, the
-// finished list, the notices, and a snapshot for React. Framework-free so it is testable without React.
+// adds what only the web has: the persisted queue that brings unfinished uploads and downloads back paused after a
+// reload, the finished list, the notices, and a snapshot for React. Framework-free so it is testable without React.
 import { DOWNLOAD_QUEUE_STATES, TransferQueue, UPLOAD_QUEUE_STATES, type Progress, type TransferError } from '@hcs/transfer-core';
 import { describeFailure, type ConflictChoice, type DownloadStatus, type DownloadTaskLike, type TransferEngine, type UploadStatus } from './engine.ts';
-import { fileIdentity, type PersistedUpload, type QueuePersistence } from './queue-persistence.ts';
+import { fileIdentity, type PersistedDownload, type PersistedUpload, type QueuePersistence } from './queue-persistence.ts';
 import { QueuedUpload } from './queued-upload.ts';
 
 export type { DownloadStatus, UploadStatus } from './engine.ts';
@@ -97,10 +97,15 @@ interface UploadRow {
 }
 
 interface DownloadRow {
-  item: Omit<DownloadItem, 'status' | 'loaded' | 'speed' | 'timeLeft'>;
+  meta: PersistedDownload;
+  handle: FileSystemFileHandle;
   task: DownloadTaskLike;
   progress: Progress | undefined;
   errorKey?: string;
+  /** The picked file cannot be written (permission refused, file gone): shown as an error until resumed again. */
+  blocked?: string;
+  /** A resume click is checking the picked file (permission prompt open). */
+  preparing?: boolean;
 }
 
 type UploadQueue = TransferQueue<UploadStatus, QueuedUpload>;
@@ -153,11 +158,17 @@ export class TransferStore {
 
   /** Brings back the queue of the previous page load, every item paused (spec 4). */
   async restore(): Promise<void> {
-    const rows = await this.#deps.persistence.load();
+    const [rows, downloads] = await Promise.all([this.#deps.persistence.load(), this.#deps.persistence.loadDownloads().catch(() => [])]);
     for (const { meta, file } of rows.sort((a, b) => a.meta.addedAt - b.meta.addedAt)) {
       if (this.#uploads.has(meta.uid)) continue;
       const task = file ? this.#deps.engine.createUpload(this.#job(meta, file)) : undefined;
       this.#addRow(meta, file, new QueuedUpload(meta.uid, task, true));
+    }
+    // The engine finds its saved record (same instanceId) and fetches only the parts it lacks once resumed.
+    for (const { meta, handle } of downloads.sort((a, b) => a.meta.addedAt - b.meta.addedAt)) {
+      if (this.#downloads.has(meta.uid)) continue;
+      const task = this.#deps.engine.createDownload({ uid: meta.uid, instanceId: meta.instanceId, handle, restored: true });
+      this.#addDownloadRow(meta, handle, task);
     }
     this.#emit();
   }
@@ -290,9 +301,10 @@ export class TransferStore {
   /** A single-file download through the engine (ranged, resumable, verified) into the file the user picked. */
   addDownload(d: NewDownload): string {
     const uid = this.#deps.newId();
+    const meta: PersistedDownload = { uid, instanceId: d.instanceId, name: d.name, size: d.size, path: d.path, addedAt: this.#deps.now() };
     const task = this.#deps.engine.createDownload({ uid, instanceId: d.instanceId, handle: d.handle });
-    this.#downloads.set(uid, { item: { uid, instanceId: d.instanceId, name: d.name, size: d.size, path: d.path }, task, progress: undefined });
-    this.#downloadQueue.add(task);
+    this.#addDownloadRow(meta, d.handle, task);
+    void this.#deps.persistence.saveDownload(meta, d.handle).catch(() => {});
     this.#emit();
     return uid;
   }
@@ -301,21 +313,48 @@ export class TransferStore {
     this.#downloadQueue.pause(uid);
   }
 
-  /** pause/refresh continue where they stopped; error (verification failed, data discarded) starts over. */
+  /**
+   * pause/refresh continue where they stopped; error (verification failed, data discarded) starts over. Called from
+   * the user's click: a paused download first makes sure its picked file is still writable, which after a reload
+   * may show the browser's permission prompt (it needs that click).
+   */
   resumeDownload(uid: string): void {
     const row = this.#downloads.get(uid);
-    if (!row) return;
+    if (!row || row.preparing) return;
     if (!this.#online) {
       this.#deps.notify({ level: 'error', key: 'transfer.networkFault' });
       return;
     }
-    if (row.task.status === 'error') this.#downloadQueue.retry(uid);
+    const status = row.task.status;
+    if (row.task.prepare && (row.blocked || status === 'pause' || status === 'refresh')) {
+      row.preparing = true;
+      void row.task.prepare().then(
+        () => {
+          row.preparing = false;
+          row.blocked = undefined;
+          if (this.#downloads.get(uid) !== row) return;
+          this.#downloadQueue.resume(uid);
+          this.#emit();
+        },
+        (err: unknown) => {
+          row.preparing = false;
+          if (this.#downloads.get(uid) !== row) return;
+          console.warn(`download of ${row.meta.name} cannot continue: ${String(err)}`);
+          row.blocked = describeFailure(err).key;
+          this.#deps.notify({ level: 'error', key: row.blocked, values: { name: row.meta.name } });
+          this.#emit();
+        },
+      );
+      return;
+    }
+    if (status === 'error') this.#downloadQueue.retry(uid);
     else this.#downloadQueue.resume(uid);
   }
 
   /** Stops the download and removes its partial file. */
   removeDownload(uid: string): void {
     if (!this.#downloads.delete(uid)) return;
+    void this.#deps.persistence.removeDownload(uid).catch(() => {});
     void this.#downloadQueue.delete(uid).catch(() => {});
     this.#emit();
   }
@@ -333,7 +372,7 @@ export class TransferStore {
 
   /**
    * Stops everything and forgets the lists (user change, spec 4). Upload sessions stay resumable on the server;
-   * downloads cannot resume without the picked file, so their partial files are removed.
+   * downloads leave the list, so their partial files are removed rather than left half-written.
    */
   async reset(): Promise<void> {
     // One synchronous pass: waiting rows are held before a paused one's queue could start the next.
@@ -359,9 +398,14 @@ export class TransferStore {
       up.on('status', ({ task, to, error }) => this.#onUploadStatus(task, to as UploadStatus, error)),
       up.on('progress', ({ task, progress }) => this.#onProgress(this.#uploads.get(task.id), progress)),
       up.on('alreadyQueued', () => this.#deps.notify({ level: 'warning', key: 'transfer.isUploading' })),
-      down.on('status', ({ task, to, error }) => this.#onDownloadStatus(task, to as DownloadStatus, error)),
+      down.on('status', ({ task, to, from, error }) => this.#onDownloadStatus(task, to as DownloadStatus, from as DownloadStatus, error)),
       down.on('progress', ({ task, progress }) => this.#onProgress(this.#downloads.get(task.id), progress)),
     ];
+  }
+
+  #addDownloadRow(meta: PersistedDownload, handle: FileSystemFileHandle, task: DownloadTaskLike): void {
+    this.#downloads.set(meta.uid, { meta, handle, task, progress: undefined });
+    this.#downloadQueue.add(task);
   }
 
   #addRow(meta: PersistedUpload, file: File | undefined, upload: QueuedUpload): void {
@@ -399,22 +443,31 @@ export class TransferStore {
     this.#emit();
   }
 
-  #onDownloadStatus(task: DownloadTaskLike, to: DownloadStatus, error: TransferError | undefined): void {
+  #onDownloadStatus(task: DownloadTaskLike, to: DownloadStatus, from: DownloadStatus, error: TransferError | undefined): void {
     const row = this.#downloads.get(task.id);
     if (!row) return;
     if (to === 'success') {
       this.#downloads.delete(task.id);
-      const { name, size, path, instanceId } = row.item;
+      void this.#deps.persistence.removeDownload(task.id).catch(() => {});
+      const { name, size, path, instanceId } = row.meta;
       this.addFinished({ filename: name, fileSize: size, filePosition: path, transferType: 'download', fileId: instanceId });
       return;
     }
     if (to === 'error' || to === 'refresh') {
       const cause = (error as { cause?: unknown } | undefined)?.cause;
-      console.warn(`download of ${row.item.name} stopped: ${String(error)}${cause ? ` (cause: ${String(cause)})` : ''}`);
+      console.warn(`download of ${row.meta.name} stopped: ${String(error)}${cause ? ` (cause: ${String(cause)})` : ''}`);
       row.errorKey = error ? describeFailure(error).key : 'transfer.error.REQUEST';
-      // A verification failure discarded the data: say so now, the row offers a fresh start.
-      if (to === 'error') this.#deps.notify({ level: 'error', key: row.errorKey });
-    } else if (to === 'wait' || to === 'resume') row.errorKey = undefined;
+      // A verification failure discarded the data and the engine's record: nothing is left to continue after a
+      // reload, so the row is no longer kept; it offers a fresh start in this page.
+      if (to === 'error') {
+        void this.#deps.persistence.removeDownload(task.id).catch(() => {});
+        this.#deps.notify({ level: 'error', key: row.errorKey });
+      }
+    } else if (to === 'wait' || to === 'resume') {
+      // A fresh start after a failure is a download again worth keeping across a reload.
+      if (from === 'error') void this.#deps.persistence.saveDownload(row.meta, row.handle).catch(() => {});
+      row.errorKey = undefined;
+    }
     if (to !== 'resume') row.progress = row.progress && { ...row.progress, speed: 0, timeLeft: undefined };
     this.#emit();
   }
@@ -461,16 +514,22 @@ export class TransferStore {
         ...(r.errorText ? { errorText: r.errorText } : {}),
       };
     });
-    const downloads = [...this.#downloads.values()].map(
-      (r): DownloadItem => ({
-        ...r.item,
-        status: r.task.status,
-        loaded: r.progress?.phase === 'transferring' ? r.progress.loaded : r.progress ? r.item.size : 0,
+    const downloads = [...this.#downloads.values()].map((r): DownloadItem => {
+      const { uid, instanceId, name, size, path } = r.meta;
+      const errorKey = r.blocked ?? r.errorKey;
+      return {
+        uid,
+        instanceId,
+        name,
+        size,
+        path,
+        status: r.blocked ? 'error' : r.task.status,
+        loaded: r.progress?.phase === 'transferring' ? r.progress.loaded : r.progress ? size : 0,
         speed: r.progress?.speed ?? 0,
         timeLeft: r.progress?.timeLeft,
-        ...(r.errorKey ? { errorKey: r.errorKey } : {}),
-      }),
-    );
+        ...(errorKey ? { errorKey } : {}),
+      };
+    });
     return { uploads, downloads, finished: this.#finished, online: this.#online };
   }
 
