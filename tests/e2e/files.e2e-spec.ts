@@ -72,6 +72,47 @@ async function waitOrExplain(locator: ReturnType<Page['getByTestId']>, timeout: 
     throw new Error(`${(err as Error).message}\npanel:\n${panel}\nconsole:\n${consoleLines.slice(-20).join('\n')}`, { cause: err });
   }
 }
+
+// A picked file in the origin-private file system: a real FileSystemFileHandle with createWritable, as
+// showSaveFilePicker returns, without the native dialog.
+const pickIntoOpfs = () =>
+  page.evaluate(() => {
+    (window as unknown as { showSaveFilePicker: unknown }).showSaveFilePicker = async ({ suggestedName }: { suggestedName: string }) =>
+      (await navigator.storage.getDirectory()).getFileHandle(`picked-${suggestedName}`, { create: true });
+  });
+const opfsSha = (name: string) =>
+  page.evaluate(async (n) => {
+    const file = await (await (await navigator.storage.getDirectory()).getFileHandle(n)).getFile();
+    const digest = await crypto.subtle.digest('SHA-256', await file.arrayBuffer());
+    return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+  }, name);
+// The presigned-link step above already listed b.bin as a finished download: count rows, not presence.
+const finishedDownloads = (name: string) =>
+  page.getByTestId('transfer-finished-table').locator('tr', { hasText: name }).filter({ hasText: 'Download' }).count();
+const downloadStatus = (name: string) => page.getByTestId(`download-status-${name}`);
+/** The engine's download records and committed-part notes, read from its resume database in the page. */
+const downloadRecords = () =>
+  page.evaluate(async () => {
+    const name = (await indexedDB.databases()).map((d) => d.name).find((n) => n?.startsWith('hcs-transfers:'));
+    if (!name) return {};
+    const db = await new Promise<IDBDatabase>((resolve, reject) => {
+      const r = indexedDB.open(name);
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => reject(r.error);
+    });
+    try {
+      return await new Promise<Record<string, unknown>>((resolve, reject) => {
+        const t = db.transaction('resume');
+        const keys = t.objectStore('resume').getAllKeys();
+        const values = t.objectStore('resume').getAll();
+        t.oncomplete = () => resolve(Object.fromEntries(keys.result.map((k, i) => [String(k), values.result[i]]).filter(([k]) => String(k).startsWith('download'))));
+        t.onerror = () => reject(t.error);
+      });
+    } finally {
+      db.close();
+    }
+  });
+
 async function closePanel() {
   await page.keyboard.press('Escape');
 }
@@ -218,25 +259,6 @@ describe('personal files', () => {
   }, 120_000);
 
   it('downloads through the engine into a picked file (ranged, paused and resumed, verified) with the original bytes', async () => {
-    // A picked file in the origin-private file system: a real FileSystemFileHandle with createWritable, as
-    // showSaveFilePicker returns, without the native dialog.
-    const pickIntoOpfs = () =>
-      page.evaluate(() => {
-        (window as unknown as { showSaveFilePicker: unknown }).showSaveFilePicker = async ({ suggestedName }: { suggestedName: string }) =>
-          (await navigator.storage.getDirectory()).getFileHandle(`picked-${suggestedName}`, { create: true });
-      });
-    const opfsSha = (name: string) =>
-      page.evaluate(async (n) => {
-        const file = await (await (await navigator.storage.getDirectory()).getFileHandle(n)).getFile();
-        const digest = await crypto.subtle.digest('SHA-256', await file.arrayBuffer());
-        return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-      }, name);
-    // The presigned-link step above already listed b.bin as a finished download: count rows, not presence.
-    const finishedDownloads = (name: string) =>
-      page.getByTestId('transfer-finished-table').locator('tr', { hasText: name }).filter({ hasText: 'Download' }).count();
-
-    const downloadStatus = (name: string) => page.getByTestId(`download-status-${name}`);
-
     await pickIntoOpfs();
     await page.getByTestId('row-download-big.bin').click();
     // Pause once some parts are on disk, so the resume continues from the recorded parts.
@@ -261,6 +283,82 @@ describe('personal files', () => {
     await closePanel();
     await goRoot();
   }, 180_000);
+
+  it('continues an unfinished engine download after a page reload, fetching only the parts it lacked', async () => {
+    const original = readFileSync(join(work, 'big.bin'));
+    await page.evaluate(async () => (await navigator.storage.getDirectory()).removeEntry('picked-big.bin').catch(() => {}));
+    // Storage reads with a byte range are the engine's part requests.
+    let phase: 'before' | 'after' = 'before';
+    const ranges: Record<'before' | 'after', string[]> = { before: [], after: [] };
+    page.on('request', (r) => {
+      const range = r.headers()['range'];
+      if (r.method() === 'GET' && range) ranges[phase].push(range);
+    });
+    // Throttled so the pause lands mid-download however fast this machine is.
+    const cdp = await context.newCDPSession(page);
+    await cdp.send('Network.enable');
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: 16 * 1024 * 1024, uploadThroughput: -1 });
+
+    await pickIntoOpfs();
+    await page.getByTestId('row-download-big.bin').click();
+    await page.getByRole('tab', { name: /Uploading/ }).click();
+    // 20% of 160 MiB with 3 parts of 8 MiB in flight means at least one part is complete.
+    await downloadStatus('big.bin').and(page.locator('[data-status="resume"]')).filter({ hasText: /(^|\D)([2-8]\d)%/ }).waitFor({ timeout: 60000 });
+    await page.getByTestId('download-pause-big.bin').click();
+    await downloadStatus('big.bin').and(page.locator('[data-status="pause"]')).waitFor();
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    // The stopped download commits what it wrote to the picked file and notes which parts that covers.
+    type Rec = { done: number[]; partSize: number; fileSize: number };
+    let rec: Rec | undefined;
+    await expect
+      .poll(
+        async () => {
+          const all = await downloadRecords();
+          const key = Object.keys(all).find((k) => k.startsWith('download:'));
+          rec = key ? (all[key] as Rec) : undefined;
+          const committed = key ? (all[`download-committed:${key.slice('download:'.length)}`] as number[] | undefined) : undefined;
+          const same = !!committed && !!rec && [...committed].sort((a, b) => a - b).join(',') === [...rec.done].sort((a, b) => a - b).join(',');
+          // On a timeout the message shows what the page had.
+          return same ? 'committed' : JSON.stringify({ keys: Object.keys(all), done: rec?.done, committed });
+        },
+        { timeout: 15000 },
+      )
+      .toBe('committed');
+    const doneBefore = new Set(rec!.done);
+    const partCount = Math.ceil(rec!.fileSize / rec!.partSize);
+    expect(doneBefore.size, 'parts finished before the reload').toBeGreaterThan(0);
+    expect(doneBefore.size).toBeLessThan(partCount);
+
+    await page.reload();
+    phase = 'after';
+    await page.getByTestId('file-browser').waitFor();
+    await page.getByTestId('open-transfers').click();
+    await page.getByRole('tab', { name: /Uploading/ }).click();
+    await waitOrExplain(downloadStatus('big.bin').and(page.locator('[data-status="pause"]')), 15000);
+    await e2e.screenshot(page, 'files-download-restored');
+    expect(ranges.after, 'nothing fetched before the user resumes').toEqual([]);
+    await page.getByTestId('download-start-big.bin').click();
+    await page.getByRole('tab', { name: /Finished/ }).click();
+    // The finished list does not survive a reload: this is the only big.bin row.
+    await expect.poll(() => finishedDownloads('big.bin'), { timeout: 120000 }).toBe(1);
+    expect(await opfsSha('picked-big.bin')).toBe(sha(original));
+
+    const partOf = (range: string) => {
+      const m = /^bytes=(\d+)-(\d+)$/.exec(range);
+      expect(m, range).toBeTruthy();
+      const start = Number(m![1]);
+      const n = start / rec!.partSize + 1;
+      expect(Number.isInteger(n), `${range} starts a part`).toBe(true);
+      expect(Number(m![2]), `${range} ends its part`).toBe(Math.min(start + rec!.partSize, rec!.fileSize) - 1);
+      return n;
+    };
+    const fetchedAfter = new Set(ranges.after.map(partOf));
+    const missing = Array.from({ length: partCount }, (_, i) => i + 1).filter((n) => !doneBefore.has(n));
+    expect([...fetchedAfter].sort((a, b) => a - b)).toEqual(missing);
+    expect(Object.keys(await downloadRecords()), 'records gone once finished').toEqual([]);
+    await closePanel();
+    await cdp.detach();
+  }, 240_000);
 
   it('switches between the table and the icon view and keeps the choice', async () => {
     await e2e.screenshot(page, 'files-list');

@@ -63,15 +63,28 @@ type PermissionedHandle = FileSystemFileHandle & {
  */
 function createPickedFileDownload(job: DownloadJob, deps: EngineDeps): DownloadTaskLike {
   const store = deps.resumeStore;
-  let sink: DownloadSink | undefined;
+  const files = createDownloadSinkFactory(async () => job.handle);
+  /** The open writable's sink; undefined after a commit until the next operation reopens it, keeping the data. */
+  let current: Promise<DownloadSink> | undefined;
+  let opened = false;
   const task = new DownloadTask(
     {
       id: job.uid,
       instanceId: job.instanceId,
       sinks: {
         async open(opts) {
-          sink = await createDownloadSinkFactory(async () => job.handle).open(opts);
-          return sink;
+          current = files.open(opts);
+          await current;
+          opened = true;
+          // One shared reopen: the engine's parallel parts must not each open a writable of their own.
+          const sink = () => (current ??= files.open({ ...opts, resume: true }));
+          return {
+            write: async (offset, data) => (await sink()).write(offset, data),
+            flush: async () => (await sink()).flush(),
+            read: async (offset, length) => (await sink()).read(offset, length),
+            finalize: async () => (await sink()).finalize(),
+            abort: async () => (await sink()).abort(),
+          };
         },
       },
     },
@@ -80,13 +93,15 @@ function createPickedFileDownload(job: DownloadJob, deps: EngineDeps): DownloadT
   );
   const key = downloadRecordKey(job.instanceId);
 
-  /** Closes the writable (commits the swap file); the sink reopens it, keeping the data, on its next write. */
+  /** Closes the writable (commits the swap file); the next sink operation reopens it, keeping the data. */
   const commit = async (): Promise<void> => {
-    if (!sink) return;
+    const open = current;
+    if (!open) return;
     try {
       // Read first: nothing writes while the task is stopped, so these parts are all in what close() commits.
       const rec = await store.get<DownloadRecord>(key);
-      await sink.flush();
+      current = undefined;
+      await (await open).flush();
       await store.set(committedKey(job.instanceId), rec?.done ?? []);
     } catch (err) {
       console.warn(`could not commit the partial download of ${job.instanceId}: ${String(err)}`);
@@ -126,7 +141,7 @@ function createPickedFileDownload(job: DownloadJob, deps: EngineDeps): DownloadT
     async prepare() {
       await ensureWritable(job.handle as PermissionedHandle);
       // Not opened in this page: the file holds only what an earlier page committed.
-      if (!sink) await trustCommittedParts(store, job.instanceId);
+      if (!opened) await trustCommittedParts(store, job.instanceId);
     },
   };
 }
