@@ -76,6 +76,25 @@ describe('DownloadTask', () => {
     expect(sha(t.sinks.files.get(downloadRecordKey(t.instanceId))!.data)).toBe(sha(t.data));
   });
 
+  it('two downloads of one file with their own record keys never trust each other\'s parts', async () => {
+    const t = setup(20 * MiB);
+    t.s3.failNext((r) => r.headers.Range?.startsWith(`bytes=${10 * MiB}-`) ?? false, { hang: true });
+    const first = new DownloadTask({ instanceId: t.instanceId, sinks: t.sinks, recordKey: 'download:job-1' }, t.deps);
+    const running = first.run();
+    await vi.waitFor(async () => expect((await t.store.get<DownloadRecord>('download:job-1'))?.done.length).toBe(3));
+    first.pause();
+    await running;
+    const second = new DownloadTask({ instanceId: t.instanceId, sinks: t.sinks, recordKey: 'download:job-2' }, t.deps);
+    const before = t.s3.requests.length;
+    await t.run(second);
+    expect(second.status).toBe('success');
+    // All four parts fetched: job-1's finished parts belong to job-1's target, not this one.
+    expect(t.s3.requests.slice(before).filter((r) => r.headers.Range).length).toBe(4);
+    expect(sha(t.sinks.files.get('download:job-2')!.data)).toBe(sha(t.data));
+    expect((await t.store.get<DownloadRecord>('download:job-1'))?.done.length).toBe(3);
+    expect(await t.store.get(downloadRecordKey(t.instanceId))).toBeUndefined();
+  });
+
   it('a part answered 503 is retried and rewritten from its start', async () => {
     const t = setup(6 * MiB);
     t.s3.failNext((r) => r.headers.Range?.startsWith('bytes=0-') ?? false, { status: 503 });

@@ -22,6 +22,11 @@ export interface DownloadInput {
   fileSharingId?: string;
   /** Where the bytes go (a .part file in Node, a picked file in the browser). */
   sinks: DownloadSinkFactory;
+  /**
+   * Key of the resume record (default `download:<instanceId>`). A caller that may run two downloads of the same file
+   * into different targets (the web app: two picked files) gives each its own, or one would trust the other's parts.
+   */
+  recordKey?: string;
 }
 
 export type DownloadEvents = {
@@ -60,6 +65,7 @@ export class DownloadTask {
   readonly instanceId: string;
   readonly events = new Emitter<DownloadEvents>();
   readonly #input: DownloadInput;
+  readonly #recordKey: string;
   readonly #deps: EngineDeps;
   readonly #clock: Clock;
   readonly #machine: StateMachine<DownloadStatus>;
@@ -76,6 +82,7 @@ export class DownloadTask {
     this.id = input.id ?? randomId();
     this.instanceId = input.instanceId;
     this.#input = input;
+    this.#recordKey = input.recordKey ?? downloadRecordKey(input.instanceId);
     this.#deps = deps;
     this.#clock = deps.clock ?? systemClock;
     this.#machine = createDownloadMachine(initial);
@@ -133,15 +140,15 @@ export class DownloadTask {
     if (this.#machine.isTerminal()) return;
     this.#machine.transition('deleted');
     this.#ctrl?.abort(new DOMException('deleted', 'AbortError'));
-    await this.#deps.resumeStore.delete(downloadRecordKey(this.instanceId)).catch(() => {});
+    await this.#deps.resumeStore.delete(this.#recordKey).catch(() => {});
     const sink = this.#sink ?? (await this.#openForDelete());
     await sink?.abort().catch(() => {});
   }
 
   async #openForDelete(): Promise<DownloadSink | undefined> {
-    const rec = await this.#deps.resumeStore.get<DownloadRecord>(downloadRecordKey(this.instanceId)).catch(() => undefined);
+    const rec = await this.#deps.resumeStore.get<DownloadRecord>(this.#recordKey).catch(() => undefined);
     if (!rec) return undefined;
-    return this.#input.sinks.open({ key: downloadRecordKey(this.instanceId), name: rec.name, size: rec.fileSize, resume: true }).catch(() => undefined);
+    return this.#input.sinks.open({ key: this.#recordKey, name: rec.name, size: rec.fileSize, resume: true }).catch(() => undefined);
   }
 
   async run(): Promise<void> {
@@ -166,7 +173,7 @@ export class DownloadTask {
 
   async #execute(signal: AbortSignal): Promise<void> {
     const store = this.#deps.resumeStore;
-    const key = downloadRecordKey(this.instanceId);
+    const key = this.#recordKey;
     const info = await withRetry(() => this.#deps.controlPlane.getDownloadFileInfo({ instanceId: this.instanceId, fileSharingId: this.#input.fileSharingId, platformId: this.#deps.platformId }, signal), {
       clock: this.#clock,
       signal,
@@ -240,7 +247,7 @@ export class DownloadTask {
     signal: AbortSignal,
   ): Promise<void> {
     const store = this.#deps.resumeStore;
-    const key = downloadRecordKey(this.instanceId);
+    const key = this.#recordKey;
     const batch = new AbortController();
     const onAbort = () => batch.abort(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });

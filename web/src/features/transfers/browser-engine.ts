@@ -45,8 +45,13 @@ export function createBrowserEngine(owner: string): TransferEngine {
   };
 }
 
-/** Parts of a download whose bytes were committed to the picked file, kept next to the engine's own record. */
-const committedKey = (instanceId: string) => `download-committed:${instanceId}`;
+/**
+ * The engine's record of one download job: per job, not per file, since the same file may be downloading into two
+ * picked files at once. Beside it, the parts whose bytes were committed to the picked file.
+ */
+const jobKey = (job: Pick<DownloadJob, 'instanceId' | 'uid'>) => `${job.instanceId}:${job.uid}`;
+const recordKeyOf = (job: Pick<DownloadJob, 'instanceId' | 'uid'>) => downloadRecordKey(jobKey(job));
+const committedKeyOf = (job: Pick<DownloadJob, 'instanceId' | 'uid'>) => `download-committed:${jobKey(job)}`;
 
 type PermissionState = 'granted' | 'denied' | 'prompt';
 type PermissionedHandle = FileSystemFileHandle & {
@@ -71,6 +76,7 @@ function createPickedFileDownload(job: DownloadJob, deps: EngineDeps): DownloadT
     {
       id: job.uid,
       instanceId: job.instanceId,
+      recordKey: recordKeyOf(job),
       sinks: {
         async open(opts) {
           current = files.open(opts);
@@ -91,7 +97,7 @@ function createPickedFileDownload(job: DownloadJob, deps: EngineDeps): DownloadT
     deps,
     job.restored ? 'pause' : 'wait',
   );
-  const key = downloadRecordKey(job.instanceId);
+  const key = recordKeyOf(job);
 
   /** Closes the writable (commits the swap file); the next sink operation reopens it, keeping the data. */
   const commit = async (): Promise<void> => {
@@ -102,12 +108,12 @@ function createPickedFileDownload(job: DownloadJob, deps: EngineDeps): DownloadT
       const rec = await store.get<DownloadRecord>(key);
       current = undefined;
       await (await open).flush();
-      await store.set(committedKey(job.instanceId), rec?.done ?? []);
+      await store.set(committedKeyOf(job), rec?.done ?? []);
     } catch (err) {
       console.warn(`could not commit the partial download of ${job.instanceId}: ${String(err)}`);
     }
   };
-  const forget = () => store.delete(committedKey(job.instanceId)).catch(() => {});
+  const forget = () => store.delete(committedKeyOf(job)).catch(() => {});
 
   return {
     id: task.id,
@@ -141,7 +147,7 @@ function createPickedFileDownload(job: DownloadJob, deps: EngineDeps): DownloadT
     async prepare() {
       await ensureWritable(job.handle as PermissionedHandle);
       // Not opened in this page: the file holds only what an earlier page committed.
-      if (!opened) await trustCommittedParts(store, job.instanceId);
+      if (!opened) await trustCommittedParts(store, key, committedKeyOf(job));
     },
   };
 }
@@ -165,11 +171,10 @@ async function ensureWritable(handle: PermissionedHandle): Promise<void> {
   }
 }
 
-async function trustCommittedParts(store: ResumeStore, instanceId: string): Promise<void> {
-  const key = downloadRecordKey(instanceId);
+async function trustCommittedParts(store: ResumeStore, key: string, committedKey: string): Promise<void> {
   const rec = await store.get<DownloadRecord>(key);
   if (!rec || rec.done.length === 0) return;
-  const committed = new Set((await store.get<number[]>(committedKey(instanceId))) ?? []);
+  const committed = new Set((await store.get<number[]>(committedKey)) ?? []);
   const done = rec.done.filter((n) => committed.has(n));
   if (done.length !== rec.done.length) await store.set(key, { ...rec, done });
 }
