@@ -24,10 +24,8 @@ import { ok } from '../http/envelope.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
 import { registerFile } from './upload.ts';
 
-/** Limits of the contract (BulkUploadManifest / BulkUploadFile) and of one request. */
-export const BULK_MAX_FILES = 1000;
-export const BULK_MAX_FILE_SIZE = 1024 * 1024;
-export const BULK_MAX_BYTES = 64 * 1024 * 1024;
+/** Bytes of all files in one request. Files per request and bytes per file are limits of the contract's schema. */
+const BULK_MAX_BYTES = 64 * 1024 * 1024;
 const MANIFEST_MAX = 1024 * 1024;
 const STORE_PARALLEL = 16;
 /**

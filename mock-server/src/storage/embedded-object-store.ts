@@ -33,9 +33,9 @@ export class EmbeddedObjectStore extends ObjectStore {
   }
 
   /**
-   * A body the server already holds in memory (bulk-upload's small files) is written straight to the store's
-   * files, with the same temp-file, fsync and atomic-commit path as an HTTP PUT, and its SHA-256 recorded so
-   * sha256() needs no read. Streams still go through S3 like for any target.
+   * A body the server already holds in memory (bulk-upload's small files, which it has hashed itself) is written
+   * straight to the store's files, with the same temp-file, fsync and atomic-commit path as an HTTP PUT. Streams
+   * still go through S3 like for any target.
    */
   override async putObject(key: string, body: Readable | Buffer, opts: { contentLength: number; contentType?: string; metadata?: Record<string, string> }): Promise<{ etag: string }> {
     if (!Buffer.isBuffer(body)) return super.putObject(key, body, opts);
@@ -47,7 +47,6 @@ export class EmbeddedObjectStore extends ObjectStore {
       const meta = await disk.commitObject(this.bucket, key, temp, {
         size: body.length,
         etag: createHash('md5').update(body).digest('hex'),
-        sha256: createHash('sha256').update(body).digest('hex'),
         contentType: opts.contentType ?? 'application/octet-stream',
         userMetadata: Object.fromEntries(Object.entries(opts.metadata ?? {}).map(([k, v]) => [k.toLowerCase(), v])),
         headers: {},

@@ -5,7 +5,7 @@ import type { BulkUploadOutcome, ControlPlane } from '../ports/index.ts';
 import { runWithClock } from '../test/fake-clock.ts';
 import { harness } from '../test/harness.ts';
 import { MemorySource, randomBytes } from '../test/memory-source.ts';
-import { BULK_MAX_FILE_SIZE, fitsBulk, planBatches, uploadBatch } from './bulk.ts';
+import { planBatches, uploadBatch } from './bulk.ts';
 import { FileMissingError, FileVerificationError, NetworkError, SpaceNotEnoughError, UploadFailedError } from './errors.ts';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -91,7 +91,5 @@ describe('bulk upload', () => {
     expect(planBatches([5, 5, 5], size, 10, 10).map((b) => b.length)).toEqual([2, 1]);
     expect(planBatches([20, 1], size, 10, 10).map((b) => b.length)).toEqual([1, 1]);
     expect(planBatches([], size, 10)).toEqual([]);
-    expect(fitsBulk(BULK_MAX_FILE_SIZE)).toBe(true);
-    expect(fitsBulk(BULK_MAX_FILE_SIZE + 1)).toBe(false);
   });
 });

@@ -45,11 +45,6 @@ export interface BulkOptions {
   instanceType?: string;
 }
 
-/** Whether a file goes through bulk-upload rather than its own upload. */
-export function fitsBulk(size: number): boolean {
-  return size <= BULK_MAX_FILE_SIZE;
-}
-
 /** Splits items into requests of at most `maxFiles` files and `maxBytes` bytes, keeping their order. */
 export function planBatches<T>(items: readonly T[], sizeOf: (item: T) => number, maxFiles = 256, maxBytes = 8 * 1024 * 1024): T[][] {
   const files = Math.max(1, Math.min(maxFiles, BULK_MAX_FILES));

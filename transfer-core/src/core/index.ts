@@ -19,4 +19,4 @@ export { TransferQueue, UPLOAD_QUEUE_STATES, DOWNLOAD_QUEUE_STATES, type QueueTa
 export type { EngineDeps } from './engine-options.ts';
 export { createUploadQueue, createDownloadQueue } from './queues.ts';
 export { safeFileName } from './safe-name.ts';
-export { uploadBatch, planBatches, fitsBulk, BULK_MAX_FILE_SIZE, BULK_MAX_FILES, BULK_MAX_BYTES, type BulkEntry, type BulkEntryResult, type BulkOptions } from './bulk.ts';
+export { uploadBatch, planBatches, BULK_MAX_FILE_SIZE, BULK_MAX_FILES, BULK_MAX_BYTES, type BulkEntry, type BulkEntryResult, type BulkOptions } from './bulk.ts';
