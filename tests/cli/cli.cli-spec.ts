@@ -46,8 +46,9 @@ let env: NodeJS.ProcessEnv;
 /** Registrations (save-instance / second-transfer answered ret 0) by decoded file name, in order. */
 const registered: string[] = [];
 
-function drive(args: string[], extraEnv: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, [DRIVE, ...args], { env: { ...env, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+function drive(args: string[], extraEnv: Record<string, string> = {}, stdin?: string): Run {
+  const child = spawn(process.execPath, [DRIVE, ...args], { env: { ...env, ...extraEnv }, stdio: [stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  if (stdin !== undefined) child.stdin!.end(stdin);
   const events: Event[] = [];
   let stderr = '';
   let buf = '';
@@ -107,6 +108,65 @@ function listTree(root: string): { files: string[]; dirs: string[] } {
 
 const doneNames = (events: Event[]) => events.filter((e) => e.event === 'file-done').map((e) => e.path!.split('/').pop()!);
 
+interface SignQuery {
+  action?: string;
+  resourceUri?: string;
+  fId?: string;
+}
+
+/**
+ * Holds the server's signing of chosen S3 requests until the test releases it. Every S3 request the CLI makes is
+ * signed by the server first (on the embedded store and on external S3 alike), so a held signature stops that
+ * transfer at a known point: the test interrupts it there, whatever the speed of the machine, instead of
+ * racing a progress event against a transfer that may already have finished.
+ */
+class SignGate {
+  #match: ((q: SignQuery) => boolean) | null = null;
+  #held: Array<() => void> = [];
+  #waiters: Array<() => void> = [];
+
+  /** From now on, signing requests that match are held. */
+  arm(match: (q: SignQuery) => boolean): void {
+    this.#match = match;
+  }
+
+  /** Resolves once at least one signing request is being held. */
+  held(): Promise<void> {
+    return this.#held.length > 0 ? Promise.resolve() : new Promise((resolve) => this.#waiters.push(resolve));
+  }
+
+  /** Lets every held request go on and holds nothing more. */
+  release(): void {
+    this.#match = null;
+    for (const go of this.#held.splice(0)) go();
+  }
+
+  /** Called by the server hook for each signing request. */
+  async pass(q: SignQuery): Promise<void> {
+    if (!this.#match?.(q)) return;
+    await new Promise<void>((resolve) => {
+      this.#held.push(resolve);
+      for (const w of this.#waiters.splice(0)) w();
+    });
+  }
+}
+
+const gate = new SignGate();
+
+/** Waits until the gate holds a signing request of this run; fails clearly if the run ends first. */
+async function heldOrExited(run: Run): Promise<void> {
+  let held = false;
+  await Promise.race([
+    gate.held().then(() => {
+      held = true;
+    }),
+    run.exit.then((x) => {
+      if (!held) throw new Error(`drive exited (${x.code ?? x.signal}) before it reached the held request; stderr: ${run.stderr}`);
+    }),
+  ]);
+}
+const partNumberOf = (q: SignQuery) => Number(/[?&]partNumber=(\d+)/.exec(q.resourceUri ?? '')?.[1] ?? 0);
+
 // One suite, run with the server on the embedded store and again on an external S3 (radosgw in CI) when
 // HCS_TEST_S3_ENDPOINT is set: the CLI must not care where the bytes live.
 function cliSuite(label: string, storage: Record<string, string>): void {
@@ -125,6 +185,9 @@ describe(label, () => {
     built = await buildApp(config, {
       logger: false,
       instrument(app) {
+        app.addHook('preHandler', async (req) => {
+          if (req.operationId === 'signStorageRequest') await gate.pass(req.query as SignQuery);
+        });
         app.addHook('onSend', async (req, reply, payload) => {
           if ((req.operationId === 'saveInstance' || req.operationId === 'secondTransfer') && reply.statusCode === 200) {
             const body = req.body as { fName?: string; instanceName?: string };
@@ -175,6 +238,7 @@ describe(label, () => {
   }, 120_000);
 
   afterAll(async () => {
+    gate.release();
     await built?.close();
     if (work) rmSync(work, { recursive: true, force: true });
   });
@@ -190,6 +254,18 @@ describe(label, () => {
     expect((await who.exit).code).toBe(0);
     expect(who.events[0]).toMatchObject({ userName: 'admin' });
     expect(readFileSync(env.HCS_CONFIG!, 'utf8')).not.toContain(ADMIN_PASSWORD);
+  });
+
+  it('signs in with --password-stdin, and refuses --password with what to use instead', async () => {
+    const piped = drive(['login', '--password-stdin'], {}, `${ADMIN_PASSWORD}\n`);
+    expect((await piped.exit).code, piped.stderr).toBe(0);
+    expect(piped.events[0]).toMatchObject({ event: 'login', userName: 'admin' });
+    const wrong = drive(['login', '--password-stdin'], {}, 'not-the-password\n');
+    expect((await wrong.exit).code).toBe(3);
+    const argv = drive(['login', '--password', ADMIN_PASSWORD]);
+    expect((await argv.exit).code).toBe(2);
+    expect(argv.stderr).toContain('--password-stdin');
+    expect(argv.events[0]).toMatchObject({ event: 'error', code: 'USAGE' });
   });
 
   it('reports usage and missing paths with their exit codes', async () => {
@@ -208,40 +284,31 @@ describe(label, () => {
     const args = ['upload', src, '--to', '/bulk', '--concurrency', '3'];
     const total = listTree(src).files.length;
 
-    // Run 1: Ctrl-C once the big file has at least one part finished.
+    // Run 1: Ctrl-C while big1.bin (96 MiB, 13 parts of 8 MiB) is past its fourth part. The signature of part 5
+    // onwards is held, so run 1 cannot finish big1.bin before the interrupt, on any machine.
+    gate.arm((q) => q.action === 'uploadPart' && partNumberOf(q) >= 5);
     const r1 = drive(args);
-    // Progress reports are throttled, so a fast store may jump past any window: interrupt at the first report
-    // past 3 parts, or once big1.bin is done (run 2 then only checks the small files).
-    await r1.until(
-      (e) =>
-        !!e.path?.endsWith('big1.bin') &&
-        ((e.event === 'progress' && e.phase === 'transferring' && e.loaded! > 3 * 8 * MiB) || e.event === 'file-done'),
-    );
+    await heldOrExited(r1);
     r1.child.kill('SIGINT');
+    // Ctrl-C lets requests already in flight finish: let the held ones go.
+    gate.release();
     const x1 = await r1.exit;
     expect(x1.code, r1.stderr).toBe(130);
     expect(r1.events.at(-1)).toMatchObject({ event: 'summary', interrupted: true });
     const done1 = doneNames(r1.events);
+    expect(done1).not.toContain('big1.bin');
 
-    // Run 2: the same command resumes; kill -9 it once a good share of small files is through.
+    // Run 2: the same command resumes big1.bin from its confirmed parts; kill -9 it while part 9 onwards is held.
+    gate.arm((q) => q.action === 'uploadPart' && partNumberOf(q) >= 9);
     const r2 = drive(args);
-    // (Ctrl-C lets parts already in flight finish, so big1.bin may have completed in run 1 on a fast store.)
-    const big1InRun1 = done1.includes('big1.bin');
-    // Small files travel in bulk requests beside the big ones, so run 1 may already have finished most of them:
-    // wait for a third of what is left (at most 60 files).
-    const left = total - done1.length;
-    await r2.until((_e, all) => doneNames(all).length >= Math.min(60, Math.ceil(left / 3)) && (big1InRun1 || doneNames(all).includes('big1.bin')));
+    await heldOrExited(r2);
     r2.child.kill('SIGKILL');
     await r2.exit;
+    gate.release();
     const done2 = doneNames(r2.events);
     expect(done2.filter((n) => done1.includes(n))).toEqual([]);
+    expect(done2).not.toContain('big1.bin');
     expect(r2.events[0]).toMatchObject({ event: 'start', alreadyDone: done1.length });
-    // The interrupted multi-part file continued from its confirmed parts.
-    if (!big1InRun1) {
-      const big1 = r2.events.find((e) => e.event === 'file-done' && e.path!.endsWith('big1.bin'));
-      expect(big1, 'big1.bin finished in run 2').toBeDefined();
-      expect(big1!.sent!).toBeLessThan(big1!.bytes!);
-    }
 
     // Run 3: completes; nothing finished before is reported or registered again.
     const before3 = registered.length;
@@ -257,6 +324,10 @@ describe(label, () => {
     expect(r3.events[0]).toMatchObject({ event: 'start' });
     expect((r3.events[0] as { alreadyDone?: number }).alreadyDone! + done3.length, 'journaled + finished in run 3').toBe(total);
     expect(r3.events.at(-1)).toMatchObject({ event: 'summary', failed: 0, files: total, done: total });
+    // The interrupted multi-part file continued from the parts confirmed in runs 1 and 2 (at least 4 of 13).
+    const big1 = r3.events.find((e) => e.event === 'file-done' && e.path!.endsWith('big1.bin'));
+    expect(big1, 'big1.bin finished in run 3').toBeDefined();
+    expect(big1!.sent!).toBeLessThanOrEqual(big1!.bytes! - 4 * 8 * MiB);
     // Each file registered exactly once on the server over all three runs.
     const counts = new Map<string, number>();
     for (const n of registered) counts.set(n, (counts.get(n) ?? 0) + 1);
@@ -286,10 +357,20 @@ describe(label, () => {
   it('downloads everything back (resuming after SIGINT) and every byte matches', async () => {
     const out = join(work, 'dl');
     const args = ['download', '/bulk/tree', '--out', out, '--concurrency', '3'];
+    // The fifth signed read of one object (only big1.bin has more than 4 parts of 8 MiB) and later ones are
+    // held: the interrupt lands with big1.bin partly downloaded, however fast the machine is.
+    const reads = new Map<string, number>();
+    gate.arm((q) => {
+      if (q.action !== 'getObject' || !q.resourceUri) return false;
+      const n = (reads.get(q.resourceUri) ?? 0) + 1;
+      reads.set(q.resourceUri, n);
+      return n >= 5;
+    });
     const d1 = drive(args);
-    await d1.until((e) => e.event === 'progress' && e.phase === 'transferring' && !!e.path?.endsWith('big1.bin') && e.loaded! > 3 * 8 * MiB && e.loaded! < 80 * MiB);
+    await heldOrExited(d1);
     d1.child.kill('SIGINT');
-    expect((await d1.exit).code).toBe(130);
+    gate.release();
+    expect((await d1.exit).code, d1.stderr).toBe(130);
     const d2 = drive(args);
     const x2 = await d2.exit;
     expect(x2.code, d2.stderr).toBe(0);

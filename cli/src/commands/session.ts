@@ -1,7 +1,8 @@
 // drive login / logout / whoami. The password is RSA-OAEP-SHA256 encrypted with the server's public key
-// (platformInfo) before it leaves the machine, and only ever read from HCS_PASSWORD or a hidden prompt:
-// a --password flag would show in `ps` to every local user.
-import type { Command } from 'commander';
+// (platformInfo) before it leaves the machine, and only ever read from standard input (--password-stdin, as
+// `docker login` has it), HCS_PASSWORD or a hidden prompt: a --password flag would show in `ps` to every
+// local user, so that flag is refused with a message that says what to use instead.
+import { Option, type Command } from 'commander';
 import { createHcsClient, encryptPassword, unwrap } from '@hcs/openapi/client';
 import { removeAuth, writeAuth } from '../auth-file.ts';
 import { toCliError } from '../api.ts';
@@ -48,17 +49,40 @@ export async function promptLine(question: string): Promise<string> {
   }
 }
 
-export function registerSession(program: Command, io: Io): void {
+/** The password piped to standard input: all of it up to the end, less one trailing line break. */
+export async function readPasswordStdin(input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): Promise<string> {
+  if (input.isTTY) throw usageError('--password-stdin reads a piped password: printf "%s" "$PW" | drive login --password-stdin');
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of input) {
+    const b = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+    size += b.length;
+    // A password is short; a large stdin is a mistake (a file piped in), not a password.
+    if (size > 4096) throw usageError('--password-stdin: standard input is longer than 4096 bytes; pipe only the password');
+    chunks.push(b);
+  }
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+export function registerSession(program: Command, io: Io, stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin): void {
   program
     .command('login')
     .description('Sign in and store the session token (0600) in the auth file')
+    .option('--password-stdin', 'read the password from standard input (printf "%s" "$PW" | drive login --password-stdin)')
+    // Declared only to answer it with what to use instead of commander's bare "unknown option".
+    .addOption(new Option('--password <password>').hideHelp())
     .action(
-      action(io, async (ctx) => {
+      action(io, async (ctx, opts: { passwordStdin?: boolean; password?: string }) => {
+        if (opts.password !== undefined) {
+          throw usageError('--password is not accepted: a password on the command line is visible to other users (ps); use --password-stdin or HCS_PASSWORD');
+        }
         const server = ctx.settings.server;
         if (!server) throw usageError('no server: pass --server URL or set HCS_SERVER');
         const userName = ctx.settings.userName ?? (await promptLine('User name: '));
         if (!userName) throw usageError('no user name: pass --user NAME or set HCS_USER');
-        const password = io.env.HCS_PASSWORD ?? (await promptHidden(`Password for ${userName}@${server}: `));
+        const password = opts.passwordStdin
+          ? await readPasswordStdin(stdin)
+          : (io.env.HCS_PASSWORD ?? (await promptHidden(`Password for ${userName}@${server}: `)));
         if (!password) throw usageError('empty password');
         // A fresh client without the stored token: signing in must not depend on an old session.
         const client = createHcsClient({ baseUrl: server });
