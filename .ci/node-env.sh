@@ -92,7 +92,8 @@ hcs_node_fetch() {
 }
 
 hcs_provision_node() {
-  if hcs_node_ok; then return 0; fi
+  # HCS_NODE_FORCE_PROVISION=1 provisions even when the machine's Node would do (CI's fresh-machine check).
+  if [ -z "${HCS_NODE_FORCE_PROVISION:-}" ] && hcs_node_ok; then return 0; fi
   local cache="${HCS_NODE_CACHE:-${XDG_CACHE_HOME:-${HOME:-/tmp}/.cache}/hcs-node}"
   local arch pkg
   arch="$(uname -m)"
