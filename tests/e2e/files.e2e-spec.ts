@@ -209,7 +209,8 @@ describe('personal files', () => {
     await page.getByTestId('folder-tree').locator('.ant-tree-switcher').first().click();
     await page.getByTestId('folder-tree').getByText('Projects', { exact: true }).click();
     await page.getByTestId('move-copy-ok').click();
-    await page.waitForTimeout(500);
+    // The dialog closes only once the server has answered the copy.
+    await page.getByTestId('folder-tree').waitFor({ state: 'detached' });
 
     await moreAction('renamed.txt', 'Move');
     await page.getByTestId('folder-tree').locator('.ant-tree-switcher').first().click();

@@ -1,7 +1,7 @@
 // Accounts and sessions against the real server (SQLite + embedded S3 in a temp dir): sign-in, rate limits,
 // frozen and expired accounts, idle and absolute expiry, sign-out, password change, restart, CSRF, and that
 // no response or log line carries a password or a session secret.
-import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { describe, it, expect, beforeAll, afterAll, vi } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -12,7 +12,6 @@ import { createUser, setUserEnabled, setUserExpiredTime, getUserByName } from '.
 
 const CURRENT = '/hcs/controller/System/Current/User';
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Seen {
   bodies: string[];
@@ -375,26 +374,34 @@ describe('session expiry', () => {
   });
 
   it('ends a session after the idle time, but activity keeps it alive; absolute expiry ends it regardless', async () => {
-    // Idle 1.2 s, absolute 3.6 s.
-    s = await startServer({ env: { HCS_SESSION_IDLE_MINUTES: '0.02', HCS_SESSION_MAX_HOURS: '0.001' } });
-    const c = clientFor(s, seen);
-    const idle = await c.login(ADMIN_USER, ADMIN_PASSWORD, { cli: true });
-    const busy = await c.login(ADMIN_USER, ADMIN_PASSWORD, { cli: true });
-    const started = Date.now();
-    // `busy` calls every 400 ms for 2.4 s: well past the idle time, so only sliding expiry keeps it alive.
-    while (Date.now() - started < 2400) {
-      expect((await c.call(CURRENT, { token: busy.token! })).status).toBe(200);
-      await sleep(400);
+    // The server runs in this process, so a fake Date (timers stay real) is its clock: the test moves time
+    // explicitly instead of sleeping and hoping each call lands inside a window on a loaded machine.
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.now() });
+    try {
+      // Idle 10 minutes, absolute 1 hour.
+      s = await startServer({ env: { HCS_SESSION_IDLE_MINUTES: '10', HCS_SESSION_MAX_HOURS: '1' } });
+      const c = clientFor(s, seen);
+      const idle = await c.login(ADMIN_USER, ADMIN_PASSWORD, { cli: true });
+      const busy = await c.login(ADMIN_USER, ADMIN_PASSWORD, { cli: true });
+      // `busy` calls every 4 minutes for 24 minutes: well past the idle time, so only sliding expiry keeps it alive.
+      for (let minute = 4; minute <= 24; minute += 4) {
+        vi.advanceTimersByTime(4 * 60_000);
+        expect((await c.call(CURRENT, { token: busy.token! })).status, `busy at minute ${minute}`).toBe(200);
+      }
+      expect((await c.call(CURRENT, { token: idle.token! })).status).toBe(401);
+      // Keep `busy` active (every 5 minutes) until just before the absolute expiry; it still works there...
+      for (let minute = 29; minute <= 59; minute += 5) {
+        vi.advanceTimersByTime(5 * 60_000);
+        expect((await c.call(CURRENT, { token: busy.token! })).status, `busy at minute ${minute}`).toBe(200);
+      }
+      // ...and not past it, however active it was.
+      vi.advanceTimersByTime(2 * 60_000);
+      const late = await c.call(CURRENT, { token: busy.token! });
+      expect(late.status).toBe(401);
+      expect(late.json.data.code).toBe('UNAUTHENTICATED');
+    } finally {
+      vi.useRealTimers();
     }
-    expect((await c.call(CURRENT, { token: idle.token! })).status).toBe(401);
-    // Keep `busy` active until past the absolute expiry.
-    while (Date.now() - started < 3900) {
-      await c.call(CURRENT, { token: busy.token! });
-      await sleep(300);
-    }
-    const late = await c.call(CURRENT, { token: busy.token! });
-    expect(late.status).toBe(401);
-    expect(late.json.data.code).toBe('UNAUTHENTICATED');
   });
 });
 

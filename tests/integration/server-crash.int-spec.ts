@@ -3,7 +3,7 @@
 // upload with the right bytes while storage never shows a partial or corrupt object.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,6 +67,17 @@ function storeOf(p: ServerProcess): ObjectStore {
 /** The embedded store's temp files (bodies being received); external storage has none we can see. */
 function embeddedTemps(): string[] | undefined {
   return external ? undefined : readdirSync(join(dataDir, 'objects', 'tmp'));
+}
+
+/** Whether the embedded store has written any bytes of an incoming body to a temp file yet. */
+function tempHoldsBytes(): boolean {
+  return (embeddedTemps() ?? []).some((f) => {
+    try {
+      return statSync(join(dataDir, 'objects', 'tmp', f)).size > 0;
+    } catch {
+      return false; // renamed or removed between the listing and the stat
+    }
+  });
 }
 
 async function listKeys(store: ObjectStore): Promise<Map<string, number>> {
@@ -225,8 +236,12 @@ function crashSuite(label: string, s3: ExternalS3 | undefined) {
               reject(new Error(`the server answered a half-sent PUT with ${res.statusCode}`));
             });
             r.write(body.subarray(0, body.byteLength >> 1), () => {
-              // Give the server time to write the first half into its temp file before the kill.
-              setTimeout(() => void proc.kill9(), 300);
+              // Kill once the server has written some of the first half into its temp file (seen on disk), not
+              // after a guessed delay that a loaded machine may not honour.
+              void (async () => {
+                for (let i = 0; i < 3000 && !tempHoldsBytes(); i++) await new Promise((w) => setTimeout(w, 10));
+                await proc.kill9();
+              })();
             });
           });
           throw new TypeError('fetch failed');
