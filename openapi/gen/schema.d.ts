@@ -2823,7 +2823,7 @@ export interface components {
             /**
              * @description Stable machine-readable error code. Clients map it to an i18n key. Known codes:
              *     UNAUTHENTICATED, FORBIDDEN, CSRF_HEADER_MISSING, NOT_FOUND, CONFLICT, NAME_INVALID, NAME_EXISTS,
-             *     VALIDATION_FAILED, PAYLOAD_TOO_LARGE, RATE_LIMITED, NOT_IMPLEMENTED, ACCOUNT_FROZEN, ACCOUNT_EXPIRED,
+             *     VALIDATION_FAILED, PAYLOAD_TOO_LARGE, RATE_LIMITED, NOT_IMPLEMENTED, METHOD_NOT_ALLOWED, ACCOUNT_FROZEN, ACCOUNT_EXPIRED,
              *     LOGIN_FAILED, PASSWORD_POLICY, PASSWORD_WRONG, SPACE_NOT_ENOUGH, HASH_MISMATCH, PROOF_REJECTED,
              *     UPLOAD_SESSION_MISSING, STORAGE_ERROR, INTERNAL.
              */
@@ -3009,7 +3009,7 @@ export interface components {
             data?: components["schemas"]["CapacityInfo"];
         };
         JudgeSizeRequest: {
-            /** @description Bytes about to be added. */
+            /** @description Bytes about to be added (at most a selection of 500 files of 80 GB). */
             fSize: number;
             libCode?: string;
             groupId?: string;
@@ -3335,12 +3335,14 @@ export interface components {
             /** @description The S3 multipart upload id the client initiated (signed by the server). */
             uploadId: string;
             objectKey?: string;
+            /** @description Bytes per part (S3 parts are at most 5 GiB). */
             partSize?: number;
             partCount?: number;
         };
         PartRecord: {
             partNumber: number;
             etag: string;
+            /** @description Bytes (S3 parts are at most 5 GiB). */
             size: number;
         };
         /** @description The server's record of an upload session; it survives restarts, tabs and machines. */
@@ -3382,13 +3384,16 @@ export interface components {
             fMd5: components["schemas"]["Sha256Hex"];
             bucketName?: string;
             fType?: string;
+            /** @description Bytes (at most 80 GB). */
             fSize: number;
             objectKey: string;
             fName: components["schemas"]["EncodedName"];
             category?: string;
             fKeywords?: string;
             remark?: string;
+            /** @description A flag of the spec's client; not used by this server. */
             handled?: number;
+            /** @description Bytes per second the client measured (informational). */
             uploadSpeed?: number;
             /** @description JSON string; empty when not encrypted. */
             encryption?: string;
@@ -3488,6 +3493,7 @@ export interface components {
         TraceId: string;
         /** @description Platform value (NetDisk, MPS, UAT_MPS; MPS and UAT_MPS are sent as empty). */
         PlatformId: string;
+        /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
         PageNo: number;
         /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
         PageSize: number;
@@ -4314,6 +4320,7 @@ export interface operations {
                 parentId?: string;
                 libCode?: string;
                 instanceType?: string;
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
                 pageSize?: components["parameters"]["PageSize"];
@@ -4679,6 +4686,7 @@ export interface operations {
     pageSecRecycle: {
         parameters: {
             query?: {
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
                 pageSize?: components["parameters"]["PageSize"];
@@ -4944,6 +4952,7 @@ export interface operations {
     pageFileSharing: {
         parameters: {
             query?: {
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
                 pageSize?: components["parameters"]["PageSize"];
@@ -5035,6 +5044,7 @@ export interface operations {
     pageFileSharingList: {
         parameters: {
             query?: {
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
                 pageSize?: components["parameters"]["PageSize"];
@@ -5151,6 +5161,7 @@ export interface operations {
     pageFavourites: {
         parameters: {
             query?: {
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
                 pageSize?: components["parameters"]["PageSize"];
@@ -5242,6 +5253,7 @@ export interface operations {
         parameters: {
             query: {
                 keyword: string;
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
                 pageSize?: components["parameters"]["PageSize"];
@@ -5268,6 +5280,7 @@ export interface operations {
         parameters: {
             query: {
                 keyword: string;
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
                 pageSize?: components["parameters"]["PageSize"];
@@ -5294,6 +5307,7 @@ export interface operations {
         parameters: {
             query: {
                 keyword: string;
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
                 pageSize?: components["parameters"]["PageSize"];
@@ -5319,6 +5333,7 @@ export interface operations {
     pageFilesForManager: {
         parameters: {
             query?: {
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
                 pageSize?: components["parameters"]["PageSize"];

@@ -3,7 +3,11 @@
 //  - every operation has a camelCase operationId;
 //  - every 2xx/4XX/5XX JSON response is the {ret, msg, data} envelope, unless the operation is marked x-hcs-raw
 //    (file streams, translation and skin files);
-//  - every /hcs operation declares the X-Requested-With header unless it is marked x-hcs-csrf: false.
+//  - every /hcs operation declares the X-Requested-With header unless it is marked x-hcs-csrf: false;
+//  - every number a client sends is bounded: numeric schemas in parameters, request bodies and input-only schemas
+//    (no response uses them, e.g. the bulk-upload manifest read from a raw body) declare a minimum and a maximum
+//    (or an enum). Ajv's `integer` accepts 2^53 and query strings coerce to Infinity, so only a maximum keeps such
+//    values away from SQLite and arithmetic.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 type Json = Record<string, any>;
@@ -28,7 +32,45 @@ function isEnvelope(schema: Json): boolean {
   return ['ret', 'msg', 'data'].every((k) => req.includes(k));
 }
 
+const isNumeric = (s: Json) => [s.type].flat().some((t) => t === 'integer' || t === 'number');
+const bounded = (s: Json) =>
+  Array.isArray(s.enum) || 'const' in s || ((s.minimum ?? s.exclusiveMinimum) !== undefined && (s.maximum ?? s.exclusiveMaximum) !== undefined);
+
+/** Where under `node` a number is left unbounded (`where` names the root). */
+function unboundedNumbers(node: Json, where: string, seen = new Set<Json>()): string[] {
+  const s = deref(node);
+  if (!s || typeof s !== 'object' || seen.has(s)) return [];
+  seen.add(s);
+  const out: string[] = [];
+  if (isNumeric(s) && !bounded(s)) out.push(where);
+  for (const [k, v] of Object.entries<Json>(s.properties ?? {})) out.push(...unboundedNumbers(v, `${where}.${k}`, seen));
+  for (const key of ['items', 'additionalProperties', 'not'] as const) {
+    if (s[key] && typeof s[key] === 'object') out.push(...unboundedNumbers(s[key], `${where}[]`, seen));
+  }
+  for (const key of ['allOf', 'anyOf', 'oneOf', 'prefixItems'] as const) {
+    for (const sub of s[key] ?? []) out.push(...unboundedNumbers(sub, where, seen));
+  }
+  return out;
+}
+
+/** $refs reachable from a node (to tell input-only schemas from those a response uses). */
+function refsUnder(node: unknown, acc = new Set<string>()): Set<string> {
+  if (Array.isArray(node)) node.forEach((n) => refsUnder(n, acc));
+  else if (node && typeof node === 'object') {
+    const ref = (node as Json).$ref;
+    if (typeof ref === 'string') {
+      if (acc.has(ref)) return acc;
+      acc.add(ref);
+      refsUnder(deref(node as Json), acc);
+    }
+    for (const [k, v] of Object.entries(node)) if (k !== '$ref') refsUnder(v, acc);
+  }
+  return acc;
+}
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
+const inResponses = new Set<string>();
+const checked = new Set<string>();
 for (const [path, item] of Object.entries<Json>(doc.paths)) {
   for (const m of METHODS) {
     const op = item[m];
@@ -40,6 +82,14 @@ for (const [path, item] of Object.entries<Json>(doc.paths)) {
     if (path.startsWith('/hcs/') && csrf && !params.some((p) => p.in === 'header' && p.name === 'X-Requested-With' && p.required)) {
       problems.push(`${where}: must require the X-Requested-With header (or be marked x-hcs-csrf: false)`);
     }
+    for (const p of params) {
+      for (const at of unboundedNumbers(p.schema ?? {}, `${p.in} parameter ${p.name}`)) problems.push(`${where}: ${at} needs a minimum and a maximum`);
+    }
+    for (const [type, media] of Object.entries<Json>(deref(op.requestBody ?? {})?.content ?? {})) {
+      for (const at of unboundedNumbers(media.schema ?? {}, `${type} body`)) problems.push(`${where}: ${at} needs a minimum and a maximum`);
+    }
+    refsUnder(op.responses ?? {}, inResponses);
+    refsUnder([item.parameters, op.parameters, op.requestBody], checked);
     if (op['x-hcs-raw']) continue;
     for (const [status, resp] of Object.entries<Json>(op.responses ?? {})) {
       const r = deref(resp);
@@ -48,6 +98,11 @@ for (const [path, item] of Object.entries<Json>(doc.paths)) {
       else if (!isEnvelope(schema)) problems.push(`${where} ${status}: response is not the {ret, msg, data} envelope`);
     }
   }
+}
+for (const [name, schema] of Object.entries<Json>(doc.components?.schemas ?? {})) {
+  const ref = `#/components/schemas/${name}`;
+  if (inResponses.has(ref) || checked.has(ref)) continue;
+  for (const at of unboundedNumbers(schema, name)) problems.push(`input schema ${at} needs a minimum and a maximum`);
 }
 delete doc['x-headers'];
 if (problems.length) {

@@ -24,6 +24,15 @@ export interface InitPartInfoRequest {
   uploadId: string;
   /** @maxLength 1024 */
   objectKey?: string;
+  /**
+     * Bytes per part (S3 parts are at most 5 GiB).
+     * @minimum 1
+     * @maximum 5368709120
+     */
   partSize?: number;
+  /**
+     * @minimum 1
+     * @maximum 10000
+     */
   partCount?: number;
 }

@@ -16,8 +16,9 @@
 
 export interface JudgeSizeRequest {
   /**
-     * Bytes about to be added.
+     * Bytes about to be added (at most a selection of 500 files of 80 GB).
      * @minimum 0
+     * @maximum 42949672960000
      */
   fSize: number;
   /** @maxLength 64 */

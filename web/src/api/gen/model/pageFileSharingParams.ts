@@ -18,7 +18,9 @@ import type { PageSizeParameter } from './pageSizeParameter.ts';
 
 export type PageFileSharingParams = {
 /**
+ * At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor).
  * @minimum 1
+ * @maximum 1000000
  */
 pageNo?: PageNoParameter;
 /**

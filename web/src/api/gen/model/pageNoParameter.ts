@@ -14,4 +14,7 @@
  * OpenAPI spec version: 0.1.0
  */
 
+/**
+ * At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor).
+ */
 export type PageNoParameter = number;

@@ -22,6 +22,10 @@ export interface PartRecord {
   partNumber: number;
   /** @maxLength 128 */
   etag: string;
-  /** @minimum 0 */
+  /**
+     * Bytes (S3 parts are at most 5 GiB).
+     * @minimum 0
+     * @maximum 5368709120
+     */
   size: number;
 }

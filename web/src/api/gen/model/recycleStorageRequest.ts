@@ -21,5 +21,9 @@ export interface RecycleStorageRequest {
   objectKey: string;
   /** @maxLength 128 */
   bucketName?: string;
+  /**
+     * @minimum 0
+     * @maximum 10000
+     */
   partNum?: number;
 }

@@ -25,7 +25,11 @@ export interface SaveInstanceRequest {
   bucketName?: string;
   /** @maxLength 32 */
   fType?: string;
-  /** @minimum 0 */
+  /**
+     * Bytes (at most 80 GB).
+     * @minimum 0
+     * @maximum 85899345920
+     */
   fSize: number;
   /** @maxLength 1024 */
   objectKey: string;
@@ -36,15 +40,37 @@ export interface SaveInstanceRequest {
   fKeywords?: string;
   /** @maxLength 2000 */
   remark?: string;
+  /**
+     * A flag of the spec's client; not used by this server.
+     * @minimum 0
+     * @maximum 2147483647
+     */
   handled?: number;
+  /**
+     * Bytes per second the client measured (informational).
+     * @minimum 0
+     * @maximum 1099511627776
+     */
   uploadSpeed?: number;
   /**
      * JSON string; empty when not encrypted.
      * @maxLength 4096
      */
   encryption?: string;
+  /**
+     * @minimum 0
+     * @maximum 5368709120
+     */
   partSize?: number;
+  /**
+     * @minimum 0
+     * @maximum 10000
+     */
   partNum?: number;
+  /**
+     * @minimum 0
+     * @maximum 5368709120
+     */
   lastPartSize?: number;
   /** @maxLength 32 */
   platformId?: string;

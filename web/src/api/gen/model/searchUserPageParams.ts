@@ -22,7 +22,9 @@ export type SearchUserPageParams = {
  */
 keyword: string;
 /**
+ * At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor).
  * @minimum 1
+ * @maximum 1000000
  */
 pageNo?: PageNoParameter;
 /**
