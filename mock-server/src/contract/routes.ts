@@ -23,10 +23,28 @@ export function registerContractRoutes(app: FastifyInstance, ctx: AppContext, ha
   }
   for (const op of ops) {
     const handler = handlers[op.operationId];
+    // Fastify answers HEAD on every GET by running the GET handler and dropping the body; on a GET the spec uses for a
+    // change (delete?ids=...) that would carry the change out for anything that merely probes the URL.
+    const refuseHead = op.method === 'GET' && op.mutating;
+    if (refuseHead) {
+      app.route({
+        method: 'HEAD',
+        url: op.url,
+        config: { operationId: op.operationId },
+        onRequest: async (req) => {
+          req.operationId = op.operationId;
+        },
+        handler: async (_req, reply) => {
+          reply.header('Allow', 'GET');
+          throw new AppError('METHOD_NOT_ALLOWED', `${op.operationId} changes data and answers GET only`);
+        },
+      });
+    }
     app.route({
       method: op.method,
       url: op.url,
       schema: op.schema,
+      exposeHeadRoute: !refuseHead,
       config: { operationId: op.operationId },
       // CSRF first, then the session, both before the body is parsed: an anonymous or forged call learns
       // nothing from validation errors and costs no body parsing.

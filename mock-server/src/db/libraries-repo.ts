@@ -1,5 +1,6 @@
 // Business libraries and their menus.
 import type { Db } from './database.ts';
+import { AppError } from '../http/errors.ts';
 
 export interface BusinessLib {
   id: string;
@@ -59,6 +60,17 @@ export function listBusinessLibs(db: Db, opts: { includeAdminOnly: boolean; isSh
 export function getBusinessLib(db: Db, libCode: string): BusinessLib | null {
   const r = db.prepare('SELECT * FROM business_libs WHERE lib_code = ?').get(libCode) as LibRow | undefined;
   return r ? toLib(r) : null;
+}
+
+/**
+ * The library a caller names, if the caller may use it: NOT_FOUND for codes that name no library, FORBIDDEN for an
+ * administrators' library asked for by anyone else. Checked before anything is read or created in it.
+ */
+export function usableLib(db: Db, libCode: string, isAdmin: boolean): BusinessLib {
+  const lib = getBusinessLib(db, libCode);
+  if (!lib) throw new AppError('NOT_FOUND', `no business library ${libCode}`);
+  if (lib.adminOnly && !isAdmin) throw new AppError('FORBIDDEN', `the ${libCode} library is for administrators`);
+  return lib;
 }
 
 /** Inserts a library unless its code exists; returns whether it was inserted. */

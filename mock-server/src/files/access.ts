@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
 import { getInstanceRow, getOrCreateRoot, type InstanceRow } from '../db/instances-repo.ts';
+import { usableLib } from '../db/libraries-repo.ts';
 import type { Space } from '../db/quota.ts';
 
 export type Mode = 'read' | 'write';
@@ -45,10 +46,16 @@ export function defaultSpace(user: Caller, instanceType: string | undefined): Sp
   return { kind: 'user', id: user.userId };
 }
 
-/** The folder a request names (parentId), or the library root of the caller's space; must be a folder. */
-export function resolveFolder(db: Db, user: Caller, parentId: string | undefined, libCode: string | undefined, instanceType: string | undefined, mode: Mode): InstanceRow {
+/**
+ * The folder a request names (parentId), or the library root of the caller's space; must be a folder. Roots are
+ * created on first use, so the library code (caller-supplied) must name a library the caller may use.
+ */
+export function resolveFolder(
+  db: Db, user: Caller & Pick<SessionUser, 'isAdmin'>, parentId: string | undefined, libCode: string | undefined, instanceType: string | undefined, mode: Mode,
+): InstanceRow {
   if (parentId === undefined || parentId === '' || parentId === '0') {
-    return getOrCreateRoot(db, defaultSpace(user, instanceType), libCode || 'NetDisk', user.userId);
+    const lib = usableLib(db, libCode || 'NetDisk', user.isAdmin);
+    return getOrCreateRoot(db, defaultSpace(user, instanceType), lib.libCode, user.userId);
   }
   const row = accessible(db, user, parentId, mode);
   if (!row.isFolder) throw new AppError('CONFLICT', 'the parent is not a folder');

@@ -4,7 +4,7 @@ import type { AppContext, Handlers } from '../context.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
-import { getBusinessLib, listBusinessLibs, listMenus, menuTree, type BusinessLib, type MenuNode } from '../db/libraries-repo.ts';
+import { listBusinessLibs, listMenus, menuTree, usableLib, type BusinessLib, type MenuNode } from '../db/libraries-repo.ts';
 import { spaceUsage, freeBytes, type Space } from '../db/quota.ts';
 import { SYSCONFIG } from '../db/seed.ts';
 
@@ -71,13 +71,7 @@ function menuView(m: MenuNode): {
 export function librariesHandlers(ctx: AppContext): Handlers {
   const { db } = ctx;
 
-  /** A library the caller may open; NOT_FOUND for unknown codes, FORBIDDEN for admin-only ones. */
-  const visibleLib = (user: SessionUser, libCode: string): BusinessLib => {
-    const lib = getBusinessLib(db, libCode);
-    if (!lib) throw new AppError('NOT_FOUND', `no business library ${libCode}`);
-    if (lib.adminOnly && !user.isAdmin) throw new AppError('FORBIDDEN', `the ${libCode} library is for administrators`);
-    return lib;
-  };
+  const visibleLib = (user: SessionUser, libCode: string): BusinessLib => usableLib(db, libCode, user.isAdmin);
 
   // One accounting for every space: the same spaceUsage the upload and copy paths check and charge.
   const capInfo = (space: Space) => {
