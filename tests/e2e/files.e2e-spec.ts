@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { BrowserContext, Page } from 'playwright-core';
+import type { BrowserContext, Page, Request } from 'playwright-core';
 import { startE2E, type E2E } from './harness.ts';
 
 let e2e: E2E;
@@ -24,6 +24,7 @@ beforeAll(async () => {
   page.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => consoleLines.push(`pageerror: ${String(e)}`));
   page.on('worker', (w) => workers.push(w.url()));
+  await gate.install(page);
   // Downloads take the presigned-link path so Playwright sees them (showSaveFilePicker would open a native dialog);
   // the engine download step below puts a picker back that answers with a file in the origin-private file system.
   await context.addInitScript(() => {
@@ -32,6 +33,7 @@ beforeAll(async () => {
   });
 }, 180_000);
 afterAll(async () => {
+  gate.release();
   await context?.close();
   await e2e?.close();
 });
@@ -90,6 +92,46 @@ const opfsSha = (name: string) =>
 const finishedDownloads = (name: string) =>
   page.getByTestId('transfer-finished-table').locator('tr', { hasText: name }).filter({ hasText: 'Download' }).count();
 const downloadStatus = (name: string) => page.getByTestId(`download-status-${name}`);
+
+/**
+ * Holds chosen storage requests of the page until the test releases them, so a pause or a reload lands
+ * mid-transfer on any machine: the transfer cannot finish while one of its requests is held, instead of the
+ * test racing a progress percentage against a transfer that a fast machine may already have finished.
+ */
+const gate = (() => {
+  let match: ((r: Request) => boolean) | null = null;
+  const held: Array<() => void> = [];
+  const waiters: Array<() => void> = [];
+  return {
+    async install(p: Page) {
+      await p.route(
+        (url) => url.pathname.startsWith('/s3/'),
+        async (route) => {
+          if (match?.(route.request())) {
+            await new Promise<void>((go) => {
+              held.push(go);
+              for (const w of waiters.splice(0)) w();
+            });
+          }
+          // The page may have given the request up meanwhile (pause, reload).
+          await route.continue().catch(() => {});
+        },
+      );
+    },
+    arm(fn: (r: Request) => boolean) {
+      match = fn;
+    },
+    /** Resolves once a request is being held. */
+    held: () => (held.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    release() {
+      match = null;
+      for (const go of held.splice(0)) go();
+    },
+  };
+})();
+const partNumberOf = (r: Request) => Number(new URL(r.url()).searchParams.get('partNumber') ?? 0);
+const rangeStartOf = (r: Request) => Number(/^bytes=(\d+)-/.exec(r.headers()['range'] ?? '')?.[1] ?? -1);
+const MiB = 1024 * 1024;
 /** The engine's download records and committed-part notes, read from its resume database in the page. */
 const downloadRecords = () =>
   page.evaluate(async () => {
@@ -171,28 +213,32 @@ describe('personal files', () => {
   it('pauses and resumes a large upload, and resumes one across a page reload', async () => {
     const big = join(work, 'big.bin');
     writeFileSync(big, randomBytes(160 * 1024 * 1024));
+    // Part 3 onwards (of 20) is held: the pause lands while the upload runs.
+    gate.arm((r) => r.method() === 'PUT' && partNumberOf(r) >= 3);
     await page.getByTestId('upload-file-input').setInputFiles(big);
     await openPanel();
-    await status('big.bin').and(page.locator('[data-status="uploading"], [data-status="checking"]')).waitFor({ timeout: 60000 });
+    await gate.held();
+    await status('big.bin').and(page.locator('[data-status="uploading"]')).waitFor({ timeout: 60000 });
     await page.getByTestId('upload-pause-big.bin').click();
     await status('big.bin').and(page.locator('[data-status="pause"]')).waitFor();
+    gate.release();
     await e2e.screenshot(page, 'files-transfer-paused');
+    // Part 6 onwards is held: the reload lands while the upload runs again.
+    gate.arm((r) => r.method() === 'PUT' && partNumberOf(r) >= 6);
     await page.getByTestId('upload-start-big.bin').click();
-    await status('big.bin').and(page.locator('[data-status="uploading"], [data-status="checking"]')).waitFor({ timeout: 60000 });
+    await gate.held();
+    await status('big.bin').and(page.locator('[data-status="uploading"]')).waitFor({ timeout: 60000 });
 
-    // Reload while it is still running: it must come back paused and finish after "start".
+    // Reload while it is running: it must come back paused and finish after "start".
     await page.reload();
+    gate.release();
     await page.getByTestId('file-browser').waitFor();
     await openPanel();
     const restored = status('big.bin');
-    // 160 MB takes long enough locally that the reload lands mid-upload; if it ever does not, the test says so.
-    expect(await restored.count(), 'upload still listed after reload').toBe(1);
-    {
-      await restored.and(page.locator('[data-status="pause"]')).waitFor();
-      if (await page.getByTestId('transfer-repick').isVisible()) await page.getByTestId('transfer-repick-input').setInputFiles(big);
-      await page.getByTestId('upload-start-big.bin').click();
-      await waitOrExplain(page.getByText(/Finished \(1\)/), 180000);
-    }
+    await restored.and(page.locator('[data-status="pause"]')).waitFor();
+    if (await page.getByTestId('transfer-repick').isVisible()) await page.getByTestId('transfer-repick-input').setInputFiles(big);
+    await page.getByTestId('upload-start-big.bin').click();
+    await waitOrExplain(page.getByText(/Finished \(1\)/), 180000);
     await closePanel();
     await page.reload();
     await row('big.bin').waitFor();
@@ -261,11 +307,15 @@ describe('personal files', () => {
 
   it('downloads through the engine into a picked file (ranged, paused and resumed, verified) with the original bytes', async () => {
     await pickIntoOpfs();
+    // Pause once some parts are on disk, so the resume continues from the recorded parts: reads from 24 MiB on
+    // (the fourth part of 8 MiB onwards) are held, and one is asked for only after a first part finished.
+    gate.arm((r) => r.method() === 'GET' && rangeStartOf(r) >= 24 * MiB);
     await page.getByTestId('row-download-big.bin').click();
-    // Pause once some parts are on disk, so the resume continues from the recorded parts.
-    await downloadStatus('big.bin').and(page.locator('[data-status="resume"]')).filter({ hasText: /(^|\D)[1-9]\d?%/ }).waitFor({ timeout: 30000 });
+    await gate.held();
+    await downloadStatus('big.bin').and(page.locator('[data-status="resume"]')).waitFor({ timeout: 30000 });
     await page.getByTestId('download-pause-big.bin').click();
     await downloadStatus('big.bin').and(page.locator('[data-status="pause"]')).waitFor();
+    gate.release();
     await e2e.screenshot(page, 'files-download-paused');
     await page.getByTestId('download-start-big.bin').click();
     await page.getByRole('tab', { name: /Finished/ }).click();
@@ -295,19 +345,18 @@ describe('personal files', () => {
       const range = r.headers()['range'];
       if (r.method() === 'GET' && range) ranges[phase].push(range);
     });
-    // Throttled so the pause lands mid-download however fast this machine is.
-    const cdp = await context.newCDPSession(page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: 16 * 1024 * 1024, uploadThroughput: -1 });
+    // Reads from 40 MiB on (the sixth part of 8 MiB onwards) are held: with 3 parts in flight, one is asked for
+    // only after three parts finished, and the pause lands before the download can end.
+    gate.arm((r) => r.method() === 'GET' && rangeStartOf(r) >= 40 * MiB);
 
     await pickIntoOpfs();
     await page.getByTestId('row-download-big.bin').click();
     await page.getByRole('tab', { name: /Uploading/ }).click();
-    // 20% of 160 MiB with 3 parts of 8 MiB in flight means at least one part is complete.
-    await downloadStatus('big.bin').and(page.locator('[data-status="resume"]')).filter({ hasText: /(^|\D)([2-8]\d)%/ }).waitFor({ timeout: 60000 });
+    await gate.held();
+    await downloadStatus('big.bin').and(page.locator('[data-status="resume"]')).waitFor({ timeout: 60000 });
     await page.getByTestId('download-pause-big.bin').click();
     await downloadStatus('big.bin').and(page.locator('[data-status="pause"]')).waitFor();
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: -1 });
+    gate.release();
     // The stopped download commits what it wrote to the picked file and notes which parts that covers.
     type Rec = { done: number[]; partSize: number; fileSize: number };
     let rec: Rec | undefined;
@@ -358,7 +407,6 @@ describe('personal files', () => {
     expect([...fetchedAfter].sort((a, b) => a - b)).toEqual(missing);
     expect(Object.keys(await downloadRecords()), 'records gone once finished').toEqual([]);
     await closePanel();
-    await cdp.detach();
   }, 240_000);
 
   it('switches between the table and the icon view and keeps the choice', async () => {
