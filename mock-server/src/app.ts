@@ -2,13 +2,13 @@
 // then the web app. Tests build it with their own config and data dir.
 import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
-import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import type { ServerConfig } from './config.ts';
 import type { AppContext, Handlers } from './context.ts';
 import { openDatabase } from './db/database.ts';
-import { installHygiene } from './http/hygiene.ts';
+import { clientTraceId, installHygiene, newId, redactUrl } from './http/hygiene.ts';
 import { registerContractRoutes } from './contract/routes.ts';
 import { createAuth } from './auth/index.ts';
 import { allHandlers } from './handlers/index.ts';
@@ -38,6 +38,30 @@ function loadSecret(dataDir: string): Buffer {
   return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
 }
 
+/**
+ * The data dir holds password hashes, the server secret, storage credentials and every stored file: only the
+ * server's user may read it. A directory an operator created beforehand (0755) or files an older version left
+ * (0644) are tightened here, before anything is opened: the dir and its subdirectories to 0700, its files to 0600.
+ * Files deeper in objects/ are not walked (there may be millions); the closed directories above them suffice.
+ * Returns what was changed, for the log.
+ */
+export function secureDataDir(dataDir: string): string[] {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const changed: string[] = [];
+  const tighten = (path: string, mode: number) => {
+    const st = lstatSync(path);
+    if (st.isSymbolicLink() || (st.mode & 0o777) === mode) return;
+    chmodSync(path, mode);
+    changed.push(`${path} ${(st.mode & 0o777).toString(8).padStart(4, '0')} -> ${mode.toString(8).padStart(4, '0')}`);
+  };
+  tighten(dataDir, 0o700);
+  for (const entry of readdirSync(dataDir, { withFileTypes: true })) {
+    if (entry.isDirectory()) tighten(join(dataDir, entry.name), 0o700);
+    else if (entry.isFile()) tighten(join(dataDir, entry.name), 0o600);
+  }
+  return changed;
+}
+
 export interface BuildOptions {
   /** Extra or replacement handlers (tests). */
   handlers?: Handlers;
@@ -47,7 +71,7 @@ export interface BuildOptions {
 }
 
 export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): Promise<BuiltApp> {
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const tightened = secureDataDir(config.dataDir);
   const app = Fastify({
     logger:
       extra.logger === false
@@ -59,18 +83,21 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
               censor: '[redacted]',
             },
             serializers: {
-              // Query strings can carry encrypted passwords and presigned signatures: log the path only.
-              req: (req) => ({ method: req.method, url: req.url.split('?')[0] }),
+              // Preview and zip tickets are bearer links, query strings carry encrypted passwords, tokens and
+              // presigned signatures: their values are logged as [redacted].
+              req: (req) => ({ method: req.method, url: redactUrl(req.url, (req as { routeOptions?: { url?: string } }).routeOptions?.url) }),
             },
           },
     bodyLimit: 2 * 1024 * 1024,
     trustProxy: config.trustProxy,
-    // The client's traceId header becomes the request id, so every log line of a request carries it.
-    requestIdHeader: 'traceid',
-    genReqId: () => randomBytes(12).toString('base64url'),
+    // A well-formed traceId header from the client becomes the request id, so every log line of the request
+    // carries it; anything else is never logged and the request gets an id of its own.
+    requestIdHeader: false,
+    genReqId: (req) => clientTraceId(req.headers) ?? newId(),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true, strict: false } },
     routerOptions: { maxParamLength: 1024 },
   });
+  if (tightened.length) app.log.warn({ paths: tightened }, `tightened data dir permissions (only the server's user may read it): ${tightened.join(', ')}`);
   installHygiene(app);
   extra.instrument?.(app);
   await app.register(cookie);

@@ -2379,6 +2379,8 @@ export interface paths {
         /**
          * A presigned URL for a file
          * @description A URL the browsers own download manager can use and resume (ranged GETs), valid expiresIn seconds.
+         *     Files that can run script in a browser (svg, html, xml, xhtml, js, ...) always come as attachment with
+         *     application/octet-stream and inline false, even for action=preview: storage cannot sandbox them.
          */
         get: operations["getS3DownloadUrl"];
         put?: never;
@@ -2405,8 +2407,10 @@ export interface paths {
         };
         /**
          * How to show a file inline
-         * @description Under 15728640 bytes: inline true and a short-lived server URL that streams the file with its content type.
-         *     Larger: inline false and a presigned ranged URL (video players seek with Range).
+         * @description Under 15728640 bytes: inline true and a short-lived server URL that streams the file with its content type,
+         *     behind Content-Security-Policy sandbox. Larger: inline false and a presigned ranged URL (video players seek with
+         *     Range); but a file served with a type that can run script (SVG) always gets the sandboxed server URL, and other
+         *     such files (html, xml, js, ...) get their presigned URL as attachment.
          */
         get: operations["getPreview"];
         put?: never;

@@ -2,7 +2,7 @@
 // The repositories are the only code that writes SQL, so a PostgreSQL implementation can sit behind the
 // same interfaces later without touching handlers.
 import { DatabaseSync, type StatementSync } from 'node:sqlite';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export type Db = DatabaseSync;
@@ -11,7 +11,11 @@ const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url);
 
 export function openDatabase(dataDir: string, file = 'hcs.sqlite'): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new DatabaseSync(join(dataDir, file));
+  const path = join(dataDir, file);
+  // SQLite would create the file 0644 (less the umask) and gives its -wal and -shm files the database's mode: it
+  // holds password hashes, so it is created private (an existing file keeps its mode; app.ts tightens that).
+  closeSync(openSync(path, 'a', 0o600));
+  const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec('PRAGMA foreign_keys = ON');

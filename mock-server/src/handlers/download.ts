@@ -3,7 +3,7 @@
 import type { AppContext, Handlers } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
-import { securityHeaders } from '../http/hygiene.ts';
+import { isActiveContent, securityHeaders, STORED_CONTENT_HEADERS } from '../http/hygiene.ts';
 import { getBlob } from '../db/blobs-repo.ts';
 import { childrenAfter, type InstanceRow } from '../db/instances-repo.ts';
 import { accessible, callerOf, type Caller } from '../files/access.ts';
@@ -108,13 +108,17 @@ export function downloadHandlers(ctx: AppContext): Handlers {
         if (/[\u0000-\u001f\u007f/\\]/.test(name)) throw new AppError('BAD_REQUEST', 'fileName contains forbidden characters');
       }
       const expiresIn = q.expiresIn ?? 3600;
+      // A presigned link is storage's origin (the drive's own, with the embedded store) and an external S3 cannot be
+      // told to sandbox it: a file that can run script is never shown inline from it, whatever the caller asked.
+      // The overrides are part of the signed URL, so radosgw or MinIO apply them as well.
+      const inline = q.action === 'preview' && !isActiveContent({ name: row.name });
       const url = await ctx.store().presignGet(blob.objectKey, {
         expiresIn,
         endpoint: ctx.storageEndpoint(req),
-        responseContentDisposition: contentDisposition(q.action === 'preview' ? 'inline' : 'attachment', name),
-        responseContentType: q.action === 'preview' ? contentTypeOf(row.name) : 'application/octet-stream',
+        responseContentDisposition: contentDisposition(inline ? 'inline' : 'attachment', name),
+        responseContentType: inline ? contentTypeOf(row.name) : 'application/octet-stream',
       });
-      return ok({ url, expiresAt: Date.now() + expiresIn * 1000, contentType: contentTypeOf(row.name), size: blob.size, inline: q.action === 'preview' });
+      return ok({ url, expiresAt: Date.now() + expiresIn * 1000, contentType: contentTypeOf(row.name), size: blob.size, inline });
     },
 
     async getPreview(req) {
@@ -123,13 +127,20 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       const row = accessible(db, user, instanceId, 'read');
       const blob = contentOf(ctx, row);
       const contentType = contentTypeOf(row.name);
-      if (blob.size < PREVIEW_INLINE_LIMIT) {
+      // An SVG keeps its type (an <img> needs it), so it is shown only through the sandboxed route, at any size; the
+      // route streams, and images are not read in ranges.
+      if (blob.size < PREVIEW_INLINE_LIMIT || isActiveContent({ contentType })) {
         const { ticket, expiresAt } = issueTicket(db, ctx.secret, 'preview', user.userId, { instanceId: row.id });
         return ok({ url: `/hcs/services/API/preview/${ticket}`, expiresAt, contentType, size: blob.size, inline: true });
       }
+      // Large markup (HTML, XML) is served as text and read in ranges by the text preview; opened as a page it
+      // downloads instead.
       const expiresIn = 3600;
       const url = await ctx.store().presignGet(blob.objectKey, {
-        expiresIn, endpoint: ctx.storageEndpoint(req), responseContentDisposition: contentDisposition('inline', row.name), responseContentType: contentType,
+        expiresIn,
+        endpoint: ctx.storageEndpoint(req),
+        responseContentDisposition: contentDisposition(isActiveContent({ name: row.name }) ? 'attachment' : 'inline', row.name),
+        responseContentType: contentType,
       });
       return ok({ url, expiresAt: Date.now() + expiresIn * 1000, contentType, size: blob.size, inline: false });
     },
@@ -178,7 +189,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       const headers: Record<string, string | string[]> = {};
       const set = (name: string, value: unknown) => (headers[name.toLowerCase()] = Array.isArray(value) ? value.map(String) : String(value));
       for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) set(name, value);
-      for (const [name, value] of Object.entries(securityHeaders(req.url, 'application/zip'))) set(name, value);
+      for (const [name, value] of Object.entries({ ...securityHeaders(req.url, 'application/zip'), ...STORED_CONTENT_HEADERS })) set(name, value);
       set('content-type', 'application/zip');
       set('content-disposition', contentDisposition('attachment', `${t.payload.name}.zip`));
       set('cache-control', 'no-store');

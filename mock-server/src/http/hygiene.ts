@@ -11,16 +11,91 @@ export function newId(bytes = 12): string {
 }
 
 /**
+ * The client's traceId header when it is well-formed, else undefined. It becomes the request id of every log line
+ * and is echoed back, so an 8,000-character value or one carrying control characters must never get that far.
+ */
+export function clientTraceId(headers: Record<string, string | string[] | undefined>): string | undefined {
+  const t = headers['traceid'];
+  return typeof t === 'string' && TRACE_RE.test(t) ? t : undefined;
+}
+
+// Names of path parameters and query parameters whose values are bearer secrets (tickets, tokens, passwords,
+// presigned signatures and credentials).
+const SECRET_PARAM = /pass|secret|token|ticket|signature|credential|auth/i;
+
+/**
+ * The URL as the request log shows it: values of secret query parameters, and path segments matched by a secret
+ * route parameter (`routeUrl` is the route's pattern, e.g. /hcs/services/API/preview/:ticket), become [redacted].
+ */
+export function redactUrl(url: string, routeUrl?: string): string {
+  const q = url.indexOf('?');
+  let path = q < 0 ? url : url.slice(0, q);
+  if (routeUrl?.includes(':')) {
+    const pattern = routeUrl.split('/');
+    const segments = path.split('/');
+    if (pattern.length === segments.length) {
+      path = segments.map((seg, i) => (pattern[i]!.startsWith(':') && SECRET_PARAM.test(pattern[i]!) ? '[redacted]' : seg)).join('/');
+    }
+  }
+  if (q < 0) return path;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return pair;
+      let name = pair.slice(0, eq);
+      try {
+        name = decodeURIComponent(name);
+      } catch {
+        // a malformed name is judged as written
+      }
+      return SECRET_PARAM.test(name) ? `${pair.slice(0, eq)}=[redacted]` : pair;
+    });
+  return `${path}?${query.join('&')}`;
+}
+
+/**
+ * Headers for every response that carries stored bytes (the embedded store, zip downloads): whatever a user uploaded,
+ * the browser neither sniffs it into something else nor lets it run script or act with the drive's origin.
+ */
+export const STORED_CONTENT_HEADERS: Readonly<Record<string, string>> = {
+  'Content-Security-Policy': 'sandbox',
+  'X-Content-Type-Options': 'nosniff',
+};
+
+// What a browser runs script in when it shows the file as a document: markup (HTML, XHTML, SVG, any XML, which may
+// carry XHTML or an XSLT stylesheet), web archives and multipart streams of it, and script itself.
+const ACTIVE_EXTENSIONS = new Set(['htm', 'html', 'shtml', 'xhtml', 'xht', 'svg', 'svgz', 'xml', 'xsl', 'xslt', 'js', 'mjs', 'cjs', 'mht', 'mhtml']);
+const ACTIVE_TYPE = /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/xsl|[a-z0-9.+-]+\/[a-z0-9.-]+\+xml|(text|application)\/(x-)?(java|ecma)script|multipart\/x-mixed-replace|multipart\/related)$/;
+
+/**
+ * Whether a file, by its name or by the Content-Type it would be served with, can run script when a browser opens
+ * it. Such files are served inline only behind `Content-Security-Policy: sandbox`; anywhere else as attachment.
+ */
+export function isActiveContent(file: { name?: string; contentType?: string }): boolean {
+  if (file.name !== undefined) {
+    const dot = file.name.lastIndexOf('.');
+    if (dot >= 0 && ACTIVE_EXTENSIONS.has(file.name.slice(dot + 1).toLowerCase())) return true;
+  }
+  const type = file.contentType?.split(';')[0]!.trim().toLowerCase();
+  return !!type && ACTIVE_TYPE.test(type);
+}
+
+/**
  * The headers every response gets (onSend adds them; a route that hijacks its reply to stream on its own
  * writes them itself, since hijacked replies skip onSend).
  */
 export function securityHeaders(url: string, contentType: string): Record<string, string> {
   const h: Record<string, string> = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'same-origin' };
-  if (!url.startsWith('/s3')) {
+  if (url.startsWith('/s3')) {
+    // Storage serves users' bytes on the drive's origin: never the app's policy (which trusts 'self' scripts).
+    Object.assign(h, STORED_CONTENT_HEADERS);
+  } else {
     h['X-Frame-Options'] = 'SAMEORIGIN';
     h['Cross-Origin-Opener-Policy'] = 'same-origin';
   }
-  if (contentType.startsWith('text/html')) {
+  if (contentType.startsWith('text/html') && !url.startsWith('/s3')) {
     h['Content-Security-Policy'] =
       "default-src 'self'; img-src 'self' data: blob: *; media-src 'self' blob: *; connect-src 'self' *; " +
       "style-src 'self' 'unsafe-inline'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; frame-src 'self' blob: *; object-src 'none'; base-uri 'self'";
@@ -35,9 +110,9 @@ export function installHygiene(app: FastifyInstance): void {
   app.decorateRequest('traceId', '');
 
   app.addHook('onRequest', async (req, reply) => {
-    // Fastify took the traceId header as the request id (app.ts); only a well-formed one is echoed back.
-    const t = req.headers['traceid'];
-    req.traceId = typeof t === 'string' && TRACE_RE.test(t) ? t : newId();
+    // The request id is the client's traceId when well-formed (genReqId in app.ts), so the id in the envelope and
+    // the header is the one every log line of the request carries.
+    req.traceId = typeof req.id === 'string' && TRACE_RE.test(req.id) ? req.id : clientTraceId(req.headers) ?? newId();
     reply.header('traceId', req.traceId);
   });
 
@@ -49,7 +124,9 @@ export function installHygiene(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError, req, reply) => {
     const traceId = req.traceId;
     if (error instanceof AppError) {
-      if (error.status >= 500) req.log.error({ err: error, traceId }, 'request failed');
+      // An operation this server does not implement is an expected answer, not a fault: no error, no stack.
+      if (error.status === 501) req.log.info({ traceId, code: error.code, operationId: req.operationId }, error.message);
+      else if (error.status >= 500) req.log.error({ err: error, traceId }, 'request failed');
       if (error.retryAfterSeconds !== undefined) reply.header('Retry-After', String(error.retryAfterSeconds));
       return reply.status(error.status).send({
         ret: error.ret,

@@ -83,11 +83,14 @@ export async function createStorage(config: StorageConfig, app: FastifyInstance)
   }
 
   const credentials = await embeddedCredentials(config);
+  const root = join(config.dataDir, 'objects');
+  // Every user's files: created private (the store makes its subdirectories inside with the default mode).
+  await mkdir(root, { recursive: true, mode: 0o700 });
   const control = new EmbeddedS3Control();
   const origins = [...(config.publicUrl ? [new URL(config.publicUrl).origin] : []), ...(config.corsOrigins ?? [])];
   await app.register(embeddedS3, {
     prefix: EMBEDDED_PREFIX,
-    root: join(config.dataDir, 'objects'),
+    root,
     region,
     credentials,
     corsOrigins: origins,

@@ -11,6 +11,7 @@ import { S3Error } from './errors.ts';
 import { unquoteEtag } from './multipart-store.ts';
 import { parseRange } from './range.ts';
 import { childText, el, parseXml, type XmlNode } from './xml.ts';
+import { isActiveContent } from '../../http/hygiene.ts';
 
 const READ_CHUNK = 1 << 20;
 const MAX_DELETE_KEYS = 1000;
@@ -51,6 +52,13 @@ function setObjectHeaders(ctx: S3Context, meta: ObjectMeta): void {
   for (const name of ['content-type', ...STORED_HEADERS]) {
     const override = ctx.query.get(`response-${name}`);
     if (override !== undefined) r.header(name, override);
+  }
+  // The uploader chose the stored Content-Type: markup or script opened from here would run on the drive's origin
+  // (the sandbox CSP stops it in browsers that honour it; attachment stops it everywhere).
+  if (isActiveContent({ contentType: String(r.getHeader('content-type') ?? '') })) {
+    const disposition = String(r.getHeader('content-disposition') ?? '');
+    const params = disposition.indexOf(';');
+    r.header('content-disposition', `attachment${params < 0 ? '' : disposition.slice(params)}`);
   }
 }
 

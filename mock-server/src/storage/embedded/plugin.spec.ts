@@ -179,6 +179,33 @@ describe('embedded store request checks', () => {
     expect((await h.fetch('GET', 'x', { bucket: 'spare-bucket' })).status).toBe(404);
   });
 
+  it('serves stored bytes sandboxed, and types that can run script as attachment, even when mounted alone', async () => {
+    await h.store.putObject('active/page', Buffer.from('<script>1</script>'), { contentLength: 18, contentType: 'Text/HTML; charset=utf-8' });
+    await h.store.putObject('active/plain', Buffer.from('text'), { contentLength: 4, contentType: 'text/plain' });
+    const presigned = (key: string, type: string) =>
+      h.store.presignGet(key, { expiresIn: 60, responseContentDisposition: 'inline; filename="a.svg"', responseContentType: type });
+    const answers = {
+      'GET stored text/html': await h.fetch('GET', 'active/page'),
+      'HEAD stored text/html': await h.fetch('HEAD', 'active/page'),
+      'presigned inline image/svg+xml': await fetch(await presigned('active/plain', 'image/svg+xml')),
+      'presigned inline application/xhtml+xml': await fetch(await presigned('active/plain', 'application/xhtml+xml')),
+    };
+    for (const [what, res] of Object.entries(answers)) {
+      await res.arrayBuffer();
+      expect(res.status, what).toBe(200);
+      expect(res.headers.get('content-security-policy'), what).toBe('sandbox');
+      expect(res.headers.get('x-content-type-options'), what).toBe('nosniff');
+      expect(res.headers.get('content-disposition'), what).toMatch(/^attachment/);
+    }
+    expect(answers['presigned inline image/svg+xml'].headers.get('content-disposition')).toBe('attachment; filename="a.svg"');
+    const plain = await fetch(await presigned('active/plain', 'text/plain'));
+    expect(plain.headers.get('content-disposition')).toBe('inline; filename="a.svg"');
+    expect(plain.headers.get('content-security-policy')).toBe('sandbox');
+    const denied = await fetch(`${h.endpoint}/${BUCKET}/active/page`);
+    expect(denied.status).toBe(403);
+    expect(denied.headers.get('content-security-policy')).toBe('sandbox');
+  });
+
   it('answers NotImplemented for subresources it does not support', async () => {
     const acl = await h.fetch('GET', '', { query: { acl: '' } });
     expect(acl.status).toBe(501);

@@ -15,6 +15,7 @@ import {
 } from './multipart-ops.ts';
 import { copyObject, deleteObject, deleteObjects, getObject, headObject, putObject } from './object-ops.ts';
 import { el, xmlDocument } from './xml.ts';
+import { redactUrl, STORED_CONTENT_HEADERS } from '../../http/hygiene.ts';
 
 export interface EmbeddedS3Options {
   /** Directory holding everything the store keeps. */
@@ -72,7 +73,6 @@ const UNSUPPORTED_SUBRESOURCES = [
   'publicAccessBlock', 'replication', 'requestPayment', 'restore', 'retention', 'select', 'tagging', 'torrent', 'versioning',
   'versions', 'website',
 ];
-const SIGNED_QUERY = /([?&](?:X-Amz-Signature|X-Amz-Credential|X-Amz-Security-Token)=)[^&]*/gi;
 const MAX_KEY_BYTES = 1024;
 
 const resources = new WeakMap<FastifyRequest, string>();
@@ -106,6 +106,8 @@ export async function embeddedS3(app: FastifyInstance, opts: EmbeddedS3Options):
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-amz-request-id', randomBytes(8).toString('hex').toUpperCase());
     reply.header('x-amz-id-2', randomBytes(24).toString('base64'));
+    // Objects are users' bytes served on whatever origin mounts the store: no script, no sniffing, ever.
+    reply.headers(STORED_CONTENT_HEADERS);
     const origin = allowedOrigin(request.headers.origin);
     if (origin) {
       reply.header('access-control-allow-origin', origin);
@@ -199,7 +201,7 @@ export async function embeddedS3(app: FastifyInstance, opts: EmbeddedS3Options):
     exposeHeadRoute: false,
     // The default serializer would log presigned URLs, signature and all.
     logSerializers: {
-      req: (req: FastifyRequest) => ({ method: req.method, url: (req.raw.url ?? '').replace(SIGNED_QUERY, '$1[redacted]'), remoteAddress: req.ip }),
+      req: (req: FastifyRequest) => ({ method: req.method, url: redactUrl(req.raw.url ?? ''), remoteAddress: req.ip }),
     },
     handler,
   };

@@ -516,6 +516,8 @@ export const getGetS3DownloadUrlUrl = (params: GetS3DownloadUrlParams,) => {
 
 /**
  * A URL the browsers own download manager can use and resume (ranged GETs), valid expiresIn seconds.
+ * Files that can run script in a browser (svg, html, xml, xhtml, js, ...) always come as attachment with
+ * application/octet-stream and inline false, even for action=preview: storage cannot sandbox them.
  * @summary A presigned URL for a file
  */
 export const getS3DownloadUrl = async (params: GetS3DownloadUrlParams, options?: Parameters<typeof hcsFetch>[1]): Promise<SignedUrlResponse> => {
@@ -623,8 +625,10 @@ export const getGetPreviewUrl = (params: GetPreviewParams,) => {
 }
 
 /**
- * Under 15728640 bytes: inline true and a short-lived server URL that streams the file with its content type.
- * Larger: inline false and a presigned ranged URL (video players seek with Range).
+ * Under 15728640 bytes: inline true and a short-lived server URL that streams the file with its content type,
+ * behind Content-Security-Policy sandbox. Larger: inline false and a presigned ranged URL (video players seek with
+ * Range); but a file served with a type that can run script (SVG) always gets the sandboxed server URL, and other
+ * such files (html, xml, js, ...) get their presigned URL as attachment.
  * @summary How to show a file inline
  */
 export const getPreview = async (params: GetPreviewParams, options?: Parameters<typeof hcsFetch>[1]): Promise<SignedUrlResponse> => {
