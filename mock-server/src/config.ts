@@ -30,6 +30,8 @@ export interface ServerConfig {
   trustProxy: boolean | string[];
   /** Upload throttle handed to clients in file-uploadable's syncSpeed, bytes/s (spec 9: 104857600). */
   syncSpeed: number;
+  /** Unfinished uploads (upload sessions) one user may have open at a time. */
+  maxUploadSessions: number;
 }
 
 /** Every environment variable the server reads, with its meaning (README and docker-compose test use this). */
@@ -58,6 +60,7 @@ export const ENV_VARS = {
   HCS_DEFAULT_LANGUAGE: 'Server default UI language: zh_CN or en_US (default zh_CN)',
   HCS_SYNC_SPEED: 'Upload speed limit handed to clients (syncSpeed), bytes/s per upload (default 104857600 = 100 MiB/s, the spec default)',
   HCS_TRUST_PROXY: 'Believe X-Forwarded-For from these proxies (comma-separated addresses/CIDRs, or true for any); default off',
+  HCS_MAX_UPLOAD_SESSIONS: 'Unfinished uploads one user may have open at a time; more are refused with TOO_MANY_UPLOADS (default 200)',
 } as const;
 
 function int(v: string | undefined, def: number): number {
@@ -107,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
           ? (env.HCS_TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean)
           : false,
     syncSpeed: positiveInt(env.HCS_SYNC_SPEED, 104_857_600),
+    maxUploadSessions: positiveInt(env.HCS_MAX_UPLOAD_SESSIONS, 200),
   };
 }
 

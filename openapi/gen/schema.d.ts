@@ -1714,7 +1714,19 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Upload-ability check (reserves quota) */
+        /**
+         * Upload-ability check (reserves quota)
+         * @description Opens (or resumes) an upload session reserving fSize bytes of the target space. A user has at most
+         *     HCS_MAX_UPLOAD_SESSIONS unfinished sessions (409 TOO_MANY_UPLOADS beyond; asking again for the same content,
+         *     folder and name resumes its session). A session ends 24 hours after it was created, whatever the activity.
+         *
+         *     Instant transfer (uploadflag 1 with a proof challenge) is offered only for content stored in a file the
+         *     caller can read (today: a file of their own space, live or in the recycle bin). Content stored only where
+         *     the caller cannot read it is answered exactly as unknown content (uploadflag 3), so this call never tells
+         *     anyone that a document they hold is stored somewhere in the drive. Storage stays deduplicated: save-instance
+         *     hashes the uploaded bytes and, when equal content is already stored, files the existing content and deletes
+         *     the new copy. bulk-upload answers the same way (outcome `instant` only for content the caller can read).
+         */
         get: operations["getFileUploadable"];
         put?: never;
         post?: never;
@@ -1743,6 +1755,13 @@ export interface paths {
          * @description The server signs only requests on objects the caller may touch: upload actions on the staging key of one of the
          *     callers upload sessions, reads on blobs of files the caller may download. Anything else: 403 FORBIDDEN.
          *     The secret key never leaves the server.
+         *
+         *     Upload actions are signed so storage holds at most the declared size for a session: a session is either one
+         *     putObject (content of one part only, signed with Content-Length = fSize and the declared SHA-256) or one
+         *     multipart upload at a time. uploadPart, listParts and completeMultipart only for the uploadId recorded with
+         *     initPartInfo; uploadPart only for part numbers up to partCount, signed with Content-Length = the part's
+         *     length (partSize, the last part the rest). Nothing is signed that storage could still accept after the
+         *     session's expiry (404 UPLOAD_SESSION_MISSING), nor while save-instance runs (409 CONFLICT).
          */
         get: operations["signStorageRequest"];
         put?: never;
@@ -1838,7 +1857,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record the multipart upload of an upload session */
+        /**
+         * Record the multipart upload of an upload session
+         * @description Records uploadId with the part layout (partSize x partCount must cover fSize, the last part non-empty). The
+         *     same uploadId again is accepted only with the same layout. A different uploadId replaces the recorded upload:
+         *     the server first aborts it and deletes any object it completed (502 STORAGE_ERROR when storage fails), so a
+         *     session never holds two uploads' bytes. 403 for a session uploading with a single putObject.
+         */
         post: operations["initPartInfo"];
         delete?: never;
         options?: never;
@@ -1862,7 +1887,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Record finished parts */
+        /**
+         * Record finished parts
+         * @description Each part must be part of the layout (partNumber up to partCount) with exactly its length there; 422
+         *     VALIDATION_FAILED otherwise. Recording parts does not extend the session's expiry.
+         */
         post: operations["setPartInfo"];
         delete?: never;
         options?: never;
@@ -1940,7 +1969,9 @@ export interface paths {
         put?: never;
         /**
          * End an upload session
-         * @description Releases the quota reservation. With abort the multipart upload is aborted and the staging object removed.
+         * @description Releases the quota reservation and removes what storage holds for the session (multipart upload, staging
+         *     object), with or without abort. A reservation for a signed putObject is kept until that signature expires
+         *     at storage (at most 15 minutes), since a copy of the request could still store the bytes.
          */
         post: operations["destroyPartInfo"];
         delete?: never;
@@ -1969,7 +2000,10 @@ export interface paths {
          * Register an uploaded file
          * @description The object must exist with the declared size. The server computes its SHA-256 itself (streaming); a mismatch
          *     answers ret 404 (HASH_MISMATCH: recompute the hash and retry) and stores nothing. The blob is then filed by
-         *     hash (deduplicated, reference counted) and the quota reservation becomes usage.
+         *     hash (deduplicated, reference counted, also against content other users stored: the new copy is deleted)
+         *     and the quota reservation becomes usage. An upload refused for its content (fMd5/fSize differing from the
+         *     session, a wrong size or hash) ends the session: the staged object and multipart upload are deleted and the
+         *     reservation released.
          */
         post: operations["saveInstance"];
         delete?: never;
@@ -2829,7 +2863,7 @@ export interface components {
              *     UNAUTHENTICATED, FORBIDDEN, CSRF_HEADER_MISSING, NOT_FOUND, CONFLICT, NAME_INVALID, NAME_EXISTS,
              *     VALIDATION_FAILED, PAYLOAD_TOO_LARGE, RATE_LIMITED, NOT_IMPLEMENTED, METHOD_NOT_ALLOWED, ACCOUNT_FROZEN, ACCOUNT_EXPIRED,
              *     LOGIN_FAILED, PASSWORD_POLICY, PASSWORD_WRONG, SPACE_NOT_ENOUGH, HASH_MISMATCH, PROOF_REJECTED,
-             *     UPLOAD_SESSION_MISSING, STORAGE_ERROR, INTERNAL.
+             *     UPLOAD_SESSION_MISSING, TOO_MANY_UPLOADS, STORAGE_ERROR, INTERNAL.
              */
             code: string;
             /** @description The request's trace id (from the traceId header or generated), for support. */
@@ -3242,10 +3276,12 @@ export interface components {
             length: number;
         };
         /**
-         * @description Upload-ability (spec 4): uploadflag 1 the content already exists (instant transfer: answer `proof` with
-         *     second-transfer); 2 not enough space; 3 upload needed (use objectKey/bucketName/partSize with signed S3 calls,
-         *     then save-instance); 4 error. With flag 3 the bytes are reserved against the quota until save-instance,
-         *     destroyPartInfo or 24 hours pass, so parallel uploads cannot overshoot it.
+         * @description Upload-ability (spec 4): uploadflag 1 the content already exists in a file the caller can read (instant
+         *     transfer: answer `proof` with second-transfer); 2 not enough space; 3 upload needed (use
+         *     objectKey/bucketName/partSize with signed S3 calls, then save-instance); 4 error. Content stored only in files
+         *     the caller cannot read is answered exactly as unknown content (3). With flag 3 the bytes are reserved against
+         *     the quota until save-instance, destroyPartInfo or the session's absolute expiry 24 hours after it was created,
+         *     so parallel uploads cannot overshoot it; storage never holds more for the session than reserved.
          */
         FileUploadable: {
             /** @enum {integer} */
@@ -3285,7 +3321,10 @@ export interface components {
         /**
          * @description A SigV4 signature the server computed for one S3 request the client will send straight to storage.
          *     Send it to `url` with headers `Authorization: authorization`, `x-amz-date: date`,
-         *     `x-amz-content-sha256: contentSha256` (and `Range` for ranged reads, which is not signed).
+         *     `x-amz-content-sha256: contentSha256` (and `Range` for ranged reads, which is not signed). A PUT (putObject,
+         *     uploadPart) is signed with its Content-Length: exactly the declared size, or the part's length in the layout
+         *     (partSize, the last part the rest); send a body of exactly that many bytes. A putObject is also signed with
+         *     the declared SHA-256 as contentSha256: storage refuses any other content.
          */
         SignedRequest: {
             host: string;
@@ -3295,8 +3334,8 @@ export interface components {
             /** @description The x-amz-date that was signed (from amzDate, or now). */
             date: string;
             bucketName: string;
-            /** @enum {string} */
-            contentSha256: "UNSIGNED-PAYLOAD";
+            /** @description UNSIGNED-PAYLOAD, or for putObject the declared SHA-256 of the content (hex). */
+            contentSha256: string;
         };
         SignedRequestResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["SignedRequest"];

@@ -370,7 +370,7 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
       expect(await fileInfo(task.result!.instanceId)).toMatchObject({ fileSize: bytes.length, fMd5: sha(bytes) });
     });
 
-    it('content that changed after hashing is refused at save ([202]); the retry hashes again and stores what is really there', async () => {
+    it('content that changed after hashing is refused ([202]: storage checks a single PUT against the signed SHA-256); the retry hashes again and stores what is really there', async () => {
       const original = randomBytes(200_000);
       const changed = Buffer.from(original);
       changed[123] = changed[123]! ^ 0x01;

@@ -135,7 +135,14 @@ describe('upload', () => {
     const claimed = sha(randomBytes(4096));
     const u = (await uploadable('liar.bin', bytes, {}, claimed)).data;
     expect(u.uploadflag).toBe(3);
-    await s3('putObject', 'PUT', u.fId, u.objectKey, u.bucketName, '', bytes);
+    // Uploaded in parts, which carry no hash (a single PUT is signed with the declared SHA-256, so storage itself
+    // refuses other bytes): save-instance hashes what was stored.
+    const init = await s3('initMultipart', 'POST', u.fId, u.objectKey, u.bucketName, 'uploads');
+    const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(await init.text())![1]!;
+    expect((await api('/hcs/controller/API/initPartInfo', { body: { fId: u.fId, uploadId, partSize: 4096, partCount: 1 } })).ret).toBe(0);
+    const part = await s3('uploadPart', 'PUT', u.fId, u.objectKey, u.bucketName, `partNumber=1&uploadId=${encodeURIComponent(uploadId)}`, bytes);
+    const xml = `<CompleteMultipartUpload><Part><PartNumber>1</PartNumber><ETag>${part.headers.get('etag')}</ETag></Part></CompleteMultipartUpload>`;
+    expect((await s3('completeMultipart', 'POST', u.fId, u.objectKey, u.bucketName, `uploadId=${encodeURIComponent(uploadId)}`, Buffer.from(xml))).status).toBe(200);
     const r = await save(u, 'liar.bin', bytes, claimed);
     expect([r.ret, r.data.code]).toEqual([404, 'HASH_MISMATCH']);
     expect(srv.built.ctx.db.prepare("SELECT COUNT(*) AS c FROM instances WHERE name = 'liar.bin'").get()).toEqual({ c: 0 });
@@ -215,6 +222,8 @@ describe('upload', () => {
     const init = await s3('initMultipart', 'POST', u.fId, u.objectKey, u.bucketName, 'uploads');
     const uploadId = /<UploadId>([^<]+)<\/UploadId>/.exec(await init.text())![1]!;
     const chunk = 5 * 1024 * 1024;
+    // Parts are signed only for the recorded upload and its layout.
+    expect((await api('/hcs/controller/API/initPartInfo', { body: { fId: u.fId, uploadId, partSize: chunk, partCount: 3 } })).ret).toBe(0);
     const etags: string[] = [];
     for (let n = 1; n * chunk - chunk < bytes.length; n++) {
       const put = await s3('uploadPart', 'PUT', u.fId, u.objectKey, u.bucketName, `partNumber=${n}&uploadId=${encodeURIComponent(uploadId)}`, bytes.subarray((n - 1) * chunk, n * chunk));

@@ -40,6 +40,21 @@ export function findInstantBlob(db: Db, sha256: string, size: number): BlobRow |
   return b && b.verified && b.size === size && b.refCount > 0 ? b : undefined;
 }
 
+/**
+ * A blob that may serve instant transfer to this user: an instant blob whose content the user can already read.
+ * Instant transfer (and bulk-upload's "instant") is answered only for such content, so the protocol never tells
+ * anyone that content they cannot read is stored (issue #11, finding 4); other content is uploaded and then
+ * deduplicated once its bytes arrived and were hashed (save-instance). Reachable today: a file of the user's own
+ * space, live or in its recycle bin. Spaces the user may read (department, group, shared to them) go here too,
+ * and only here.
+ */
+export function findReachableBlob(db: Db, userId: string, sha256: string, size: number): BlobRow | undefined {
+  const b = findInstantBlob(db, sha256, size);
+  if (!b) return undefined;
+  const own = db.prepare("SELECT 1 FROM instances WHERE blob_id = ? AND space_kind = 'user' AND space_id = ? LIMIT 1").get(b.id, userId);
+  return own ? b : undefined;
+}
+
 /** Files a verified blob (the caller hashed the stored object) or marks an existing row verified; returns it. */
 export function upsertVerifiedBlob(db: Db, b: { sha256: string; size: number; bucket: string; objectKey: string }): BlobRow {
   db.prepare(

@@ -1,5 +1,7 @@
 // Capacity of a space (a user's, a group's or a department's). Usage counts files, history versions and the
-// recycle bin; live upload reservations count as used too. Every check-and-charge runs inside one
+// recycle bin; upload reservations count as used too, until the session's expiry: that of an open session, or of
+// an ended one whose signed PUT could still store its bytes (uploads-repo endSession). Storage never holds more for
+// a session than it reserved, so staged bytes are always counted. Every check-and-charge runs inside one
 // transaction (BEGIN IMMEDIATE), so two uploads or copies can never both pass the check and overshoot.
 import type { Db } from './database.ts';
 import { transaction } from './database.ts';

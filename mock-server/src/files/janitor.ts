@@ -1,7 +1,10 @@
-// Cleans upload sessions nobody finished: after their expiry (24 h without activity) the multipart upload is
-// aborted, the staging object deleted and the session row (with its quota reservation) removed. A staging key
-// that became a blob on save is never deleted here: the blobs table is checked first.
+// Cleans upload sessions after their expiry: sessions nobody finished (24 h after they were created) and ended
+// sessions once no signed request of theirs can reach storage any more. The multipart upload is aborted, the
+// staging object deleted and the session row (with any quota reservation) removed. A staging key that became a
+// blob on save is never deleted here: the blobs table is checked first.
 import type { AppContext } from '../context.ts';
+import type { ObjectStore } from '../storage/object-store.ts';
+import type { Db } from '../db/database.ts';
 
 const BATCH = 200;
 
@@ -9,6 +12,16 @@ export interface Janitor {
   /** One pass over expired sessions; resolves to how many were cleaned. */
   sweep(now?: number): Promise<number>;
   stop(): void;
+}
+
+/**
+ * Removes what an upload session may have left in storage: its multipart upload and its staging object, unless
+ * that object is a blob's content. Throws when storage fails; what is already gone is not an error.
+ */
+export async function cleanStaging(db: Db, store: ObjectStore, s: { objectKey: string; uploadId: string | null }): Promise<void> {
+  if (s.uploadId) await store.abortMultipart(s.objectKey, s.uploadId).catch(ignoreMissing);
+  const isBlob = db.prepare('SELECT 1 FROM blobs WHERE object_key = ?').get(s.objectKey) !== undefined;
+  if (!isBlob) await store.deleteObject(s.objectKey).catch(ignoreMissing);
 }
 
 export function startJanitor(ctx: AppContext, intervalMs = 15 * 60_000): Janitor {
@@ -21,14 +34,9 @@ export function startJanitor(ctx: AppContext, intervalMs = 15 * 60_000): Janitor
       .all(now, BATCH) as { id: string; objectKey: string; uploadId: string | null }[];
     let cleaned = 0;
     for (const r of rows) {
-      const isBlob = db.prepare('SELECT 1 FROM blobs WHERE object_key = ?').get(r.objectKey) !== undefined;
       try {
-        if (!isBlob) {
-          const store = ctx.store();
-          if (r.uploadId) await store.abortMultipart(r.objectKey, r.uploadId).catch((e: { code?: string }) => ignoreMissing(e));
-          await store.deleteObject(r.objectKey).catch((e: { code?: string }) => ignoreMissing(e));
-        }
-        // Re-check the expiry: a client may have touched the session while storage was being cleaned.
+        await cleanStaging(db, ctx.store(), r);
+        // Re-check the expiry: the row must not have changed while storage was being cleaned.
         const res = db.prepare('DELETE FROM upload_sessions WHERE id = ? AND expires_at < ?').run(r.id, now);
         cleaned += Number(res.changes);
       } catch (err) {

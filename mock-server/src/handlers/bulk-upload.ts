@@ -11,7 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Handlers } from '../context.ts';
 import { transaction } from '../db/database.ts';
-import { addBlobRefs, findBlobBySha, findInstantBlob, upsertVerifiedBlob } from '../db/blobs-repo.ts';
+import { addBlobRefs, findBlobBySha, findInstantBlob, findReachableBlob, upsertVerifiedBlob } from '../db/blobs-repo.ts';
 import { nameTaken, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
 import { freeBytes, spaceUsage, type Space } from '../db/quota.ts';
 import { createSession, deleteSession, getSession, type UploadSession } from '../db/uploads-repo.ts';
@@ -159,7 +159,8 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
           continue;
         }
         room.bytes -= e.file.fSize;
-        e.instant = !!findInstantBlob(db, e.file.fMd5, e.file.fSize);
+        // "instant" only for content the caller can read: other content is stored, then deduplicated in phase C.
+        e.instant = !!findReachableBlob(db, user.userId, e.file.fMd5, e.file.fSize);
         e.session = createSession(db, {
           userId: user.userId, spaceKind: space.kind, spaceId: space.id, parentId: folder.id, libCode: folder.libCode, name: e.name,
           size: e.file.fSize, sha256: e.file.fMd5, bucket, conflict: conflict === 'newVersion' ? 'newVersion' : 'keepBoth',

@@ -1,22 +1,26 @@
 // The upload protocol (contract tag "upload"): name check, upload-ability with quota reservation, signing of
 // the S3 requests a client sends straight to storage, instant transfer with proof of possession, part
 // records for resuming, and save-instance, which hashes the stored bytes itself before filing a blob.
+// Signing is where a session's declared size is enforced (storage checks what is signed, external S3 too): a
+// single PUT is signed for exactly the declared bytes, each part of the one recorded multipart upload for
+// exactly its length in the layout, and nothing once the session ended or would end before the signature.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { AppContext, Handlers } from '../context.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
 import { done, ok } from '../http/envelope.ts';
 import { transaction, type Db } from '../db/database.ts';
-import { addBlobRefs, newId, findBlobBySha, findInstantBlob, getBlob, upsertVerifiedBlob, withBlobLock } from '../db/blobs-repo.ts';
+import { addBlobRefs, newId, findBlobBySha, findReachableBlob, getBlob, upsertVerifiedBlob, withBlobLock } from '../db/blobs-repo.ts';
 import { freeName, getInstanceRow, getLive, insertInstance, nameTaken, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
 import { addUsage, assertFits } from '../db/quota.ts';
 import {
-  createProof, createSession, deleteParts, setLayout, deleteSession, findByObjectKey, findResumable, getUserSession, listParts, setUploadId,
-  takeProof, upsertParts, type UploadSession,
+  claimWrite, countOpenSessions, createProof, createSession, deleteParts, endSession, findByObjectKey, findResumable, forgetEnded, getUserSession,
+  listParts, partLength, recordUpload, takeProof, upsertParts, type UploadSession,
 } from '../db/uploads-repo.ts';
 import { decodeWireName, extensionOf, fileTypeOf, filterCategory } from '../files/names.ts';
 import { accessible, callerOf, resolveFolder } from '../files/access.ts';
 import { viewOf } from '../files/wire.ts';
+import { cleanStaging } from '../files/janitor.ts';
 import { MAX_CLOCK_SKEW_MS, formatAmzDate, parseAmzDate, parseRawQuery } from '../storage/sigv4.ts';
 
 
@@ -50,8 +54,12 @@ function sessionOf(db: Db, user: SessionUser, fId: string): UploadSession {
 /**
  * Turns a finished session into a file: a new file, "name (n).ext" beside a same-named entry, or a new
  * version of the same-named file (its old content kept as a history version). The reservation becomes usage.
+ * `stored`: the upload's bytes are in storage (save-instance), at the key the blob now has or not. Returns the file
+ * and whether the session's storage must be cleaned (see endSession).
  */
-export function registerFile(db: Db, s: UploadSession, blobId: string, name: string, userId: string): InstanceRow {
+export function registerFile(
+  db: Db, s: UploadSession, blobId: string, name: string, userId: string, stored: { keyIsBlob: boolean } | undefined = undefined,
+): InstanceRow & { cleanup: boolean } {
   const parent = getLive(db, s.parentId);
   if (!parent.isFolder) throw new AppError('NOT_FOUND', 'the target folder no longer exists');
   const existing = nameTaken(db, parent.id, name);
@@ -72,8 +80,7 @@ export function registerFile(db: Db, s: UploadSession, blobId: string, name: str
     row = insertInstance(db, { parent, name: freeName(db, parent.id, name, false), isFolder: false, size: s.size, blobId, createdBy: userId });
   }
   addUsage(db, spaceOf(parent), s.size);
-  deleteSession(db, s.id);
-  return row;
+  return { ...row, cleanup: endSession(db, s.id, { filed: true, stored: stored !== undefined, keyIsBlob: stored?.keyIsBlob }) };
 }
 
 async function drain(body: AsyncIterable<unknown>): Promise<Buffer> {
@@ -86,17 +93,22 @@ export function uploadHandlers(ctx: AppContext): Handlers {
   const { db } = ctx;
   const saving = new Set<string>();
 
-  /** Removes what a session left in storage; failures are logged, the sweeper of the store retries. */
+  /**
+   * Removes what an ended session left in storage, then its row when no signed write of it can land any more.
+   * A failure is logged and left to the janitor, which cleans the ended row again at its expiry.
+   */
   async function discardStorage(s: UploadSession): Promise<void> {
-    const store = ctx.store();
-    if (s.uploadId) await store.abortMultipart(s.objectKey, s.uploadId).catch((err) => ctx.log.warn({ err, fId: s.id }, 'abort multipart failed'));
-    if (!findBlobReferencingKey(s.objectKey)) {
-      await store.deleteObject(s.objectKey).catch((err) => ctx.log.warn({ err, fId: s.id }, 'delete staging object failed'));
+    try {
+      await cleanStaging(db, ctx.store(), s);
+      transaction(db, () => forgetEnded(db, s.id));
+    } catch (err) {
+      ctx.log.warn({ err, fId: s.id }, 'could not clean an upload session\'s storage; the janitor retries');
     }
   }
 
-  function findBlobReferencingKey(key: string): boolean {
-    return db.prepare('SELECT 1 FROM blobs WHERE object_key = ?').get(key) !== undefined;
+  /** Ends a session that files nothing (refused, cancelled, replaced): one transaction, then its storage. */
+  async function abandon(s: UploadSession, stored = false): Promise<void> {
+    if (transaction(db, () => endSession(db, s.id, { filed: false, stored }))) await discardStorage(s);
   }
 
   return {
@@ -125,28 +137,35 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       if (conflict === 'newVersion' && existing?.isFolder) throw new AppError('NAME_EXISTS', `"${name}" is a folder in this folder`);
       const space = spaceOf(folder);
       const out = transaction(db, () => {
-        const blob = findInstantBlob(db, q.fMd5, q.fSize);
+        // Content the caller cannot read is answered as unknown content (flag 3): see findReachableBlob.
+        const blob = findReachableBlob(db, user.userId, q.fMd5, q.fSize);
         let s = findResumable(db, user.userId, q.fMd5, folder.id, name);
+        let replaced: UploadSession | undefined;
         if (s && s.conflict !== conflict) {
-          deleteSession(db, s.id);
+          replaced = endSession(db, s.id, { filed: false }) ? s : undefined;
           s = undefined;
         }
         if (!s) {
+          if (countOpenSessions(db, user.userId) >= ctx.config.maxUploadSessions) {
+            throw new AppError('TOO_MANY_UPLOADS', `at most ${ctx.config.maxUploadSessions} unfinished uploads at a time; finish or cancel one first`);
+          }
           try {
             assertFits(db, space, q.fSize);
           } catch (e) {
-            if (e instanceof AppError && e.code === 'SPACE_NOT_ENOUGH') return null;
+            if (e instanceof AppError && e.code === 'SPACE_NOT_ENOUGH') return { replaced };
             throw e;
           }
           s = createSession(db, {
             userId: user.userId, spaceKind: space.kind, spaceId: space.id, parentId: folder.id, libCode: folder.libCode, name, size: q.fSize,
             sha256: q.fMd5, bucket: store.bucket, conflict, existingId: conflict === 'newVersion' && existing ? existing.id : null, reservedBytes: q.fSize,
+            clientWrites: true,
           });
         }
         const proof = blob ? createProof(db, user.userId, s.id, blob.id, blob.size) : undefined;
-        return { s, proof };
+        return { s, proof, replaced };
       });
-      if (!out) return ok({ uploadflag: 2 }, 'space not enough');
+      if (out.replaced) await discardStorage(out.replaced);
+      if (!out.s) return ok({ uploadflag: 2 }, 'space not enough');
       const { s, proof } = out;
       return ok({
         uploadflag: proof ? 1 : 3,
@@ -195,6 +214,18 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         const n = Number(param('partNumber'));
         if (!Number.isInteger(n) || n < 1 || n > 10000 || String(n) !== param('partNumber')) throw forbidden('partNumber must be 1-10000');
       }
+      let amzDate = q.amzDate;
+      let signedAt: number;
+      if (amzDate) {
+        const t = parseAmzDate(amzDate);
+        if (t === null || Math.abs(t - Date.now()) > MAX_CLOCK_SKEW_MS) throw new AppError('BAD_REQUEST', 'amzDate is more than 15 minutes from the server clock');
+        signedAt = t;
+      } else {
+        signedAt = Date.now();
+        amzDate = formatAmzDate(new Date(signedAt));
+      }
+      const headers: Record<string, string> = q.contentType ? { 'content-type': q.contentType } : {};
+      let payloadHash: string | undefined;
       if (q.action === 'getObject' || q.action === 'headObject') {
         // Reads: the key must be the content of a file the caller may read.
         const row = q.fId ? accessible(db, user, q.fId, 'read') : undefined;
@@ -204,17 +235,41 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         if (!q.fId) throw forbidden('upload actions need the fId of the upload session');
         const s = sessionOf(db, user, q.fId);
         if (s.objectKey !== key) throw forbidden('the key is not the upload session\'s object key');
+        if (s.writeMode === 'server') throw forbidden('the server stores this upload itself');
+        if (saving.has(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
         const uploadId = param('uploadId');
-        if (uploadId !== undefined && s.uploadId !== null && uploadId !== s.uploadId) throw forbidden('uploadId is not the session\'s multipart upload');
-        if (q.action === 'putObject' && s.size > 5 * 1024 ** 3) throw forbidden('objects over 5 GiB must use multipart upload');
+        // Parts, listing and completion only for the upload initPartInfo recorded: an unrecorded upload never holds bytes.
+        if (q.action === 'uploadPart' || q.action === 'listParts' || q.action === 'completeMultipart') {
+          if (s.uploadId === null || uploadId !== s.uploadId) throw forbidden('uploadId is not the multipart upload recorded with initPartInfo');
+        }
+        if (q.action === 'abortMultipart' && s.uploadId !== null && uploadId !== s.uploadId) throw forbidden('uploadId is not the session\'s multipart upload');
+        let mode: 'put' | 'multipart' | undefined;
+        if (q.action === 'putObject') {
+          if (s.uploadId !== null || s.partCount !== 1) throw forbidden('content of more than one part is uploaded in parts (multipart upload)');
+          // Exactly the declared bytes: storage refuses another length and, with the SHA-256 signed, other content,
+          // so a copy of this request replayed later can only ever store the declared content again.
+          headers['content-length'] = String(s.size);
+          payloadHash = s.sha256;
+          mode = 'put';
+        } else if (q.action === 'uploadPart') {
+          const n = Number(param('partNumber'));
+          if (n > s.partCount) throw forbidden(`the upload has ${s.partCount} parts`);
+          headers['content-length'] = String(partLength(s, n));
+          mode = 'multipart';
+        } else if (q.action === 'completeMultipart' || q.action === 'initMultipart') {
+          mode = 'multipart';
+        }
+        if (mode) {
+          // Storage accepts a signed request for 15 minutes after its date: no signature may outlive the session.
+          const until = q.action === 'initMultipart' ? 0 : signedAt + MAX_CLOCK_SKEW_MS;
+          if (until > s.expiresAt) throw new AppError('UPLOAD_SESSION_MISSING', 'the upload session ends before this request could be sent; check upload-ability again');
+          if (!claimWrite(db, s.id, mode, until, q.action === 'initMultipart' ? undefined : uploadId)) {
+            throw forbidden(s.writeMode && s.writeMode !== mode ? `this upload is a ${s.writeMode === 'put' ? 'single PUT' : 'multipart upload'}` : 'the upload session changed meanwhile');
+          }
+        }
       }
-      let amzDate = q.amzDate;
-      if (amzDate) {
-        const t = parseAmzDate(amzDate);
-        if (t === null || Math.abs(t - Date.now()) > MAX_CLOCK_SKEW_MS) throw new AppError('BAD_REQUEST', 'amzDate is more than 15 minutes from the server clock');
-      } else amzDate = formatAmzDate(new Date());
       const signed = store.signRequest({
-        method: q.httpVerb, key, query, amzDate, endpoint: ctx.storageEndpoint(req), ...(q.contentType ? { headers: { 'content-type': q.contentType } } : {}),
+        method: q.httpVerb, key, query, amzDate, endpoint: ctx.storageEndpoint(req), headers, ...(payloadHash ? { payloadHash } : {}),
       });
       return ok({
         host: signed.host, url: signed.url, authorization: signed.authorization, date: signed.amzDate, bucketName: store.bucket,
@@ -247,6 +302,8 @@ export function uploadHandlers(ctx: AppContext): Handlers {
           return registerFile(db, sessionOf(db, user, s.id), blob.id, name, user.userId);
         }),
       );
+      // Whatever the client was signed to write to the staging key is not needed.
+      if (row.cleanup) await discardStorage(s);
       return ok(viewOf(db, row));
     },
 
@@ -255,15 +312,33 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const b = req.body as { fId: string; uploadId: string; objectKey?: string; partSize?: number; partCount?: number };
       const s = sessionOf(db, user, b.fId);
       if (b.objectKey !== undefined && b.objectKey !== s.objectKey) throw new AppError('FORBIDDEN', 'objectKey is not the session\'s key');
+      if (s.writeMode === 'put' || s.writeMode === 'server') throw new AppError('FORBIDDEN', 'this upload is not a multipart upload');
+      if (saving.has(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
       const partSize = b.partSize ?? s.partSize;
       const partCount = b.partCount ?? Math.max(1, Math.ceil(s.size / partSize));
       if (partSize < 1 || partCount < 1 || partCount > 10000 || partSize * partCount < s.size || partSize * (partCount - 1) >= Math.max(1, s.size)) {
         throw new AppError('VALIDATION_FAILED', `partSize ${partSize} x partCount ${partCount} does not cover ${s.size} bytes in at most 10000 parts`);
       }
-      transaction(db, () => {
-        if (s.uploadId !== b.uploadId) setUploadId(db, s.id, b.uploadId);
-        setLayout(db, s.id, partSize, partCount);
-      });
+      if (s.uploadId === b.uploadId) {
+        // Other part sizes under the same upload would leave the old parts beside the new ones.
+        if (partSize !== s.partSize || partCount !== s.partCount) {
+          throw new AppError('VALIDATION_FAILED', 'the part layout of a recorded multipart upload cannot change; start a new multipart upload');
+        }
+        return ok(sessionView(db, s));
+      }
+      if (s.uploadId !== null) {
+        // A new upload replaces the recorded one: first its parts and whatever a completed one stored go, so the
+        // session never holds more than one upload's bytes. Storage must confirm, or the new one is not recorded.
+        try {
+          await cleanStaging(db, ctx.store(), s);
+        } catch (err) {
+          ctx.log.warn({ err, fId: s.id }, 'could not remove the multipart upload being replaced');
+          throw new AppError('STORAGE_ERROR', 'the previous multipart upload could not be removed; try again');
+        }
+      }
+      if (!transaction(db, () => recordUpload(db, s.id, s.uploadId, b.uploadId, partSize, partCount))) {
+        throw new AppError('CONFLICT', 'the upload session changed meanwhile; read it again with getPartInfo');
+      }
       return ok(sessionView(db, sessionOf(db, user, s.id)));
     },
 
@@ -271,8 +346,10 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const b = req.body as { fId: string; parts: { partNumber: number; etag: string; size: number }[] };
       const s = sessionOf(db, user, b.fId);
-      const tooHigh = b.parts.find((p) => p.partNumber > s.partCount || p.size > s.partSize);
-      if (tooHigh) throw new AppError('VALIDATION_FAILED', `part ${tooHigh.partNumber} does not fit the session (${s.partCount} parts of ${s.partSize} bytes)`);
+      const misfit = b.parts.find((p) => p.partNumber > s.partCount || p.size !== partLength(s, p.partNumber));
+      if (misfit) {
+        throw new AppError('VALIDATION_FAILED', `part ${misfit.partNumber} of ${misfit.size} bytes does not fit the session (${s.partCount} parts of ${s.partSize} bytes)`);
+      }
       transaction(db, () => upsertParts(db, s.id, b.parts));
       return done();
     },
@@ -304,8 +381,8 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const s = getUserSession(db, user.userId, b.fId);
       if (!s) return done(); // already gone: ending it twice is not an error
       if (saving.has(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
-      transaction(db, () => deleteSession(db, s.id));
-      if (b.abort) await discardStorage(s);
+      // With or without abort: bytes no session owns would be stored without being counted anywhere.
+      await abandon(s);
       return done();
     },
 
@@ -314,36 +391,38 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const b = req.body as { fId: string; fMd5: string; fSize: number; objectKey: string; fName: string };
       const s = sessionOf(db, user, b.fId);
       if (b.objectKey !== s.objectKey) throw new AppError('FORBIDDEN', 'objectKey is not the upload session\'s key');
-      if (b.fMd5 !== s.sha256 || b.fSize !== s.size) {
-        throw new AppError('VALIDATION_FAILED', 'fMd5/fSize differ from the upload session; check upload-ability again for this content');
-      }
       const name = decodeWireName(b.fName, 'fName');
       if (saving.has(s.id)) throw new AppError('CONFLICT', 'this upload is already being saved');
       saving.add(s.id);
       try {
+        // A refused upload stores nothing: the session ends with its reservation, its bytes are deleted, and the
+        // client checks upload-ability again (after recomputing the hash).
+        const refuse = async (err: AppError): Promise<never> => {
+          await abandon(s, true);
+          throw err;
+        };
+        if (b.fMd5 !== s.sha256 || b.fSize !== s.size) {
+          await refuse(new AppError('VALIDATION_FAILED', 'fMd5/fSize differ from the upload session; check upload-ability again for this content'));
+        }
         const store = ctx.store();
         const head = await store.headObject(s.objectKey);
         if (!head) throw new AppError('NOT_FOUND', 'the uploaded object is not in storage; finish the upload first');
-        if (head.size !== s.size) throw new AppError('CONFLICT', `the stored object has ${head.size} bytes, ${s.size} were declared`);
+        if (head.size !== s.size) await refuse(new AppError('CONFLICT', `the stored object has ${head.size} bytes, ${s.size} were declared`));
         const actual = await store.sha256(s.objectKey);
         if (actual !== s.sha256) {
-          // Store nothing: forget the session and its bytes; the client recomputes the hash and starts over.
-          transaction(db, () => deleteSession(db, s.id));
-          await discardStorage({ ...s, uploadId: null });
-          throw new AppError('HASH_MISMATCH', 'the stored content does not have the declared SHA-256; recompute the hash and upload again');
+          await refuse(new AppError('HASH_MISMATCH', 'the stored content does not have the declared SHA-256; recompute the hash and upload again'));
         }
-        let keepStaging = false;
+        // Equal content is stored once, whoever stored it first: the new upload's bytes go once they were hashed.
         const row = await withBlobLock(s.sha256, async () =>
           transaction(db, () => {
             const known = findBlobBySha(db, s.sha256);
-            keepStaging = !known;
             const blob = upsertVerifiedBlob(db, { sha256: s.sha256, size: s.size, bucket: s.bucket, objectKey: known?.objectKey ?? s.objectKey });
             addBlobRefs(db, blob.id, 1);
-            return registerFile(db, getUserSession(db, user.userId, s.id) ?? s, blob.id, name, user.userId);
+            return registerFile(db, getUserSession(db, user.userId, s.id) ?? s, blob.id, name, user.userId, { keyIsBlob: blob.objectKey === s.objectKey });
           }),
         );
-        // Equal content is stored once: the new upload's bytes go when a blob already held them.
-        if (!keepStaging) await store.deleteObject(s.objectKey).catch((err) => ctx.log.warn({ err, fId: s.id }, 'delete duplicate upload failed'));
+        // The completed multipart upload is gone already: only the staging object may need deleting.
+        if (row.cleanup) await discardStorage({ ...s, uploadId: null });
         return ok(viewOf(db, row));
       } finally {
         saving.delete(s.id);
@@ -357,8 +436,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       // Only the caller's own unfinished uploads: stored content is released through the recycle bin.
       if (!s || s.userId !== user.userId || (b.fId !== undefined && b.fId !== s.id)) throw new AppError('NOT_FOUND', 'no unfinished upload of yours has this key');
       if (saving.has(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
-      transaction(db, () => deleteSession(db, s.id));
-      await discardStorage(s);
+      await abandon(s);
       return done();
     },
 

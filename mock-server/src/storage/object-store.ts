@@ -58,13 +58,16 @@ export interface SignRequestInput {
   amzDate?: string;
   /** Public endpoint override, e.g. the origin the browser is using. */
   endpoint?: string;
+  /** Hex SHA-256 the body must have (storage refuses any other body); UNSIGNED-PAYLOAD when omitted. */
+  payloadHash?: string;
 }
 
 export interface SignedStorageRequest {
   authorization: string;
   amzDate: string;
   host: string;
-  contentSha256: typeof UNSIGNED_PAYLOAD;
+  /** What the client sends as x-amz-content-sha256. */
+  contentSha256: string;
   /** Full URL (with the canonical query) to send the request to. */
   url: string;
 }
@@ -327,21 +330,23 @@ export class ObjectStore {
 
   /**
    * Signs an S3 request a browser will send straight to storage (Authorization header, payload
-   * UNSIGNED-PAYLOAD), so the browser never sees the secret. The client must send the returned
-   * authorization, x-amz-date = amzDate, x-amz-content-sha256 = contentSha256 and `headers`.
+   * UNSIGNED-PAYLOAD unless a payload hash is given), so the browser never sees the secret. The client must send
+   * the returned authorization, x-amz-date = amzDate, x-amz-content-sha256 = contentSha256 and `headers` (a
+   * signed content-length is what fetch sends for a body of that many bytes).
    */
   signRequest(input: SignRequestInput): SignedStorageRequest {
     const endpoint = new URL((input.endpoint ?? this.publicEndpoint).replace(/\/+$/, ''));
     const amzDate = input.amzDate ?? formatAmzDate(new Date());
     const path = this.resourcePath(input.key, endpoint.href);
+    const payloadHash = input.payloadHash ?? UNSIGNED_PAYLOAD;
     const signed = signRequest({
       method: input.method, path, query: input.query, headers: { ...input.headers, host: endpoint.host }, amzDate,
-      payloadHash: UNSIGNED_PAYLOAD, region: this.region,
+      payloadHash, region: this.region,
       credentials: { accessKeyId: this.config.accessKeyId, secretAccessKey: this.config.secretAccessKey },
     });
     const query = canonicalQueryString(input.query);
     return {
-      authorization: signed.authorization, amzDate, host: endpoint.host, contentSha256: UNSIGNED_PAYLOAD,
+      authorization: signed.authorization, amzDate, host: endpoint.host, contentSha256: payloadHash,
       url: `${endpoint.origin}${canonicalUri(path)}${query ? `?${query}` : ''}`,
     };
   }

@@ -261,7 +261,7 @@ export class UploadTask {
     const rate = Math.min(session.syncSpeed > 0 ? session.syncSpeed : DEFAULT_SYNC_SPEED, this.#deps.maxBytesPerSecond ?? Infinity);
     const bucket = new TokenBucket(rate, this.#clock);
     if (plan.partCount === 1 && !session.uploadId) {
-      await this.#putObject(session, bucket, signal);
+      await this.#putObject(rec, session, bucket, signal);
     } else {
       await this.#multipart(rec, session, plan, bucket, signal);
     }
@@ -318,12 +318,22 @@ export class UploadTask {
     return bytes;
   }
 
-  async #putObject(session: Session, bucket: TokenBucket, signal: AbortSignal): Promise<void> {
+  async #putObject(rec: UploadRecord, session: Session, bucket: TokenBucket, signal: AbortSignal): Promise<void> {
     const body = await this.#readExact(0, this.source.size, signal);
     await bucket.take(body.byteLength, signal);
-    await this.#storage.putObject(session.bucketName, session.objectKey, session.fId, body, signal).catch((err) => {
+    await this.#storage.putObject(session.bucketName, session.objectKey, session.fId, body, signal).catch(async (err) => {
+      // A single PUT is signed with the hash the file had when it was hashed: storage refuses bytes that differ.
+      if (err instanceof StorageHttpError && err.s3Code === 'XAmzContentSHA256Mismatch') await this.#hashWasWrong(rec, session, err);
       throw asTransferError(err, DirectUploadError);
     });
+  }
+
+  /** Spec 8: the hash is wrong; forget it and the session so the next attempt hashes and uploads afresh. */
+  async #hashWasWrong(rec: UploadRecord, session: Session, cause: unknown): Promise<never> {
+    await this.#deps.controlPlane.destroyPartInfo({ fId: session.fId, abort: true }).catch(() => {});
+    await this.#deps.resumeStore.delete(this.#key).catch(() => {});
+    Object.keys(rec).forEach((k) => k !== 'v' && k !== 'identity' && delete rec[k as keyof UploadRecord]);
+    throw new FileVerificationError({ cause });
   }
 
   async #multipart(rec: UploadRecord, session: Session, plan: PartPlan, bucket: TokenBucket, signal: AbortSignal): Promise<void> {
@@ -445,13 +455,7 @@ export class UploadTask {
       await this.#deps.resumeStore.delete(this.#key).catch(() => {});
       return { instanceId: res.instanceId, instant: false, fMd5: hash };
     } catch (err) {
-      if (isHashMismatch(err)) {
-        // Spec 8: the hash is wrong; forget it and the session so the next attempt hashes and uploads afresh.
-        await cp.destroyPartInfo({ fId: session.fId, abort: true }).catch(() => {});
-        await this.#deps.resumeStore.delete(this.#key).catch(() => {});
-        Object.keys(rec).forEach((k) => k !== 'v' && k !== 'identity' && delete rec[k as keyof UploadRecord]);
-        throw new FileVerificationError({ cause: err });
-      }
+      if (isHashMismatch(err)) await this.#hashWasWrong(rec, session, err);
       if (isHcsError(err) && err.ret === 2) throw new UploadSecurityError({ cause: err, serverMessage: err.message });
       throw asTransferError(err, UploadFailedError);
     }

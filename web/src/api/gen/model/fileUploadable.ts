@@ -20,10 +20,12 @@ import type { FileUploadableUploadflag } from './fileUploadableUploadflag.ts';
 import type { ProofChallenge } from './proofChallenge.ts';
 
 /**
- * Upload-ability (spec 4): uploadflag 1 the content already exists (instant transfer: answer `proof` with
- * second-transfer); 2 not enough space; 3 upload needed (use objectKey/bucketName/partSize with signed S3 calls,
- * then save-instance); 4 error. With flag 3 the bytes are reserved against the quota until save-instance,
- * destroyPartInfo or 24 hours pass, so parallel uploads cannot overshoot it.
+ * Upload-ability (spec 4): uploadflag 1 the content already exists in a file the caller can read (instant
+ * transfer: answer `proof` with second-transfer); 2 not enough space; 3 upload needed (use
+ * objectKey/bucketName/partSize with signed S3 calls, then save-instance); 4 error. Content stored only in files
+ * the caller cannot read is answered exactly as unknown content (3). With flag 3 the bytes are reserved against
+ * the quota until save-instance, destroyPartInfo or the session's absolute expiry 24 hours after it was created,
+ * so parallel uploads cannot overshoot it; storage never holds more for the session than reserved.
  */
 export interface FileUploadable {
   uploadflag: FileUploadableUploadflag;

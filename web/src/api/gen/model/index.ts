@@ -182,7 +182,6 @@ export * from './secondTransferRequest.ts';
 export * from './setPartInfoRequest.ts';
 export * from './sha256Hex.ts';
 export * from './signedRequest.ts';
-export * from './signedRequestContentSha256.ts';
 export * from './signedRequestResponse.ts';
 export * from './signedUrl.ts';
 export * from './signedUrlResponse.ts';

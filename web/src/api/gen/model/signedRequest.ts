@@ -13,12 +13,14 @@
  *
  * OpenAPI spec version: 0.1.0
  */
-import type { SignedRequestContentSha256 } from './signedRequestContentSha256.ts';
 
 /**
  * A SigV4 signature the server computed for one S3 request the client will send straight to storage.
  * Send it to `url` with headers `Authorization: authorization`, `x-amz-date: date`,
- * `x-amz-content-sha256: contentSha256` (and `Range` for ranged reads, which is not signed).
+ * `x-amz-content-sha256: contentSha256` (and `Range` for ranged reads, which is not signed). A PUT (putObject,
+ * uploadPart) is signed with its Content-Length: exactly the declared size, or the part's length in the layout
+ * (partSize, the last part the rest); send a body of exactly that many bytes. A putObject is also signed with
+ * the declared SHA-256 as contentSha256: storage refuses any other content.
  */
 export interface SignedRequest {
   host: string;
@@ -28,5 +30,9 @@ export interface SignedRequest {
   /** The x-amz-date that was signed (from amzDate, or now). */
   date: string;
   bucketName: string;
-  contentSha256: SignedRequestContentSha256;
+  /**
+     * UNSIGNED-PAYLOAD, or for putObject the declared SHA-256 of the content (hex).
+     * @pattern ^(UNSIGNED-PAYLOAD|[0-9a-f]{64})$
+     */
+  contentSha256: string;
 }

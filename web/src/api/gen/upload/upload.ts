@@ -203,6 +203,16 @@ export const getGetFileUploadableUrl = (params: GetFileUploadableParams,) => {
 }
 
 /**
+ * Opens (or resumes) an upload session reserving fSize bytes of the target space. A user has at most
+ * HCS_MAX_UPLOAD_SESSIONS unfinished sessions (409 TOO_MANY_UPLOADS beyond; asking again for the same content,
+ * folder and name resumes its session). A session ends 24 hours after it was created, whatever the activity.
+ *
+ * Instant transfer (uploadflag 1 with a proof challenge) is offered only for content stored in a file the
+ * caller can read (today: a file of their own space, live or in the recycle bin). Content stored only where
+ * the caller cannot read it is answered exactly as unknown content (uploadflag 3), so this call never tells
+ * anyone that a document they hold is stored somewhere in the drive. Storage stays deduplicated: save-instance
+ * hashes the uploaded bytes and, when equal content is already stored, files the existing content and deletes
+ * the new copy. bulk-upload answers the same way (outcome `instant` only for content the caller can read).
  * @summary Upload-ability check (reserves quota)
  */
 export const getFileUploadable = async (params: GetFileUploadableParams, options?: Parameters<typeof hcsFetch>[1]): Promise<FileUploadableResponse> => {
@@ -313,6 +323,13 @@ export const getSignStorageRequestUrl = (params: SignStorageRequestParams,) => {
  * The server signs only requests on objects the caller may touch: upload actions on the staging key of one of the
  * callers upload sessions, reads on blobs of files the caller may download. Anything else: 403 FORBIDDEN.
  * The secret key never leaves the server.
+ *
+ * Upload actions are signed so storage holds at most the declared size for a session: a session is either one
+ * putObject (content of one part only, signed with Content-Length = fSize and the declared SHA-256) or one
+ * multipart upload at a time. uploadPart, listParts and completeMultipart only for the uploadId recorded with
+ * initPartInfo; uploadPart only for part numbers up to partCount, signed with Content-Length = the part's
+ * length (partSize, the last part the rest). Nothing is signed that storage could still accept after the
+ * session's expiry (404 UPLOAD_SESSION_MISSING), nor while save-instance runs (409 CONFLICT).
  * @summary Sign one S3 request for the client (SigV4)
  */
 export const signStorageRequest = async (params: SignStorageRequestParams, options?: Parameters<typeof hcsFetch>[1]): Promise<SignedRequestResponse> => {
@@ -658,6 +675,10 @@ export const getInitPartInfoUrl = () => {
 }
 
 /**
+ * Records uploadId with the part layout (partSize x partCount must cover fSize, the last part non-empty). The
+ * same uploadId again is accepted only with the same layout. A different uploadId replaces the recorded upload:
+ * the server first aborts it and deletes any object it completed (502 STORAGE_ERROR when storage fails), so a
+ * session never holds two uploads' bytes. 403 for a session uploading with a single putObject.
  * @summary Record the multipart upload of an upload session
  */
 export const initPartInfo = async (initPartInfoRequest: InitPartInfoRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<UploadSessionResponse> => {
@@ -772,6 +793,8 @@ export const getSetPartInfoUrl = () => {
 }
 
 /**
+ * Each part must be part of the layout (partNumber up to partCount) with exactly its length there; 422
+ * VALIDATION_FAILED otherwise. Recording parts does not extend the session's expiry.
  * @summary Record finished parts
  */
 export const setPartInfo = async (setPartInfoRequest: SetPartInfoRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
@@ -1109,7 +1132,9 @@ export const getDestroyPartInfoUrl = () => {
 }
 
 /**
- * Releases the quota reservation. With abort the multipart upload is aborted and the staging object removed.
+ * Releases the quota reservation and removes what storage holds for the session (multipart upload, staging
+ * object), with or without abort. A reservation for a signed putObject is kept until that signature expires
+ * at storage (at most 15 minutes), since a copy of the request could still store the bytes.
  * @summary End an upload session
  */
 export const destroyPartInfo = async (destroyPartInfoRequest: DestroyPartInfoRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
@@ -1226,7 +1251,10 @@ export const getSaveInstanceUrl = () => {
 /**
  * The object must exist with the declared size. The server computes its SHA-256 itself (streaming); a mismatch
  * answers ret 404 (HASH_MISMATCH: recompute the hash and retry) and stores nothing. The blob is then filed by
- * hash (deduplicated, reference counted) and the quota reservation becomes usage.
+ * hash (deduplicated, reference counted, also against content other users stored: the new copy is deleted)
+ * and the quota reservation becomes usage. An upload refused for its content (fMd5/fSize differing from the
+ * session, a wrong size or hash) ends the session: the staged object and multipart upload are deleted and the
+ * reservation released.
  * @summary Register an uploaded file
  */
 export const saveInstance = async (saveInstanceRequest: SaveInstanceRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<InstanceResponse> => {
