@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { createBulkGate, type BulkGate } from './bulk-gate.ts';
+
+/** Asks for a slot and records when it is granted, so a test can see who got in without timing anything. */
+function ask(gate: BulkGate, userId: string, signal?: AbortSignal) {
+  const state: { release?: () => void; error?: unknown } = {};
+  const done = gate.acquire(userId, signal).then(
+    (release) => {
+      state.release = release;
+    },
+    (err: unknown) => {
+      state.error = err;
+    },
+  );
+  return Object.assign(state, { done });
+}
+
+/** Lets every already-resolved grant run its callbacks. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('bulk gate', () => {
+  it('admits up to the slots server-wide, the rest wait and enter in order as slots are given back', async () => {
+    const gate = createBulkGate({ slots: 3, perUser: 3 });
+    const asks = ['a', 'b', 'c', 'd', 'e'].map((u) => ask(gate, u));
+    await settle();
+    expect(asks.map((a) => !!a.release)).toEqual([true, true, true, false, false]);
+    asks[1]!.release!();
+    await settle();
+    expect(asks.map((a) => !!a.release)).toEqual([true, true, true, true, false]);
+    asks[0]!.release!();
+    await settle();
+    expect(asks[4]!.release).toBeDefined();
+  });
+
+  it('holds one user to their share while others still get the free slots', async () => {
+    const gate = createBulkGate({ slots: 8, perUser: 2 });
+    const mallory = Array.from({ length: 10 }, () => ask(gate, 'mallory'));
+    const alice = Array.from({ length: 3 }, () => ask(gate, 'alice'));
+    const bob = ask(gate, 'bob');
+    await settle();
+    expect(mallory.filter((a) => a.release)).toHaveLength(2);
+    expect(alice.filter((a) => a.release)).toHaveLength(2);
+    expect(bob.release).toBeDefined();
+    // Mallory's next request enters only when one of her own slots is given back, even with free slots left.
+    alice[0]!.release!();
+    await settle();
+    expect(mallory.filter((a) => a.release)).toHaveLength(2);
+    expect(alice.filter((a) => a.release)).toHaveLength(3);
+    mallory[0]!.release!();
+    await settle();
+    expect(mallory.filter((a) => a.release)).toHaveLength(3);
+  });
+
+  it('passes over a waiter whose user is at their share in favour of a later one who is not', async () => {
+    const gate = createBulkGate({ slots: 2, perUser: 1 });
+    const m1 = ask(gate, 'mallory');
+    const a1 = ask(gate, 'alice');
+    const m2 = ask(gate, 'mallory');
+    const b1 = ask(gate, 'bob');
+    await settle();
+    expect([!!m1.release, !!a1.release, !!m2.release, !!b1.release]).toEqual([true, true, false, false]);
+    a1.release!(); // a slot frees up, but mallory (first in line) still holds her share: bob gets it
+    await settle();
+    expect([!!m2.release, !!b1.release]).toEqual([false, true]);
+    m1.release!();
+    await settle();
+    expect(m2.release).toBeDefined();
+  });
+
+  it('a second release of the same slot does not free another one', async () => {
+    const gate = createBulkGate({ slots: 1, perUser: 1 });
+    const first = ask(gate, 'a');
+    const second = ask(gate, 'b');
+    const third = ask(gate, 'c');
+    await settle();
+    first.release!();
+    first.release!();
+    await settle();
+    expect([!!second.release, !!third.release]).toEqual([true, false]);
+  });
+
+  it('a waiter whose signal aborts leaves the queue and never holds a slot', async () => {
+    const gate = createBulkGate({ slots: 1, perUser: 1 });
+    const holder = ask(gate, 'a');
+    const gone = new AbortController();
+    const leaving = ask(gate, 'b', gone.signal);
+    const next = ask(gate, 'c');
+    gone.abort(new Error('client went away'));
+    await settle();
+    expect(leaving.error).toEqual(new Error('client went away'));
+    holder.release!();
+    await settle();
+    expect(leaving.release).toBeUndefined();
+    expect(next.release).toBeDefined();
+    // An already aborted signal is refused at once, without taking the free slot.
+    next.release!();
+    const late = ask(gate, 'd', AbortSignal.abort(new Error('gone')));
+    const after = ask(gate, 'e');
+    await settle();
+    expect([late.release, late.error]).toEqual([undefined, new Error('gone')]);
+    expect(after.release).toBeDefined();
+  });
+});

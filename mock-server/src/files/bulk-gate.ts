@@ -1,0 +1,85 @@
+// Admission of bulk-upload requests to receiving their files. Each admitted request holds up to ~16 files in
+// memory, so only `slots` receive at once; later ones wait without reading (the kernel's socket buffers hold their
+// bytes). One user holds at most `perUser` of the slots, so a user stalling many bodies delays only their own
+// uploads: a user at their share waits (in order) rather than being refused, since the CLI sends a few batches at
+// once and a refusal would only make it retry.
+//
+// The limit is per node for now: several server nodes each admit `slots`. A later data-layer change moves the count
+// into the database; callers see only BulkGate, so that swap stays inside this module.
+
+export interface BulkGate {
+  /**
+   * Resolves once `userId` may receive a body, with the function that gives the slot back (call it once; later
+   * calls do nothing). Rejects with the signal's reason when the signal aborts before then (the client left).
+   */
+  acquire(userId: string, signal?: AbortSignal): Promise<() => void>;
+}
+
+/** Server-wide slots and one user's share: a single user can never take more than a quarter of them. */
+export const BULK_SLOTS = 8;
+export const BULK_SLOTS_PER_USER = 2;
+
+interface Waiter {
+  userId: string;
+  admit: () => void;
+}
+
+export function createBulkGate(opts: { slots?: number; perUser?: number } = {}): BulkGate {
+  const slots = opts.slots ?? BULK_SLOTS;
+  const perUser = opts.perUser ?? BULK_SLOTS_PER_USER;
+  let active = 0;
+  const held = new Map<string, number>();
+  const waiting: Waiter[] = [];
+
+  const mayEnter = (userId: string) => active < slots && (held.get(userId) ?? 0) < perUser;
+
+  function take(userId: string): () => void {
+    active++;
+    held.set(userId, (held.get(userId) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      active--;
+      const n = held.get(userId)! - 1;
+      if (n === 0) held.delete(userId);
+      else held.set(userId, n);
+      admitWaiting();
+    };
+  }
+
+  /** First come, first served among the waiters whose user is under their share: others are passed over. */
+  function admitWaiting(): void {
+    for (let i = 0; i < waiting.length && active < slots;) {
+      const w = waiting[i]!;
+      if (mayEnter(w.userId)) {
+        waiting.splice(i, 1);
+        w.admit();
+      } else i++;
+    }
+  }
+
+  return {
+    acquire(userId, signal) {
+      if (signal?.aborted) return Promise.reject(signal.reason);
+      // No waiter can enter while a slot is free (each release admits them), so a caller who may enter goes first.
+      if (mayEnter(userId)) return Promise.resolve(take(userId));
+      return new Promise((resolve, reject) => {
+        const onAbort = () => {
+          const at = waiting.indexOf(w);
+          if (at >= 0) waiting.splice(at, 1);
+          reject(signal!.reason);
+        };
+        const w: Waiter = {
+          userId,
+          admit: () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve(take(userId));
+          },
+        };
+        waiting.push(w);
+        signal?.addEventListener('abort', onAbort, { once: true });
+      });
+    },
+  };
+}
