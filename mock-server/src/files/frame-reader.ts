@@ -1,8 +1,30 @@
 // Reads a framed request body: a first line, then exact byte counts. Chunks are sliced, not copied, unless a
-// frame spans two network chunks. Every way the body can break the framing is a BAD_REQUEST, never a crash.
+// frame spans two network chunks. Every way the body can break the framing is a BAD_REQUEST, never a crash; a body
+// that stops arriving is a REQUEST_TIMEOUT, and a client that leaves mid-body a ClientGoneError.
 import { AppError } from '../http/errors.ts';
 
 const EMPTY = Buffer.alloc(0);
+
+/**
+ * How long the reader waits on the client. Only time spent waiting for bytes counts: a reader its owner does not
+ * call (waiting for an admission slot, or for storage) charges the client nothing.
+ */
+export interface BodyDeadlines {
+  /** Longest wait for the next bytes. */
+  idleMs: number;
+  /** Longest wait for all of them together (a client trickling a byte now and then still has to finish). */
+  totalMs: number;
+}
+
+/** The source failed mid-body: the client closed or reset its connection. Nobody is left to answer. */
+export class ClientGoneError extends AppError {
+  constructor(cause: unknown) {
+    super('BAD_REQUEST', 'the client closed the connection before the body ended');
+    this.cause = cause;
+  }
+}
+
+const seconds = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
 
 export class FrameReader {
   readonly #it: AsyncIterator<Buffer>;
@@ -18,13 +40,55 @@ export class FrameReader {
     return this.#done;
   }
 
-  constructor(source: AsyncIterable<Buffer>) {
+  readonly #deadlines: BodyDeadlines | undefined;
+  /** Time spent waiting for the source so far, against deadlines.totalMs. */
+  #waitedMs = 0;
+  /** Once the source failed or timed out it is never asked again (a read may still be pending on it). */
+  #failure: AppError | undefined;
+
+  constructor(source: AsyncIterable<Buffer>, deadlines?: BodyDeadlines) {
     this.#it = source[Symbol.asyncIterator]();
+    this.#deadlines = deadlines;
+  }
+
+  async #next(): Promise<IteratorResult<Buffer>> {
+    const next = this.#it.next();
+    const d = this.#deadlines;
+    if (!d) return next;
+    // Left pending when the deadline wins: its later failure (the connection closing) is nobody's error.
+    next.catch(() => {});
+    const left = d.totalMs - this.#waitedMs;
+    const overall = left <= d.idleMs;
+    const started = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        reject(
+          new AppError(
+            'REQUEST_TIMEOUT',
+            overall ? `the body did not arrive within ${seconds(d.totalMs)}` : `no bytes of the body arrived for ${seconds(d.idleMs)}`,
+          ),
+        );
+      }, Math.max(0, overall ? left : d.idleMs));
+    });
+    try {
+      return await Promise.race([next, deadline]);
+    } finally {
+      clearTimeout(timer);
+      this.#waitedMs += performance.now() - started;
+    }
   }
 
   async #fill(): Promise<boolean> {
+    if (this.#failure) throw this.#failure;
     if (this.#done) return false;
-    const r = await this.#it.next();
+    let r: IteratorResult<Buffer>;
+    try {
+      r = await this.#next();
+    } catch (err) {
+      this.#failure = err instanceof AppError ? err : new ClientGoneError(err);
+      throw this.#failure;
+    }
     if (r.done) {
       this.#done = true;
       return false;
