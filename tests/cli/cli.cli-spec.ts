@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeName } from '@hcs/openapi/client';
 import { loadConfig } from '../../mock-server/src/config.ts';
 import { buildApp, type BuiltApp } from '../../mock-server/src/app.ts';
+import { watchContract, type ContractWatch } from '../helpers/contract.ts';
 
 const DRIVE = fileURLToPath(new URL('../../cli/bin/drive.js', import.meta.url));
 const ADMIN_PASSWORD = 'Cli#Passw0rd-for-tests';
@@ -40,6 +41,8 @@ interface Run {
 }
 
 let built: BuiltApp;
+/** Every /hcs response the CLI gets is checked against the contract; a violation fails the test it happened in. */
+let contract: ContractWatch | undefined;
 let base: string;
 let work: string;
 let env: NodeJS.ProcessEnv;
@@ -185,6 +188,7 @@ describe(label, () => {
     built = await buildApp(config, {
       logger: false,
       instrument(app) {
+        contract = watchContract(app, `${label} server`);
         app.addHook('preHandler', async (req) => {
           if (req.operationId === 'signStorageRequest') await gate.pass(req.query as SignQuery);
         });
@@ -241,6 +245,7 @@ describe(label, () => {
     gate.release();
     await built?.close();
     if (work) rmSync(work, { recursive: true, force: true });
+    contract?.close();
   });
 
   it('signs in with HCS_PASSWORD and stores the token 0600', async () => {

@@ -1,5 +1,7 @@
 // The real server as a child process (`node mock-server/src/start.ts`), for tests that must kill it the hard way
 // (SIGKILL) and start it again on the same data dir and port, the way an operator's process manager would.
+// Its responses cannot be seen from inside, so the clients it hands out check each /hcs response against the
+// contract as it arrives (a violation fails the test it happened in, like with startServer).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -8,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHcsClient, unwrap, type HcsClient } from '@hcs/openapi/client';
 import { ADMIN_PASSWORD, ADMIN_USER, encryptForServer } from './server.ts';
+import { checkingFetch, ContractWatch } from './contract.ts';
 
 const START = fileURLToPath(new URL('../../mock-server/src/start.ts', import.meta.url));
 const READY = /HCS drive is running: (\S+)\/drive\//;
@@ -20,7 +23,10 @@ export interface ServerProcess {
   child: ChildProcess;
   /** Everything the process wrote, for failure messages. */
   output(): string;
+  /** Clients from login() and this fetch check every /hcs response against the contract. */
   login(user?: string, password?: string): Promise<{ token: string; client: HcsClient }>;
+  fetch: typeof fetch;
+  contract: ContractWatch;
   /** SIGKILL: no shutdown hook runs, exactly like a crash. Resolves once the process is gone. */
   kill9(): Promise<void>;
   /** SIGTERM and wait (the graceful path). */
@@ -89,8 +95,10 @@ export async function startServerProcess(opts: { dataDir?: string; port?: number
     child.once('exit', onExit);
   });
 
+  const contract = new ContractWatch(`server process on port ${port}`);
+  const checked = checkingFetch(contract);
   const login = async (user = ADMIN_USER, password = ADMIN_PASSWORD) => {
-    const anon = createHcsClient({ baseUrl });
+    const anon = createHcsClient({ baseUrl, fetch: checked });
     const info = unwrap(await anon.GET('/hcs/services/System/platformInfo', {}));
     const res = unwrap(
       await anon.GET('/hcs/services/System/Token', {
@@ -99,7 +107,7 @@ export async function startServerProcess(opts: { dataDir?: string; port?: number
       }),
     );
     const token = res.data!.token;
-    return { token, client: createHcsClient({ baseUrl, token: () => token }) };
+    return { token, client: createHcsClient({ baseUrl, token: () => token, fetch: checked }) };
   };
 
   const signal = async (sig: NodeJS.Signals) => {
@@ -115,6 +123,8 @@ export async function startServerProcess(opts: { dataDir?: string; port?: number
     child,
     output: () => out,
     login,
+    fetch: checked,
+    contract,
     kill9: () => signal('SIGKILL'),
     stop: () => signal('SIGTERM'),
   };

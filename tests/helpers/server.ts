@@ -1,12 +1,13 @@
 // Starts the real server (SQLite + embedded S3 in a temp data dir, random port) for a test file, checks every
-// /hcs response against the contract, and signs users in the way the CLI does.
+// /hcs response against the contract (a violation fails the test it happened in, see ContractWatch), and signs
+// users in the way the CLI does.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, type ServerConfig } from '../../mock-server/src/config.ts';
-import { buildApp, type BuiltApp } from '../../mock-server/src/app.ts';
+import { buildApp, type BuiltApp, type BuildOptions } from '../../mock-server/src/app.ts';
 import { createHcsClient, encryptPassword, unwrap, type HcsClient } from '@hcs/openapi/client';
-import { checkResponse, type ContractCheck } from './contract.ts';
+import { watchContract, type ContractCheck, type ContractWatch } from './contract.ts';
 
 export const ADMIN_USER = 'admin';
 export const ADMIN_PASSWORD = 'Admin#Passw0rd-for-tests';
@@ -16,18 +17,22 @@ export interface TestServer {
   built: BuiltApp;
   config: ServerConfig;
   dataDir: string;
-  /** Contract violations seen so far (a test asserts this stays empty). */
+  /** Contract violations seen so far; each fails the test it happened in (checked after every test and at close). */
   violations: ContractCheck[];
+  contract: ContractWatch;
   /** Raw fetch against the server with the CSRF header set. */
   call(path: string, init?: RequestInit & { token?: string }): Promise<Response>;
   login(user?: string, password?: string): Promise<{ token: string; client: HcsClient }>;
+  /** Stops the server, then fails if a response since the last test broke the contract. */
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
 /** The client-side password encryption every client uses (RSA-OAEP SHA-256, wire Base64). */
 export const encryptForServer = encryptPassword;
 
-export async function startServer(opts: { env?: Record<string, string>; dataDir?: string } = {}): Promise<TestServer> {
+export async function startServer(
+  opts: { env?: Record<string, string>; dataDir?: string; handlers?: BuildOptions['handlers'] } = {},
+): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'hcs-test-'));
   const config = loadConfig({
     HCS_PORT: '0',
@@ -37,19 +42,12 @@ export async function startServer(opts: { env?: Record<string, string>; dataDir?
     HCS_LOG_LEVEL: 'warn',
     ...opts.env,
   });
-  const violations: ContractCheck[] = [];
+  let contract!: ContractWatch;
   const built = await buildApp(config, {
     logger: false,
+    ...(opts.handlers ? { handlers: opts.handlers } : {}),
     instrument(app) {
-      app.addHook('onSend', async (req, reply, payload) => {
-        const operationId = req.operationId;
-        if (!operationId) return payload;
-        if (typeof payload === 'string' || Buffer.isBuffer(payload)) {
-          const problem = checkResponse(operationId, reply.statusCode, String(reply.getHeader('content-type') ?? ''), payload.toString());
-          if (problem) violations.push({ operationId, status: reply.statusCode, problem });
-        }
-        return payload;
-      });
+      contract = watchContract(app, `server on ${dataDir}`);
     },
   });
   await built.listen();
@@ -77,12 +75,17 @@ export async function startServer(opts: { env?: Record<string, string>; dataDir?
     built,
     config,
     dataDir,
-    violations,
+    violations: contract.violations,
+    contract,
     call,
     login,
     async close(o = {}) {
-      await built.close();
-      if (!o.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      try {
+        await built.close();
+        if (!o.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+      } finally {
+        contract.close();
+      }
     },
   };
 }
