@@ -30,6 +30,8 @@ export interface ServerConfig {
   trustProxy: boolean | string[];
   /** Upload throttle handed to clients in file-uploadable's syncSpeed, bytes/s (spec 9: 104857600). */
   syncSpeed: number;
+  /** A bulk-upload body that stops arriving ends with REQUEST_TIMEOUT, so it cannot hold its slot for ever. */
+  bulkBody: { idleMs: number; totalMs: number };
   /** Unfinished uploads (upload sessions) one user may have open at a time. */
   maxUploadSessions: number;
 }
@@ -60,6 +62,8 @@ export const ENV_VARS = {
   HCS_DEFAULT_LANGUAGE: 'Server default UI language: zh_CN or en_US (default zh_CN)',
   HCS_SYNC_SPEED: 'Upload speed limit handed to clients (syncSpeed), bytes/s per upload (default 104857600 = 100 MiB/s, the spec default)',
   HCS_TRUST_PROXY: 'Believe X-Forwarded-For from these proxies (comma-separated addresses/CIDRs, or true for any); default off',
+  HCS_BULK_IDLE_SECONDS: 'A bulk-upload body that sends no bytes for this long ends with 408 REQUEST_TIMEOUT (default 30; fractions allowed)',
+  HCS_BULK_BODY_SECONDS: 'A bulk-upload body not received within this long in all ends with 408 REQUEST_TIMEOUT (default 300; fractions allowed)',
   HCS_MAX_UPLOAD_SESSIONS: 'Unfinished uploads one user may have open at a time; more are refused with TOO_MANY_UPLOADS (default 200)',
 } as const;
 
@@ -110,8 +114,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
           ? (env.HCS_TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean)
           : false,
     syncSpeed: positiveInt(env.HCS_SYNC_SPEED, 104_857_600),
+    bulkBody: { idleMs: positiveSeconds(env.HCS_BULK_IDLE_SECONDS, 30) * 1000, totalMs: positiveSeconds(env.HCS_BULK_BODY_SECONDS, 300) * 1000 },
     maxUploadSessions: positiveInt(env.HCS_MAX_UPLOAD_SESSIONS, 200),
   };
+}
+
+/** Seconds, fractions allowed (tests use short deadlines), never 0: a deadline that cannot be switched off. */
+function positiveSeconds(v: string | undefined, def: number): number {
+  const n = int(v, def);
+  if (n <= 0) throw new Error(`invalid number of seconds: ${v}`);
+  return n;
 }
 
 function positiveInt(v: string | undefined, def: number): number {

@@ -1827,7 +1827,9 @@ export interface paths {
          *     Body framing (`application/octet-stream`): one line holding the BulkUploadManifest as JSON, ended by a line
          *     feed (at most 1 MiB), then the bytes of every file of the manifest in its order, each exactly `fSize` bytes,
          *     and nothing after. A body that breaks the framing (short, long, bad manifest) fails as a whole with 400 and
-         *     changes nothing.
+         *     changes nothing; so does one that stops arriving (no bytes for a while, or not all of it within the server's
+         *     overall limit), with 408 REQUEST_TIMEOUT. The server receives only a few bodies at once, at most two per user;
+         *     further requests wait their turn after their manifest line is read.
          *
          *     Each file then succeeds or fails on its own; `data.files[i]` answers `manifest.files[i]`. The server hashes
          *     every file's bytes as they arrive: a file whose SHA-256 differs from `fMd5` fails with HASH_MISMATCH and is

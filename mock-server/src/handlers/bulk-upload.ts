@@ -1,5 +1,8 @@
 // bulk-upload (contract extension): many small files in one request. The server stores the bytes itself and files
-// each one as save-instance would. Four phases, so a failure at any point leaves nothing half-done:
+// each one as save-instance would. First the manifest line is read; then the request waits for one of the few
+// receiving slots, of which one user holds at most a share (files/bulk-gate.ts). The body must keep arriving
+// (config bulkBody deadlines) or the request ends with REQUEST_TIMEOUT. Four phases, so a failure at any point
+// leaves nothing half-done:
 //   A. one transaction: names, folders, conflicts and quota checked; every accepted file gets an upload session
 //      holding its quota reservation and staging key (what a crash leaves behind, the janitor sweeps);
 //   B. the body is read in order; each file is hashed as it arrives and written to storage (16 writes at once);
@@ -16,7 +19,8 @@ import { nameTaken, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
 import { freeBytes, spaceUsage, type Space } from '../db/quota.ts';
 import { createSession, deleteSession, getSession, type UploadSession } from '../db/uploads-repo.ts';
 import { callerOf, resolveFolder } from '../files/access.ts';
-import { FrameReader } from '../files/frame-reader.ts';
+import { createBulkGate } from '../files/bulk-gate.ts';
+import { ClientGoneError, FrameReader } from '../files/frame-reader.ts';
 import { decodeWireName } from '../files/names.ts';
 import { loadContract, deref } from '../contract/contract.ts';
 import { AppError, type ErrorCode } from '../http/errors.ts';
@@ -28,12 +32,6 @@ import { registerFile } from './upload.ts';
 const BULK_MAX_BYTES = 64 * 1024 * 1024;
 const MANIFEST_MAX = 1024 * 1024;
 const STORE_PARALLEL = 16;
-/**
- * Requests receiving at once, server-wide. Each holds up to ~STORE_PARALLEL files in memory; later ones wait
- * before reading their bodies (the kernel's socket buffers hold the bytes), so many clients cannot add up to
- * gigabytes of buffered uploads.
- */
-const MAX_ACTIVE = 8;
 
 interface ManifestFile {
   fName: string;
@@ -262,51 +260,57 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
     if (res.errors.length) ctx.log.warn({ errors: res.errors.slice(0, 5), count: res.errors.length }, 'bulk-upload: staging objects left for the sweeper');
   }
 
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  function acquire(): Promise<void> {
-    if (active < MAX_ACTIVE) {
-      active++;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => waiting.push(resolve));
-  }
-  function release(): void {
-    const next = waiting.shift();
-    if (next) next(); // the permit passes on: `active` stays
-    else active--;
-  }
+  // Requests receiving files at once, and one user's share of them (see bulk-gate.ts).
+  const gate = createBulkGate();
 
   return {
     async bulkUpload(req, reply) {
-      callerOf(req.user);
+      const user = callerOf(req.user);
       // Any other type met a body parser (text, JSON) that has read the body already: the frames are gone.
       if (!/^application\/octet-stream\s*(;|$)/i.test(req.headers['content-type'] ?? '')) {
         throw new AppError('BAD_REQUEST', 'the body must be application/octet-stream (a manifest line, then the files)', { status: 415 });
       }
-      await acquire();
+      // A refusal before the body is read to its end (manifest, Content-Length, framing, deadline) would leave the
+      // rest of it unread on a paused keep-alive connection (Node drains only bodies nobody started to read): the
+      // client's next request on that connection would hang. Such a reply closes the connection; cleared once the
+      // body is read.
+      reply.header('connection', 'close');
+      const reader = new FrameReader(req.raw, ctx.config.bulkBody);
       try {
-        return await handle(req, reply);
-      } finally {
-        release();
+        const manifest = await readManifest(reader);
+        const total = manifest.files.reduce((sum, f) => sum + f.fSize, 0);
+        const declared = req.headers['content-length'];
+        if (declared !== undefined && Number(declared) !== reader.consumed + total) {
+          throw new AppError('BAD_REQUEST', `Content-Length ${declared} does not match the manifest (${reader.consumed + total} bytes)`);
+        }
+        // A slot only once the manifest is in: a client slow to send it holds none while it dawdles.
+        const release = await gate.acquire(user.userId, whileConnected(reply));
+        try {
+          return await handle(req, reply, reader, manifest);
+        } finally {
+          release();
+        }
+      } catch (err) {
+        // Neither is a fault of the server: no error log (and a client that left gets no answer anyway).
+        if (err instanceof ClientGoneError) req.log.info({ traceId: req.traceId }, 'bulk-upload: the client went away mid-body; nothing was filed');
+        else if (err instanceof AppError && err.code === 'REQUEST_TIMEOUT') req.log.info({ traceId: req.traceId, userId: user.userId }, `bulk-upload: ${err.message}; nothing was filed`);
+        throw err;
       }
     },
   };
 
-  /** One admitted request: the four phases of the file comment. */
-  async function handle(req: FastifyRequest, reply: FastifyReply) {
+  /** Aborts when the connection closes before the reply is sent, so a request waiting for a slot stops waiting. */
+  function whileConnected(reply: FastifyReply): AbortSignal {
+    const left = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) left.abort(new ClientGoneError(new Error('closed while waiting for a slot')));
+    });
+    return left.signal;
+  }
+
+  /** One admitted request whose manifest is read: the four phases of the file comment. */
+  async function handle(req: FastifyRequest, reply: FastifyReply, reader: FrameReader, manifest: Manifest) {
     const user = callerOf(req.user);
-    const reader = new FrameReader(req.raw);
-    // A refusal before the body is read to its end (manifest, Content-Length, framing) would leave the rest of it
-    // unread on a paused keep-alive connection (Node drains only bodies nobody started to read): the client's next
-    // request on that connection would hang. Such a reply closes the connection; cleared once the body is read.
-    reply.header('connection', 'close');
-    const manifest = await readManifest(reader);
-    const total = manifest.files.reduce((sum, f) => sum + f.fSize, 0);
-    const declared = req.headers['content-length'];
-    if (declared !== undefined && Number(declared) !== reader.consumed + total) {
-      throw new AppError('BAD_REQUEST', `Content-Length ${declared} does not match the manifest (${reader.consumed + total} bytes)`);
-    }
     const skip = manifest.conflict === 'skip';
     const entries: Entry[] = manifest.files.map((file) => {
       const e: Entry = { file, name: '', instant: false, stored: false, skipIfExists: skip };
