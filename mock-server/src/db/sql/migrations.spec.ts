@@ -1,0 +1,294 @@
+// Migrations on both databases, and the in-place conversion of a wave-1 SQLite data dir.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { DatabaseSync } from 'node:sqlite';
+import { sql } from 'kysely';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openDatabase } from '../database.ts';
+import { migrateToLatest } from './migrations/index.ts';
+import { openSqlDatabase } from './open.ts';
+import { createTestPgDatabase } from '../../../../tests/helpers/pg.ts';
+import { DIALECTS, openTestDatabase, type TestDatabase } from './test-databases.ts';
+import type { Db } from './tx.ts';
+
+const USED_TABLES = [
+  'blobs',
+  'business_libs',
+  'captchas',
+  'departments',
+  'download_tickets',
+  'file_versions',
+  'group_members',
+  'groups',
+  'instances',
+  'jobs',
+  'leases',
+  'menus',
+  'op_logs',
+  'proof_challenges',
+  'rate_limits',
+  'recycle_entries',
+  'sessions',
+  'sys_config',
+  'upload_parts',
+  'upload_sessions',
+  'users',
+];
+
+async function tableNames(db: Db): Promise<string[]> {
+  const tables = await db.introspection.getTables();
+  return tables.map((t) => t.name).sort();
+}
+
+async function seedOwner(db: Db): Promise<{ user: string; root: string }> {
+  await db
+    .insertInto('users')
+    .values({ id: 'u1', user_name: 'Alice', user_name_key: 'alice', password_hash: 'x', password_changed_at: 1, created_at: 1, updated_at: 1 })
+    .execute();
+  await db
+    .insertInto('instances')
+    .values({ id: 'root', space_kind: 'user', space_id: 'u1', name: '', name_key: '', is_folder: 1, created_by: 'u1', created_at: 1, updated_at: 1 })
+    .execute();
+  return { user: 'u1', root: 'root' };
+}
+
+describe.each(DIALECTS)('migrations on $dialect', ({ dialect, skip }) => {
+  let opened: TestDatabase | undefined;
+  afterEach(async () => {
+    await opened?.dispose();
+    opened = undefined;
+  });
+
+  it.skipIf(skip !== undefined)('create exactly the tables the server uses, and apply nothing the second time', async () => {
+    opened = await openTestDatabase(dialect);
+    expect(await tableNames(opened.db)).toEqual(USED_TABLES);
+    expect(await migrateToLatest(opened.db, dialect)).toEqual([]);
+    const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(opened.db);
+    expect(applied.rows.map((r) => r.name)).toEqual(['001_core', '002_jobs', '003_leases']);
+  });
+
+  it.skipIf(skip !== undefined)('keep names unique per folder among live entries only, and one root per space and library', async () => {
+    opened = await openTestDatabase(dialect);
+    const { db } = opened;
+    const { root } = await seedOwner(db);
+    const file = (id: string, deletedAt: number | null) =>
+      db
+        .insertInto('instances')
+        .values({ id, space_kind: 'user', space_id: 'u1', parent_id: root, name: 'A.txt', name_key: 'a.txt', is_folder: 0, created_by: 'u1', created_at: 1, updated_at: 1, deleted_at: deletedAt })
+        .execute();
+    await file('f1', null);
+    await expect(file('f2', null)).rejects.toThrow(/unique/i);
+    await file('f3', 5); // in the recycle bin: the name is free again
+    await expect(
+      db
+        .insertInto('instances')
+        .values({ id: 'root2', space_kind: 'user', space_id: 'u1', name: '', name_key: '', is_folder: 1, created_by: 'u1', created_at: 1, updated_at: 1 })
+        .execute(),
+    ).rejects.toThrow(/unique/i);
+    const root1 = await db.selectFrom('instances').select(['child_folders', 'child_files']).where('id', '=', root).executeTakeFirstOrThrow();
+    expect(root1).toEqual({ child_folders: 0, child_files: 0 }); // kept by the repositories, not by the schema
+  });
+
+  it.skipIf(skip !== undefined || dialect !== 'postgres')('use bigint for times and sizes, smallint for flags and byte-order text on PostgreSQL', async () => {
+    opened = await openTestDatabase(dialect);
+    const cols = await sql<{ table_name: string; column_name: string; data_type: string; collation_name: string | null }>`
+      select table_name, column_name, data_type, collation_name from information_schema.columns
+      where table_schema = 'public' and (table_name, column_name) in (
+        ('instances', 'size'), ('instances', 'created_at'), ('instances', 'is_folder'), ('instances', 'name_key'),
+        ('instances', 'child_files'), ('jobs', 'id'), ('op_logs', 'id'), ('upload_sessions', 'sign_until'))
+      order by table_name, column_name`.execute(opened.db);
+    expect(cols.rows.map((c) => `${c.table_name}.${c.column_name} ${c.data_type}${c.collation_name ? ` ${c.collation_name}` : ''}`)).toEqual([
+      'instances.child_files integer',
+      'instances.created_at bigint',
+      'instances.is_folder smallint',
+      'instances.name_key text C',
+      'instances.size bigint',
+      'jobs.id bigint',
+      'op_logs.id bigint',
+      'upload_sessions.sign_until bigint',
+    ]);
+  });
+
+  it.skipIf(skip !== undefined || dialect !== 'postgres')('run once when several nodes start on one new PostgreSQL database at the same time', async () => {
+    const pg = await createTestPgDatabase();
+    try {
+      const nodes = await Promise.all(Array.from({ length: 4 }, () => openSqlDatabase({ dataDir: tmpdir(), databaseUrl: pg.url, poolSize: 2 })));
+      const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(nodes[0]!.db);
+      expect(applied.rows.map((r) => r.name)).toEqual(['001_core', '002_jobs', '003_leases']);
+      expect(await tableNames(nodes[3]!.db)).toEqual(USED_TABLES);
+      await Promise.all(nodes.map((n) => n.close()));
+    } finally {
+      await pg.drop();
+    }
+  });
+});
+
+// ---- wave-1 SQLite data dirs ------------------------------------------------------------------------------
+
+interface TableShape {
+  columns: string[];
+  foreignKeys: string[];
+  checks: string[];
+  indexes: string[];
+}
+
+/** SQL text without comments, quotes, case or layout differences. */
+function normalise(text: string): string {
+  return text
+    .replace(/--[^\n]*/g, '')
+    .replace(/"/g, '')
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .replace(/\s*([(),])\s*/g, '$1')
+    .trim();
+}
+
+function checksOf(createSql: string): string[] {
+  const text = normalise(createSql);
+  const out: string[] = [];
+  for (let i = text.indexOf('check('); i !== -1; i = text.indexOf('check(', i + 1)) {
+    let depth = 0;
+    let j = i + 'check'.length;
+    for (; j < text.length; j++) {
+      if (text[j] === '(') depth++;
+      else if (text[j] === ')' && --depth === 0) break;
+    }
+    out.push(text.slice(i, j + 1));
+  }
+  return out.sort();
+}
+
+/** Everything about a SQLite schema that behaviour depends on, table by table, for comparing two databases. */
+function shapeOf(path: string): Record<string, TableShape> {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const all = <T>(q: string, ...args: string[]) => db.prepare(q).all(...args) as T[];
+    const tables = all<{ name: string; sql: string }>(
+      "select name, sql from sqlite_master where type = 'table' and name not like 'sqlite_%' and name not like 'kysely_%' order by name",
+    );
+    const shape: Record<string, TableShape> = {};
+    for (const t of tables) {
+      const columns = all<{ name: string; type: string; notnull: number; dflt_value: string | null; pk: number }>(`pragma table_info("${t.name}")`).map(
+        (c) => `${c.name} ${c.type.toLowerCase()} notnull=${c.notnull} default=${c.dflt_value} pk=${c.pk}`,
+      );
+      const foreignKeys = all<{ table: string; from: string; to: string; on_delete: string; on_update: string }>(`pragma foreign_key_list("${t.name}")`)
+        .map((f) => `${f.from} -> ${f.table}.${f.to} on delete ${f.on_delete} on update ${f.on_update}`)
+        .sort();
+      const indexes = all<{ name: string; unique: number; origin: string; partial: number }>(`pragma index_list("${t.name}")`)
+        .map((ix) => {
+          const cols = all<{ name: string | null; desc: number; key: number }>(`pragma index_xinfo("${ix.name}")`)
+            .filter((c) => c.key === 1)
+            .map((c) => `${c.name}${c.desc ? ' desc' : ''}`);
+          const def = all<{ sql: string | null }>("select sql from sqlite_master where type = 'index' and name = ?", ix.name)[0]?.sql ?? '';
+          const where = /\bwhere (.*)$/.exec(normalise(def))?.[1] ?? '';
+          return `${ix.name} unique=${ix.unique} origin=${ix.origin} partial=${ix.partial} (${cols.join(', ')}) where ${where}`;
+        })
+        .sort();
+      shape[t.name] = { columns, foreignKeys, checks: checksOf(t.sql), indexes };
+    }
+    return shape;
+  } finally {
+    db.close();
+  }
+}
+
+describe('a wave-1 SQLite data dir', () => {
+  const dirs: string[] = [];
+  const tempDir = () => {
+    const d = mkdtempSync(join(tmpdir(), 'hcs-wave1-'));
+    dirs.push(d);
+    return d;
+  };
+  afterEach(() => {
+    for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
+  });
+
+  /** Files, folders and a recycled file, written with the wave-1 code's own SQL. */
+  function seedWave1(db: DatabaseSync): void {
+    db.exec(`
+      INSERT INTO users (id, user_name, user_name_key, password_hash, password_changed_at, created_at, updated_at)
+        VALUES ('u1', 'Alice', 'alice', 'scrypt$x', 1, 1, 1);
+      INSERT INTO instances (id, space_kind, space_id, parent_id, name, name_key, is_folder, created_by, created_at, updated_at)
+        VALUES ('root', 'user', 'u1', NULL, '', '', 1, 'u1', 1, 1),
+               ('docs', 'user', 'u1', 'root', 'Docs', 'docs', 1, 'u1', 2, 2),
+               ('pics', 'user', 'u1', 'root', 'Pics', 'pics', 1, 'u1', 2, 2),
+               ('a', 'user', 'u1', 'root', 'a.txt', 'a.txt', 0, 'u1', 3, 3),
+               ('b', 'user', 'u1', 'docs', 'b.txt', 'b.txt', 0, 'u1', 3, 3),
+               ('c', 'user', 'u1', 'docs', 'c.txt', 'c.txt', 0, 'u1', 3, 3);
+      INSERT INTO instances (id, space_kind, space_id, parent_id, name, name_key, is_folder, created_by, created_at, updated_at, deleted_at)
+        VALUES ('gone', 'user', 'u1', 'docs', 'gone.txt', 'gone.txt', 0, 'u1', 3, 3, 9);
+    `);
+  }
+
+  async function freshShape(): Promise<Record<string, TableShape>> {
+    const dir = tempDir();
+    const { close } = await openSqlDatabase({ dataDir: dir });
+    await close();
+    return shapeOf(join(dir, 'hcs.sqlite'));
+  }
+
+  it('is converted in place: its rows stay, child counts are filled, unused tables go, and the schema equals a fresh one', async () => {
+    const dir = tempDir();
+    const old = openDatabase(dir);
+    seedWave1(old);
+    old.exec("INSERT INTO favourites (user_id, instance_id, created_at) VALUES ('u1', 'a', 1)"); // a table no code uses, filled by hand
+    old.close();
+
+    const { db, close } = await openSqlDatabase({ dataDir: dir });
+    try {
+      const folders = await db.selectFrom('instances').select(['id', 'child_folders', 'child_files']).where('is_folder', '=', 1).orderBy('id').execute();
+      expect(folders).toEqual([
+        { id: 'docs', child_folders: 0, child_files: 2 }, // the recycled file does not count
+        { id: 'pics', child_folders: 0, child_files: 0 },
+        { id: 'root', child_folders: 2, child_files: 1 },
+      ]);
+      const user = await db.selectFrom('users').select(['user_name', 'password_hash']).where('id', '=', 'u1').executeTakeFirstOrThrow();
+      expect(user).toEqual({ user_name: 'Alice', password_hash: 'scrypt$x' });
+      expect(await tableNames(db)).toEqual([...USED_TABLES, 'wave1_favourites'].sort());
+    } finally {
+      await close();
+    }
+
+    const converted = shapeOf(join(dir, 'hcs.sqlite'));
+    delete converted.wave1_favourites;
+    expect(converted).toEqual(await freshShape());
+
+    // Opening it again applies nothing.
+    const again = await openSqlDatabase({ dataDir: dir });
+    try {
+      expect(await migrateToLatest(again.db, 'sqlite')).toEqual([]);
+    } finally {
+      await again.close();
+    }
+  });
+
+  it('that never got wave-1 migrations 004 and 005 gets their columns and tables too', async () => {
+    const dir = tempDir();
+    const old = new DatabaseSync(join(dir, 'hcs.sqlite'));
+    const wave1Sql = (file: string) => readFileSync(new URL(`../migrations/${file}`, import.meta.url), 'utf8');
+    old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    old.exec(wave1Sql('001_initial.sql'));
+    old.exec(wave1Sql('003_files.sql'));
+    old.exec("INSERT INTO schema_migrations VALUES (1, '001_initial.sql', 1), (3, '003_files.sql', 1)");
+    seedWave1(old);
+    old.close();
+
+    const { close } = await openSqlDatabase({ dataDir: dir });
+    await close();
+    expect(shapeOf(join(dir, 'hcs.sqlite'))).toEqual(await freshShape());
+  });
+
+  it('with a wave-1 migration the conversion does not know is refused and left untouched', async () => {
+    const dir = tempDir();
+    const old = openDatabase(dir);
+    seedWave1(old);
+    old.exec("INSERT INTO schema_migrations VALUES (99, '099_future.sql', 1)");
+    old.close();
+    const before = shapeOf(join(dir, 'hcs.sqlite'));
+
+    await expect(openSqlDatabase({ dataDir: dir })).rejects.toThrow(/001_core failed: .*wave-1 migrations \[.*99\]/);
+    const after = shapeOf(join(dir, 'hcs.sqlite'));
+    expect(after).toEqual(before); // the failed migration's transaction rolled back
+  });
+});

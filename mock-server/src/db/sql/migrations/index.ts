@@ -1,0 +1,46 @@
+// The migrations, listed here in order rather than found by scanning a folder: a bundled or packaged server
+// has no folder to scan, and a list makes a forgotten file a type error instead of a silently skipped migration.
+// Names sort in the order they run (Kysely refuses to run one that sorts before an applied one). Forward-only:
+// no down migrations; a release that needs to undo something adds a new migration.
+import type { Kysely } from 'kysely';
+import { Migrator, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely/migration';
+import type { SqlDialect } from '../tx.ts';
+import { coreMigration } from './001_core.ts';
+import { jobsMigration } from './002_jobs.ts';
+import { leasesMigration } from './003_leases.ts';
+
+export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
+  return {
+    '001_core': coreMigration(dialect),
+    '002_jobs': jobsMigration(dialect),
+    '003_leases': leasesMigration(dialect),
+  };
+}
+
+class StaticMigrationProvider implements MigrationProvider {
+  readonly #migrations: Record<string, Migration>;
+
+  constructor(migrations: Record<string, Migration>) {
+    this.#migrations = migrations;
+  }
+
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return this.#migrations;
+  }
+}
+
+/**
+ * Applies every pending migration, each in its own transaction with its kysely_migration row (PostgreSQL and
+ * SQLite both have transactional DDL). Several nodes starting at once on PostgreSQL take turns on Kysely's
+ * advisory lock; on SQLite the IMMEDIATE transaction serialises processes. Returns the names applied now.
+ */
+export async function migrateToLatest<DB>(db: Kysely<DB>, dialect: SqlDialect): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: new StaticMigrationProvider(migrationsFor(dialect)) });
+  const result: MigrationResultSet = await migrator.migrateToLatest();
+  if (result.error !== undefined) {
+    const failed = result.results?.find((r) => r.status === 'Error')?.migrationName;
+    const cause = result.error instanceof Error ? result.error : new Error(String(result.error));
+    throw new Error(`database migration ${failed ?? '(setup)'} failed: ${cause.message}`, { cause });
+  }
+  return (result.results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}

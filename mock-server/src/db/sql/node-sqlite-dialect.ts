@@ -1,0 +1,271 @@
+// A Kysely dialect for node:sqlite's DatabaseSync: the embedded default, with no native add-on to build.
+//
+// Written here rather than taken from npm: no kept package provides one (Kysely's own SqliteDialect expects
+// better-sqlite3's `stmt.reader`, which node:sqlite lacks, and binds parameters as one array where node:sqlite
+// wants them spread; the generic community dialect is a one-person package that would still need everything
+// below wrapped around it). Kysely's SqliteAdapter, SqliteQueryCompiler and SqliteIntrospector do the SQL;
+// this file only runs it: one connection behind a FIFO mutex, statements cached per SQL text, BEGIN IMMEDIATE.
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
+import { closeSync, openSync } from 'node:fs';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Dialect,
+  type DialectAdapter,
+  type Driver,
+  type Kysely,
+  type QueryCompiler,
+  type QueryResult,
+} from 'kysely';
+import { Mutex } from './mutex.ts';
+
+export interface NodeSqliteConfig {
+  /** Database file; created 0600 when missing (it holds password hashes). ':memory:' for a private in-memory one. */
+  path: string;
+  /** How long a write waits for another process's write lock before SQLITE_BUSY (default 5000 ms). */
+  busyTimeoutMs?: number;
+  /** Prepared statements kept, least recently used dropped first (default 1000). */
+  statementCacheSize?: number;
+}
+
+export interface StatementCacheStats {
+  size: number;
+  hits: number;
+  misses: number;
+}
+
+interface CachedStatement {
+  stmt: StatementSync;
+  /** The statement yields rows (SELECT, or any statement with RETURNING): read them with all(), not run(). */
+  reader: boolean;
+}
+
+/**
+ * Compiling SQL is a measurable share of a short query, and Kysely sends the same texts again and again, so
+ * statements are kept per text. node:sqlite resets a statement at each all()/run(), so one statement serves every
+ * caller in turn (the connection mutex means one at a time). Query texts built with a variable number of
+ * placeholders can be many, hence the bound: the least recently used statement goes first.
+ */
+class StatementCache {
+  readonly #db: DatabaseSync;
+  readonly #max: number;
+  readonly #entries = new Map<string, CachedStatement>();
+  #hits = 0;
+  #misses = 0;
+
+  constructor(db: DatabaseSync, max: number) {
+    this.#db = db;
+    this.#max = max;
+  }
+
+  get(sql: string): CachedStatement {
+    const hit = this.#entries.get(sql);
+    if (hit) {
+      this.#hits++;
+      // Re-inserting moves the entry to the end of the Map's order: the front is the least recently used.
+      this.#entries.delete(sql);
+      this.#entries.set(sql, hit);
+      return hit;
+    }
+    this.#misses++;
+    const stmt = this.#db.prepare(sql);
+    const entry = { stmt, reader: stmt.columns().length > 0 };
+    if (this.#max > 0) {
+      if (this.#entries.size >= this.#max) {
+        const oldest = this.#entries.keys().next();
+        if (!oldest.done) this.#entries.delete(oldest.value);
+      }
+      this.#entries.set(sql, entry);
+    }
+    return entry;
+  }
+
+  stats(): StatementCacheStats {
+    return { size: this.#entries.size, hits: this.#hits, misses: this.#misses };
+  }
+}
+
+/**
+ * node:sqlite binds every JS number as a REAL, so 5 lands in a TEXT column as '5.0' and LIMIT 5.0 is a datatype
+ * mismatch. Safe integers go as BigInt (bound as INTEGER) instead; epoch milliseconds, sizes and 0/1 flags are
+ * all integers. Anything node:sqlite cannot bind fails here with a message that says what to pass instead.
+ */
+function bindValue(value: unknown, index: number): SQLInputValue {
+  if (typeof value === 'number') return Number.isSafeInteger(value) ? BigInt(value) : value;
+  if (value === null || typeof value === 'string' || typeof value === 'bigint' || value instanceof Uint8Array) return value;
+  const what = value instanceof Date ? 'a Date (store epoch milliseconds)' : typeof value === 'boolean' ? 'a boolean (store 0 or 1)' : typeof value;
+  throw new TypeError(`SQL parameter ${index + 1} is ${what}, which the database layer does not store`);
+}
+
+function bind(parameters: readonly unknown[]): SQLInputValue[] {
+  return parameters.map(bindValue);
+}
+
+function quoteId(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+class NodeSqliteConnection implements DatabaseConnection {
+  readonly #db: DatabaseSync;
+  readonly #cache: StatementCache;
+
+  constructor(db: DatabaseSync, cache: StatementCache) {
+    this.#db = db;
+    this.#cache = cache;
+  }
+
+  async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    const { stmt, reader } = this.#cache.get(query.sql);
+    const params = bind(query.parameters);
+    if (reader) return { rows: stmt.all(...params) as R[] };
+    const { changes, lastInsertRowid } = stmt.run(...params);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  }
+
+  async *streamQuery<R>(query: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> {
+    // A statement of its own: an iterate() in progress would be reset if the same cached statement ran again
+    // inside the loop (the holder of the connection may query while it streams).
+    const stmt = this.#db.prepare(query.sql);
+    let rows: R[] = [];
+    for (const row of stmt.iterate(...bind(query.parameters))) {
+      rows.push(row as R);
+      if (rows.length >= Math.max(1, chunkSize)) {
+        yield { rows };
+        rows = [];
+      }
+    }
+    if (rows.length > 0) yield { rows };
+  }
+}
+
+class NodeSqliteDriver implements Driver {
+  readonly #config: Required<NodeSqliteConfig>;
+  readonly #mutex = new Mutex();
+  #db: DatabaseSync | undefined;
+  #cache: StatementCache | undefined;
+  #connection: NodeSqliteConnection | undefined;
+
+  constructor(config: NodeSqliteConfig) {
+    this.#config = { busyTimeoutMs: 5000, statementCacheSize: 1000, ...config };
+  }
+
+  async init(): Promise<void> {
+    const { path } = this.#config;
+    // SQLite would create the file 0644 (less the umask), and its -wal and -shm files take the database's mode.
+    if (path !== ':memory:') closeSync(openSync(path, 'a', 0o600));
+    const db = new DatabaseSync(path);
+    // WAL: readers in other processes never block the writer; NORMAL is durable across a process crash in WAL
+    // mode (only an OS crash can lose the last commits), at a fraction of FULL's fsyncs.
+    db.exec('PRAGMA journal_mode = WAL');
+    db.exec('PRAGMA synchronous = NORMAL');
+    db.exec('PRAGMA foreign_keys = ON');
+    db.exec(`PRAGMA busy_timeout = ${Math.floor(this.#config.busyTimeoutMs)}`);
+    this.#db = db;
+    this.#cache = new StatementCache(db, this.#config.statementCacheSize);
+    this.#connection = new NodeSqliteConnection(db, this.#cache);
+  }
+
+  /** Holding the connection means holding the mutex: Kysely keeps it from begin to commit of a transaction. */
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#mutex.lock();
+    return this.#connection!;
+  }
+
+  async releaseConnection(): Promise<void> {
+    this.#mutex.unlock();
+  }
+
+  /**
+   * IMMEDIATE takes the write lock at BEGIN, so a transaction that reads and then writes never fails halfway with
+   * SQLITE_BUSY because another process wrote in between: writers queue at BEGIN (busy_timeout) instead. SQLite
+   * transactions are serializable whatever isolation level is asked for.
+   */
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    // Some errors (a full disk, an interrupt) make SQLite roll back by itself; a second rollback would throw and
+    // hide the error that caused the first.
+    if (this.#db?.isTransaction) await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async savepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`savepoint ${quoteId(name)}`));
+  }
+
+  async rollbackToSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`rollback to ${quoteId(name)}`));
+  }
+
+  async releaseSavepoint(connection: DatabaseConnection, name: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(`release ${quoteId(name)}`));
+  }
+
+  async destroy(): Promise<void> {
+    // Wait for the current holder so a query in flight is not cut off by close().
+    await this.#mutex.lock();
+    try {
+      this.#db?.close();
+      this.#db = undefined;
+    } finally {
+      this.#mutex.unlock();
+    }
+  }
+
+  stats(): StatementCacheStats {
+    return this.#cache?.stats() ?? { size: 0, hits: 0, misses: 0 };
+  }
+}
+
+/**
+ * Kysely's SQLite adapter, with two facts about this driver. It serialises callers itself (the mutex above), so
+ * Kysely must not add its own connection mutex on top. And SQLite DDL is transactional, so the migrator may run
+ * each migration and its bookkeeping row in one transaction: a migration that fails halfway leaves nothing.
+ */
+class NodeSqliteAdapter extends SqliteAdapter {
+  override get supportsMultipleConnections(): boolean {
+    return true;
+  }
+
+  override get supportsTransactionalDdl(): boolean {
+    return true;
+  }
+}
+
+export class NodeSqliteDialect implements Dialect {
+  readonly #driver: NodeSqliteDriver;
+
+  constructor(config: NodeSqliteConfig) {
+    this.#driver = new NodeSqliteDriver(config);
+  }
+
+  createDriver(): Driver {
+    return this.#driver;
+  }
+
+  createQueryCompiler(): QueryCompiler {
+    return new SqliteQueryCompiler();
+  }
+
+  createAdapter(): DialectAdapter {
+    return new NodeSqliteAdapter();
+  }
+
+  createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new SqliteIntrospector(db);
+  }
+
+  /** Prepared-statement cache figures (tests, diagnostics). */
+  statementCacheStats(): StatementCacheStats {
+    return this.#driver.stats();
+  }
+}
