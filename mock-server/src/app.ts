@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerConfig } from './config.ts';
 import type { AppContext, Handlers } from './context.ts';
 import { openDatabase } from './db/database.ts';
-import { clientTraceId, installHygiene, newId, redactUrl } from './http/hygiene.ts';
+import { clientErrorHandler, clientTraceId, frameworkErrors, installHygiene, newId, redactUrl } from './http/hygiene.ts';
 import { registerContractRoutes } from './contract/routes.ts';
 import { createAuth } from './auth/index.ts';
 import { allHandlers } from './handlers/index.ts';
@@ -96,6 +96,9 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     genReqId: (req) => clientTraceId(req.headers) ?? newId(),
     ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: true, strict: false } },
     routerOptions: { maxParamLength: 1024 },
+    // What the router and Node's HTTP parser refuse before any route runs answers the envelope too.
+    frameworkErrors,
+    clientErrorHandler,
   });
   if (tightened.length) app.log.warn({ paths: tightened }, `tightened data dir permissions (only the server's user may read it): ${tightened.join(', ')}`);
   installHygiene(app);

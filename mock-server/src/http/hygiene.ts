@@ -1,7 +1,8 @@
 // Request hygiene shared by every route: trace ids, the CSRF header, security headers, and the single
 // error handler that maps any failure to the envelope without leaking internals.
-import type { FastifyInstance, FastifyError } from 'fastify';
+import type { FastifyInstance, FastifyError, FastifyReply, FastifyServerOptions } from 'fastify';
 import { randomBytes } from 'node:crypto';
+import type { Duplex } from 'node:stream';
 import { AppError } from './errors.ts';
 
 const TRACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
@@ -102,6 +103,47 @@ export function securityHeaders(url: string, contentType: string): Record<string
   }
   if (url.startsWith('/hcs/')) h['Cache-Control'] = 'no-store';
   return h;
+}
+
+/**
+ * Requests the router refuses before any route or hook runs (a URL that does not decode, a path parameter over
+ * maxParamLength): the envelope like every other failure. Fastify's own answer carries its internal error code and
+ * echoes the URL, which may hold a ticket or an encrypted password.
+ */
+export const frameworkErrors: NonNullable<FastifyServerOptions['frameworkErrors']> = (error, req, res) => {
+  const reply = res as FastifyReply;
+  const traceId = clientTraceId(req.headers) ?? newId();
+  const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+  const [status, code, msg] = tooLong
+    ? [414, 'PAYLOAD_TOO_LARGE', 'a path segment of the URL is too long']
+    : [400, 'BAD_REQUEST', 'the URL is not correctly encoded'];
+  void reply
+    .code(status)
+    .headers({ ...securityHeaders(req.url ?? '', 'application/json'), traceId })
+    .type('application/json; charset=utf-8')
+    .send(JSON.stringify({ ret: 1, msg, data: { code, traceId } }));
+};
+
+/**
+ * Bytes Node's HTTP parser refuses (URL and headers over its 16 KiB, not HTTP at all, a request that never completes):
+ * no request exists yet, so the envelope is written to the socket directly, as Fastify's default handler does with
+ * its own JSON.
+ */
+export function clientErrorHandler(err: Error & { code?: string }, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, code, msg] =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'PAYLOAD_TOO_LARGE', 'the URL and headers of the request are too large']
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout', 'REQUEST_TIMEOUT', 'the request did not arrive in time']
+        : [400, 'Bad Request', 'BAD_REQUEST', 'the request is not valid HTTP'];
+  const traceId = newId();
+  const body = JSON.stringify({ ret: 1, msg, data: { code, traceId } });
+  if (socket.writable) {
+    const headers = { ...securityHeaders('/hcs/', 'application/json'), 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), traceId, Connection: 'close' };
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n${body}`);
+  }
+  socket.destroy(err);
 }
 
 export function installHygiene(app: FastifyInstance): void {
