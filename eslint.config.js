@@ -4,6 +4,8 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
 
+const DB_ONLY = 'Only mock-server/src/db/ talks to the database: use or add a repository function there.';
+
 export default tseslint.config(
   {
     ignores: ['**/node_modules/**', '**/dist/**', '**/gen/**', 'web/public/**', 'tests/artifacts/**', 'data/**', '**/*.d.ts'],
@@ -19,6 +21,23 @@ export default tseslint.config(
       'no-console': 'off',
       // Name and path validation must match control characters on purpose (spec 5 name rules, S3 XML).
       'no-control-regex': 'off',
+    },
+  },
+  {
+    // Issue #12: SQL lives in mock-server/src/db/ only; everything else reaches the database through its
+    // repositories, so the database drivers and the query builder are imported nowhere else. Tests may open
+    // databases directly. bench/src/listing.ts reads the SQLite file for its listing baseline until issue #12
+    // item 6 replaces that baseline with a bare route on the same database.
+    files: ['**/*.{ts,tsx,js,mjs,cjs}'],
+    ignores: ['mock-server/src/db/**', 'mock-server/src/**/*.spec.ts', 'tests/**', 'bench/src/listing.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['node:sqlite', 'pg', 'kysely'].map((name) => ({ name, message: DB_ONLY })),
+          patterns: [{ group: ['kysely/*', 'pg/*', 'pg-*'], message: DB_ONLY }],
+        },
+      ],
     },
   },
   {
