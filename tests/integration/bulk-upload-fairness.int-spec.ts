@@ -151,6 +151,22 @@ describe('bulk-upload fairness: one user stalling many bodies does not block the
     expect(attackers.map((a) => ({ closed: a.closed(), answered: a.received().length }))).toEqual(attackers.map(() => ({ closed: false, answered: 0 })));
   });
 
+  it('requests of one user past those it may have waiting are refused with 429 RATE_LIMITED and Retry-After', async () => {
+    const token = (await srv.login('mallory', 'Mallory#pass-123')).token;
+    // She has 2 bodies receiving and 2 waiting; 8 may wait in all, so 6 of these join the queue and 4 are refused.
+    const more = Array.from({ length: 10 }, () => stalled(srv, token, 'file'));
+    attackers.push(...more);
+    await until('four of them are answered', () => more.filter((a) => a.closed()).length >= 4);
+    const answered = more.filter((a) => a.closed());
+    expect(answered).toHaveLength(4);
+    for (const a of answered) {
+      const r = await a.answer();
+      expect([r.status, r.body.data.code], JSON.stringify(r)).toEqual([429, 'RATE_LIMITED']);
+      expect(r.body.data.retryAfterSeconds).toBeGreaterThan(0);
+      expect(a.received().toString()).toMatch(/\r\nretry-after: \d+\r\n/i);
+    }
+  });
+
   it('the attacker going away leaves nothing behind', async () => {
     for (const a of attackers) a.destroy();
     await until('the stalled requests are cleaned up', () => count(srv, 'SELECT COUNT(*) AS c FROM upload_sessions') === 0);

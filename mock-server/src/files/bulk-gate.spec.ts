@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { AppError } from '../http/errors.ts';
 import { createBulkGate, type BulkGate } from './bulk-gate.ts';
 
 /** Asks for a slot and records when it is granted, so a test can see who got in without timing anything. */
@@ -77,6 +78,26 @@ describe('bulk gate', () => {
     first.release!();
     await settle();
     expect([!!second.release, !!third.release]).toEqual([true, false]);
+  });
+
+  it('refuses a user with too many requests already waiting with RATE_LIMITED and Retry-After; others still queue', async () => {
+    // Each waiting request holds its parsed manifest (up to 1 MiB of JSON): one user cannot pile up thousands.
+    const gate = createBulkGate({ slots: 2, perUser: 1, waitingPerUser: 2 });
+    const mallory = Array.from({ length: 4 }, () => ask(gate, 'mallory'));
+    const alice = Array.from({ length: 4 }, () => ask(gate, 'alice'));
+    await settle();
+    expect(mallory.map((a) => (a.release ? 'in' : a.error ? 'refused' : 'waiting'))).toEqual(['in', 'waiting', 'waiting', 'refused']);
+    expect(alice.map((a) => (a.release ? 'in' : a.error ? 'refused' : 'waiting'))).toEqual(['in', 'waiting', 'waiting', 'refused']);
+    const refusal = mallory[3]!.error as AppError;
+    expect(refusal).toBeInstanceOf(AppError);
+    expect([refusal.code, refusal.status, refusal.retryAfterSeconds]).toEqual(['RATE_LIMITED', 429, expect.any(Number)]);
+    // Once one of hers enters, there is room in her queue again.
+    mallory[0]!.release!();
+    await settle();
+    expect(mallory[1]!.release).toBeDefined();
+    const again = ask(gate, 'mallory');
+    await settle();
+    expect([again.release, again.error]).toEqual([undefined, undefined]);
   });
 
   it('a waiter whose signal aborts leaves the queue and never holds a slot', async () => {
