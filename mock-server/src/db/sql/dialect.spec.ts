@@ -2,17 +2,17 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Kysely, sql } from 'kysely';
+import { Kysely, sql, type Insertable } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { NodeSqliteDialect } from './node-sqlite-dialect.ts';
 import { databaseUrlFromEnv, openSqlDatabase } from './open.ts';
-import type { Schema } from './schema.ts';
+import type { Schema, UsersTable } from './schema.ts';
 import { deferred, describeEachDialect, unique } from './test-databases.ts';
 import { dialectOf, forUpdate, transaction, type Db } from './tx.ts';
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function addUser(db: Db, values: Partial<Parameters<ReturnType<Db['insertInto']>['values']>[0]> = {}): Promise<string> {
+async function addUser(db: Db, values: Partial<Insertable<UsersTable>> = {}): Promise<string> {
   const id = unique('u');
   await db
     .insertInto('users')
