@@ -16,7 +16,7 @@ export interface Api {
   ): Promise<T>;
 }
 
-const AUTH_CODES = new Set(['UNAUTHENTICATED', 'ACCOUNT_FROZEN', 'ACCOUNT_EXPIRED', 'LOGIN_FAILED']);
+const AUTH_CODES = new Set(['UNAUTHENTICATED', 'ACCOUNT_FROZEN', 'ACCOUNT_EXPIRED', 'LOGIN_FAILED', 'CAPTCHA_REQUIRED', 'CAPTCHA_INVALID']);
 
 /** Maps any failure of a /hcs call (or of a storage request) to a CliError. */
 export function toCliError(err: unknown): CliError {

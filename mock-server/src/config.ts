@@ -20,7 +20,11 @@ export interface ServerConfig {
   };
   admin: { user: string; password: string | undefined };
   session: { idleMs: number; absoluteMs: number };
-  loginRate: { perAccount: number; perIp: number; windowMs: number };
+  /**
+   * Sign-in failures per account and per IP within the window; past that, attempts are held back (delayBaseMs,
+   * doubling per further failure, up to delayMaxMs) unless they carry a solved CAPTCHA.
+   */
+  loginRate: { perAccount: number; perIp: number; windowMs: number; delayBaseMs: number; delayMaxMs: number };
   /** Default quota for new users in bytes; 0 = unlimited. */
   defaultQuotaBytes: number;
   multipartMaxAgeMs: number;
@@ -54,8 +58,10 @@ export const ENV_VARS = {
   HCS_ADMIN_PASSWORD: 'Its password; unset = generated, printed once and written 0600 to DATA_DIR/admin-password.txt',
   HCS_SESSION_IDLE_MINUTES: 'Session idle expiry in minutes (default 120)',
   HCS_SESSION_MAX_HOURS: 'Session absolute expiry in hours (default 24)',
-  HCS_LOGIN_MAX_ATTEMPTS: 'Failed sign-ins allowed per account per window (default 5; per IP 4x that)',
-  HCS_LOGIN_WINDOW_MINUTES: 'Sign-in rate-limit window in minutes (default 15)',
+  HCS_LOGIN_MAX_ATTEMPTS: 'Failed sign-ins per account per window before further attempts are slowed down or need a CAPTCHA (default 5; per IP 4x that)',
+  HCS_LOGIN_WINDOW_MINUTES: 'Window in minutes over which failed sign-ins are counted (default 15)',
+  HCS_LOGIN_DELAY_SECONDS: 'Delay of the first sign-in past HCS_LOGIN_MAX_ATTEMPTS without a CAPTCHA; doubles with each further failure (default 1)',
+  HCS_LOGIN_DELAY_MAX_SECONDS: 'Longest sign-in delay, at most 60 (default 30)',
   HCS_DEFAULT_QUOTA_GB: 'Quota of new users in GiB; 0 = unlimited (default 10)',
   HCS_MULTIPART_MAX_AGE_HOURS: 'Abandoned multipart uploads are cleaned after this many hours (default 24)',
   HCS_CORS_ORIGINS: 'Extra web origins allowed to call storage directly, comma-separated',
@@ -101,6 +107,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       perAccount: int(env.HCS_LOGIN_MAX_ATTEMPTS, 5),
       perIp: int(env.HCS_LOGIN_MAX_ATTEMPTS, 5) * 4,
       windowMs: int(env.HCS_LOGIN_WINDOW_MINUTES, 15) * 60_000,
+      delayBaseMs: int(env.HCS_LOGIN_DELAY_SECONDS, 1) * 1000,
+      delayMaxMs: loginDelayMax(env.HCS_LOGIN_DELAY_MAX_SECONDS),
     },
     defaultQuotaBytes: int(env.HCS_DEFAULT_QUOTA_GB, 10) * 1024 ** 3,
     multipartMaxAgeMs: int(env.HCS_MULTIPART_MAX_AGE_HOURS, 24) * 3_600_000,
@@ -124,6 +132,13 @@ function positiveSeconds(v: string | undefined, def: number): number {
   const n = int(v, def);
   if (n <= 0) throw new Error(`invalid number of seconds: ${v}`);
   return n;
+}
+
+/** Clients wait 120 s for a sign-in answer, so a longer hold would turn slow sign-ins into failed ones. */
+function loginDelayMax(v: string | undefined): number {
+  const seconds = int(v, 30);
+  if (seconds > 60) throw new Error(`HCS_LOGIN_DELAY_MAX_SECONDS must be at most 60: ${v}`);
+  return seconds * 1000;
 }
 
 function positiveInt(v: string | undefined, def: number): number {

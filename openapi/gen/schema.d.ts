@@ -173,10 +173,49 @@ export interface paths {
         /**
          * Sign in with a local account (non-sso)
          * @description `password` is encrypted with the key from platformInfo (RSA-OAEP-256, Base64 with `_x/_j/_d`), so the
-         *     plaintext never appears in URLs or logs. Rate limited per account and per IP (429 RATE_LIMITED with
-         *     Retry-After). Wrong credentials: 401 LOGIN_FAILED; disabled: 403 ACCOUNT_FROZEN; expired: 403 ACCOUNT_EXPIRED.
+         *     plaintext never appears in URLs or logs. Wrong credentials (or a password with control characters):
+         *     401 LOGIN_FAILED; disabled: 403 ACCOUNT_FROZEN; expired: 403 ACCOUNT_EXPIRED.
+         *
+         *     A correct password is never refused for earlier failures. Past HCS_LOGIN_MAX_ATTEMPTS failures for the
+         *     account (or 4x that from the address) within the window, an attempt without a solved CAPTCHA is held back
+         *     before its answer: a delay that doubles with each further failure, up to HCS_LOGIN_DELAY_MAX_SECONDS (at
+         *     most 60 s, so clients should wait well over a minute for this call). A wrong password past that point answers
+         *     401 CAPTCHA_REQUIRED instead of LOGIN_FAILED, telling interactive clients to show a challenge from
+         *     services/System/captcha; with `captchaId` and the right `captchaAnswer` the attempt is answered at once. A wrong,
+         *     used or expired answer: 401 CAPTCHA_INVALID, before the password is checked (not counted as a failure). More than
+         *     10 held attempts from one address at a time: 429 RATE_LIMITED with Retry-After.
          */
         get: operations["login"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/System/captcha": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A fresh sign-in CAPTCHA challenge (contract extension)
+         * @description The image (an SVG as a data: URI) shows a few characters; send them as `captchaAnswer` with `captchaId` to
+         *     services/System/Token to skip the delay that follows repeated failed sign-ins. A challenge works once and
+         *     expires after two minutes; the answer never leaves the server. 429 RATE_LIMITED when one address holds 20 live
+         *     challenges.
+         */
+        get: operations["getCaptcha"];
         put?: never;
         post?: never;
         delete?: never;
@@ -428,6 +467,35 @@ export interface paths {
         };
         /** One-disk sync state of a user (0 not synced, 1 not synchronised, 2 synchronised, 3 in progress) */
         get: operations["getOneSyncState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/System/warnings": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Configuration problems administrators should fix (contract extension)
+         * @description Administrators only (others: 403 FORBIDDEN). Each entry is a stable code the web app explains:
+         *     UNTRUSTED_PROXY: requests arrived with X-Forwarded-For, Forwarded or X-Real-IP while HCS_TRUST_PROXY is off,
+         *     so every client behind that proxy shares its address for the per-IP sign-in limit.
+         */
+        get: operations["getSystemWarnings"];
         put?: never;
         post?: never;
         delete?: never;
@@ -2865,7 +2933,7 @@ export interface components {
              * @description Stable machine-readable error code. Clients map it to an i18n key. Known codes:
              *     UNAUTHENTICATED, FORBIDDEN, CSRF_HEADER_MISSING, NOT_FOUND, CONFLICT, NAME_INVALID, NAME_EXISTS,
              *     VALIDATION_FAILED, PAYLOAD_TOO_LARGE, REQUEST_TIMEOUT, RATE_LIMITED, NOT_IMPLEMENTED, METHOD_NOT_ALLOWED, ACCOUNT_FROZEN, ACCOUNT_EXPIRED,
-             *     LOGIN_FAILED, PASSWORD_POLICY, PASSWORD_WRONG, SPACE_NOT_ENOUGH, HASH_MISMATCH, PROOF_REJECTED,
+             *     LOGIN_FAILED, CAPTCHA_REQUIRED, CAPTCHA_INVALID, PASSWORD_POLICY, PASSWORD_WRONG, SPACE_NOT_ENOUGH, HASH_MISMATCH, PROOF_REJECTED,
              *     UPLOAD_SESSION_MISSING, TOO_MANY_UPLOADS, STORAGE_ERROR, INTERNAL.
              */
             code: string;
@@ -2914,6 +2982,17 @@ export interface components {
         };
         LoginResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["LoginResult"];
+        };
+        Captcha: {
+            /** @description Send back as captchaId with the answer. */
+            captchaId: string;
+            /** @description The challenge image as a data: URI (data:image/svg+xml;base64,...). */
+            image: string;
+            /** @description Epoch ms after which the challenge is no longer accepted. */
+            expiresAt: number;
+        };
+        CaptchaResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Captcha"];
         };
         PlatformInfo: {
             /** @description Platform value, NetDisk for this server. */
@@ -2987,6 +3066,17 @@ export interface components {
         };
         IntResponse: components["schemas"]["Envelope"] & {
             data?: number;
+        };
+        SystemWarning: {
+            /** @enum {string} */
+            code: "UNTRUSTED_PROXY";
+            /** @description Epoch ms when this server process first noticed it. */
+            since: number;
+            /** @description UNTRUSTED_PROXY: the address the first such request came from (the proxy, or a client forging the header). */
+            peerIp: string;
+        };
+        SystemWarningsResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["SystemWarning"][];
         };
         /** @description A business library (spec section 3). NetDisk (the drive) and SysConfig (administration) exist by default. */
         BusinessLib: {
@@ -3707,6 +3797,10 @@ export interface operations {
                 username: string;
                 password: string;
                 region?: string;
+                /** @description A challenge from services/System/captcha (contract extension); used up by this attempt. */
+                captchaId?: string;
+                /** @description The characters shown in that challenge's image, in any case. */
+                captchaAnswer?: string;
                 /** @description Platform value (NetDisk, MPS, UAT_MPS; MPS and UAT_MPS are sent as empty). */
                 platformId?: components["parameters"]["PlatformId"];
             };
@@ -3732,6 +3826,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["LoginResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getCaptcha: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The challenge. */
+            200: {
+                headers: {
+                    /** @description no-store */
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CaptchaResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];
@@ -4020,6 +4145,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["IntResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getSystemWarnings: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The warnings this server process has noticed (empty when none). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SystemWarningsResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

@@ -3,11 +3,29 @@
 // `docker login` has it), HCS_PASSWORD or a hidden prompt: a --password flag would show in `ps` to every
 // local user, so that flag is refused with a message that says what to use instead.
 import { Option, type Command } from 'commander';
-import { createHcsClient, encryptPassword, unwrap } from '@hcs/openapi/client';
+import { createHcsClient, encryptPassword, HcsError, unwrap } from '@hcs/openapi/client';
 import { removeAuth, writeAuth } from '../auth-file.ts';
 import { toCliError } from '../api.ts';
 import { action, type Io } from '../command-context.ts';
 import { CliError, EXIT, usageError } from '../exit-codes.ts';
+
+/**
+ * After repeated failed sign-ins the server holds each attempt back before answering (at most 60 s; the CLI has no
+ * CAPTCHA to skip that), so sign-in waits well beyond that before giving up.
+ */
+export const SIGN_IN_TIMEOUT_MS = 120_000;
+
+/** Sign-in refusals said in words: the server's msg is a locale key meant for the web app. */
+function signInError(err: unknown): unknown {
+  if (err instanceof HcsError && (err.code === 'LOGIN_FAILED' || err.code === 'CAPTCHA_REQUIRED')) {
+    const slowed = err.code === 'CAPTCHA_REQUIRED' ? ' (after repeated failures, further sign-ins are slowed down for a while)' : '';
+    return new CliError(EXIT.AUTH, `wrong user name or password${slowed}`, err.code);
+  }
+  if (err instanceof DOMException && err.name === 'TimeoutError') {
+    return new CliError(EXIT.UNREACHABLE, `the server did not answer the sign-in within ${SIGN_IN_TIMEOUT_MS / 1000} s`, 'TIMEOUT');
+  }
+  return err;
+}
 
 /** Reads a line from the terminal without echoing it. */
 export async function promptHidden(question: string, input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Promise<string> {
@@ -94,6 +112,7 @@ export function registerSession(program: Command, io: Io, stdin: NodeJS.Readable
               params: { query: { username: userName, password: await encryptPassword(info.data.publicKey, password), platformId: info.data.platformId } },
               // Asks for a token session (sent back in the `token` header) instead of a browser cookie.
               headers: { 'X-HCS-Client': 'cli' },
+              signal: AbortSignal.timeout(SIGN_IN_TIMEOUT_MS),
             }),
           );
           if (!res.data?.token) throw new CliError(EXIT.AUTH, 'the server issued no token', 'LOGIN_FAILED');
@@ -109,7 +128,7 @@ export function registerSession(program: Command, io: Io, stdin: NodeJS.Readable
             `Signed in to ${server} as ${res.data.user.userName}.`,
           );
         } catch (err) {
-          throw toCliError(err);
+          throw toCliError(signInError(err));
         }
       }),
     );

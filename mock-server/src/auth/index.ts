@@ -17,8 +17,9 @@ import {
   type Session,
   type SessionKind,
 } from '../db/sessions-repo.ts';
-import { dummyPasswordHash, loadPasswordKeys, verifyPassword, type PasswordKeys } from './passwords.ts';
-import { createRateLimiter, type RateLimiter } from './rate-limit.ts';
+import { dummyPasswordHash, hasControlCharacters, loadPasswordKeys, verifyPassword, type PasswordKeys } from './passwords.ts';
+import { createDelaySlots, createRateLimiter, throttleDelayMs, type RateLimiter } from './rate-limit.ts';
+import { createCaptchas, type Captchas } from './captcha.ts';
 
 export const SESSION_COOKIE = 'HCS_SESSION';
 /** Header the CLI sends its session token in. */
@@ -31,6 +32,7 @@ export const MSG = {
   accountFrozen: 'accountFrozen',
   accountExpired: 'login.userValid',
   loginFailed: 'login.userOrPasswordError',
+  captchaInvalid: 'login.captchaInvalid',
   unauthenticated: 'login.required',
 } as const;
 
@@ -38,6 +40,25 @@ const TOKEN_RE = /^[A-Za-z0-9_-]{43}$/;
 /** Expired and revoked sessions stay this long for audit, then go. */
 const SESSION_KEEP_MS = 7 * 24 * 3_600_000;
 const PRUNE_EVERY_MS = 3_600_000;
+/** Sign-ins one address may have held back at once; more are refused (RATE_LIMITED) without being counted. */
+export const DELAYED_SIGN_INS_PER_IP = 10;
+/** Headers a reverse proxy adds; the server believes them only with HCS_TRUST_PROXY. */
+const PROXY_HEADERS = ['x-forwarded-for', 'forwarded', 'x-real-ip'] as const;
+
+/** A configuration problem administrators should fix (services: System/warnings). */
+export interface SystemWarning {
+  code: 'UNTRUSTED_PROXY';
+  /** When this process first saw it (epoch ms). */
+  since: number;
+  /** The peer address the first such request came from. */
+  peerIp: string;
+}
+
+/** What a sign-in may carry besides the password: a solved CAPTCHA skips the delay past the failure threshold. */
+export interface SignInCaptcha {
+  id?: string;
+  answer?: string;
+}
 
 export interface SignInResult {
   /** The secret token; a cookie session gets it only as the cookie, never in a body. */
@@ -51,12 +72,19 @@ export interface Auth extends AuthService {
   keys: PasswordKeys;
   /** Login failures per account and IP; reusable with other key prefixes (share codes). */
   limiter: RateLimiter;
-  /** Checks the rate limits and the password, then opens a session (and sets the cookie for browsers). */
-  signIn(req: FastifyRequest, reply: FastifyReply, userName: string, password: string): Promise<SignInResult>;
+  /** Sign-in CAPTCHA challenges. */
+  captchas: Captchas;
+  /**
+   * Checks the password, then opens a session (and sets the cookie for browsers). Past the failure threshold the
+   * check waits out a delay first, unless a solved CAPTCHA comes along; a correct password is never refused for it.
+   */
+  signIn(req: FastifyRequest, reply: FastifyReply, userName: string, password: string, captcha?: SignInCaptcha): Promise<SignInResult>;
   /** Revokes the caller's session and clears the cookie. */
   signOut(req: FastifyRequest, reply: FastifyReply): void;
   /** Ends every session of the user but `keepSessionId` (after a password change). */
   endOtherSessions(userId: string, keepSessionId: string | null): number;
+  /** Configuration problems this process has noticed, for administrators. */
+  warnings(): SystemWarning[];
 }
 
 export function hashToken(token: string): string {
@@ -98,6 +126,9 @@ export function createAuth(ctx: AppContext): Auth {
   const { db, config } = ctx;
   const keys = loadPasswordKeys(config.dataDir);
   const limiter = createRateLimiter(db, 'too many sign-in attempts, try again later');
+  const captchas = createCaptchas(db, ctx.secret);
+  const delaySlots = createDelaySlots(DELAYED_SIGN_INS_PER_IP);
+  const warnings = new Map<SystemWarning['code'], SystemWarning>();
   const secureCookie = (config.publicUrl ?? '').startsWith('https:');
   let lastPrune = 0;
 
@@ -144,11 +175,71 @@ export function createAuth(ctx: AppContext): Auth {
     return { user, session };
   }
 
+  /**
+   * Without HCS_TRUST_PROXY every client behind a reverse proxy has the proxy's address, so they share one per-IP
+   * sign-in budget; say so once in the log and keep it for administrators.
+   */
+  function noticeProxy(req: FastifyRequest): void {
+    if (config.trustProxy !== false || warnings.has('UNTRUSTED_PROXY')) return;
+    if (!PROXY_HEADERS.some((h) => req.headers[h] !== undefined)) return;
+    warnings.set('UNTRUSTED_PROXY', { code: 'UNTRUSTED_PROXY', since: Date.now(), peerIp: req.ip });
+    ctx.log.warn(
+      { peerIp: req.ip },
+      'requests arrive with X-Forwarded-For/Forwarded/X-Real-IP but HCS_TRUST_PROXY is off: clients behind a proxy share its address ' +
+        'for the sign-in limits. If the server runs behind a reverse proxy, set HCS_TRUST_PROXY to that proxy\'s address.',
+    );
+  }
+
+  /** Waits `ms`, or less when the client hangs up first; true when the client is still there. */
+  function hold(reply: FastifyReply, ms: number): Promise<boolean> {
+    const res = reply.raw;
+    if (res.destroyed) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const done = (stillThere: boolean) => {
+        clearTimeout(timer);
+        res.off('close', gone);
+        resolve(stillThere);
+      };
+      const gone = () => done(false);
+      // Unref'd: a held sign-in must not keep a stopping server alive.
+      const timer = setTimeout(() => done(true), ms).unref();
+      res.once('close', gone);
+    });
+  }
+
+  function openSession(req: FastifyRequest, reply: FastifyReply, user: User): SignInResult {
+    const now = Date.now();
+    // A browser signing in again drops the session it had, so old cookies do not pile up alive.
+    const previous = req.cookies?.[SESSION_COOKIE];
+    if (previous && TOKEN_RE.test(previous)) revokeSession(db, hashToken(previous), now);
+
+    const token = randomBytes(32).toString('base64url');
+    const session: Session = {
+      id: hashToken(token),
+      userId: user.id,
+      kind: sessionKindOf(req),
+      createdAt: now,
+      lastSeenAt: now,
+      expiresAt: now + config.session.absoluteMs,
+      idleMs: config.session.idleMs,
+      ip: req.ip,
+      userAgent: String(req.headers['user-agent'] ?? ''),
+      revokedAt: null,
+    };
+    insertSession(db, session);
+    if (session.kind === 'cookie') {
+      reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: Math.floor(config.session.absoluteMs / 1000) });
+    }
+    maybePrune(now);
+    return { token, session, user };
+  }
+
   function maybePrune(now: number): void {
     if (now - lastPrune < PRUNE_EVERY_MS) return;
     lastPrune = now;
     try {
       pruneSessions(db, SESSION_KEEP_MS, now);
+      captchas.prune(now);
       limiter.prune(Math.max(config.loginRate.windowMs, 3_600_000), now);
     } catch (err) {
       ctx.log.warn({ err }, 'session pruning failed');
@@ -158,8 +249,10 @@ export function createAuth(ctx: AppContext): Auth {
   return {
     keys,
     limiter,
+    captchas,
 
     async authenticate(req, reply) {
+      noticeProxy(req);
       const out = resolve(req, Date.now());
       if (out instanceof AppError) {
         if (out.code === 'UNAUTHENTICATED' && req.cookies?.[SESSION_COOKIE]) reply.clearCookie(SESSION_COOKIE, cookieOptions);
@@ -169,12 +262,12 @@ export function createAuth(ctx: AppContext): Auth {
     },
 
     async peek(req) {
+      noticeProxy(req);
       const out = resolve(req, Date.now());
       return out instanceof AppError ? null : toSessionUser(out.user, out.session);
     },
 
-    async signIn(req, reply, userName, password) {
-      const now = Date.now();
+    async signIn(req, reply, userName, password, captcha = {}) {
       const rate = config.loginRate;
       const accountKey = `login:user:${userNameKey(userName)}`;
       const ipKey = `login:ip:${req.ip}`;
@@ -182,44 +275,46 @@ export function createAuth(ctx: AppContext): Auth {
         { key: accountKey, rule: { limit: rate.perAccount, windowMs: rate.windowMs } },
         { key: ipKey, rule: { limit: rate.perIp, windowMs: rate.windowMs } },
       ];
-      // Count the attempt before the (slow, asynchronous) password check: checking and counting with no await
-      // in between means a burst of parallel guesses cannot all slip past the limit while scrypt runs.
-      limiter.check(keysToCount, now);
-      limiter.hit(keysToCount, now);
-
-      const user = getUserByName(db, userName);
-      const hash = (user && getPasswordHash(db, user.id)) || (await dummyPasswordHash());
-      const ok = (await verifyPassword(password, hash)) && user !== null;
-      if (!ok || !user) throw new AppError('LOGIN_FAILED', MSG.loginFailed);
-      // Only failures count: a success takes its IP hit back and clears the account's count.
-      limiter.undo([keysToCount[1]!], now);
-      limiter.reset(accountKey);
-      // Only after the password proved the caller knows the account, so guessing reveals nothing about its state.
-      assertUsable(user, Date.now());
-
-      // A browser signing in again drops the session it had, so old cookies do not pile up alive.
-      const previous = req.cookies?.[SESSION_COOKIE];
-      if (previous && TOKEN_RE.test(previous)) revokeSession(db, hashToken(previous), now);
-
-      const token = randomBytes(32).toString('base64url');
-      const session: Session = {
-        id: hashToken(token),
-        userId: user.id,
-        kind: sessionKindOf(req),
-        createdAt: now,
-        lastSeenAt: now,
-        expiresAt: now + config.session.absoluteMs,
-        idleMs: config.session.idleMs,
-        ip: req.ip,
-        userAgent: String(req.headers['user-agent'] ?? ''),
-        revokedAt: null,
-      };
-      insertSession(db, session);
-      if (session.kind === 'cookie') {
-        reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: Math.floor(config.session.absoluteMs / 1000) });
+      // A CAPTCHA that comes along is used up whatever happens next; a wrong one ends the attempt before the
+      // password is looked at, so it is not a failed sign-in.
+      const withCaptcha = captcha.id !== undefined || captcha.answer !== undefined;
+      if (withCaptcha && !captchas.consume(captcha.id ?? '', captcha.answer ?? '')) {
+        throw new AppError('CAPTCHA_INVALID', MSG.captchaInvalid);
       }
-      maybePrune(now);
-      return { token, session, user };
+      const now = Date.now();
+      const delayMs = withCaptcha ? 0 : throttleDelayMs(limiter.excess(keysToCount, now), { baseMs: rate.delayBaseMs, maxMs: rate.delayMaxMs });
+      const release = delayMs > 0 ? delaySlots.acquire(req.ip) : () => {};
+      if (!release) {
+        throw new AppError('RATE_LIMITED', 'too many sign-in attempts are waiting from this address, try again later', {
+          retryAfterSeconds: Math.max(1, Math.ceil(delayMs / 1000)),
+        });
+      }
+      try {
+        // Counted on arrival, with no await since the excess was read: each of a burst of parallel guesses sees the
+        // ones before it, so the burst is held back as the same guesses one after another would be.
+        limiter.hit(keysToCount, now);
+        const pastThreshold = limiter.excess(keysToCount, now) > 0;
+        if (delayMs > 0 && !(await hold(reply, delayMs))) {
+          // The client gave up before its password was checked: nothing was tried, so nothing counts.
+          limiter.undo(keysToCount, now);
+          throw new AppError('BAD_REQUEST', 'the client left while its sign-in was held back');
+        }
+
+        const user = getUserByName(db, userName);
+        const hash = (user && getPasswordHash(db, user.id)) || (await dummyPasswordHash());
+        // The policy refuses control characters when a password is set. They must not sign in either: scrypt's
+        // HMAC pads its key with zero bytes, so "secret\0" would hash exactly like "secret".
+        const ok = !hasControlCharacters(password) && (await verifyPassword(password, hash)) && user !== null;
+        if (!ok || !user) throw new AppError(pastThreshold ? 'CAPTCHA_REQUIRED' : 'LOGIN_FAILED', MSG.loginFailed);
+        // Only failures count: a success takes its IP hit back and clears the account's count.
+        limiter.undo([keysToCount[1]!], now);
+        limiter.reset(accountKey);
+        // Only after the password proved the caller knows the account, so guessing reveals nothing about its state.
+        assertUsable(user, Date.now());
+        return openSession(req, reply, user);
+      } finally {
+        release();
+      }
     },
 
     signOut(req, reply) {
@@ -229,6 +324,10 @@ export function createAuth(ctx: AppContext): Auth {
 
     endOtherSessions(userId, keepSessionId) {
       return revokeUserSessions(db, userId, keepSessionId);
+    },
+
+    warnings() {
+      return [...warnings.values()];
     },
   };
 }

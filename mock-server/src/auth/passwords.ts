@@ -119,8 +119,7 @@ export function assertPasswordPolicy(password: string, userName: string): void {
       fields: [{ field: 'newPassword', message: 'tooLong' }],
     });
   }
-   
-  if (/[\u0000-\u001f\u007f]/.test(password)) {
+  if (hasControlCharacters(password)) {
     throw new AppError('PASSWORD_POLICY', 'the password must not contain control characters', {
       fields: [{ field: 'newPassword', message: 'invalidCharacters' }],
     });
@@ -132,6 +131,11 @@ export function assertPasswordPolicy(password: string, userName: string): void {
       { fields: [{ field: 'newPassword', message: 'tooWeak' }] },
     );
   }
+}
+
+/** C0 controls and DEL: refused in passwords when set and at sign-in. */
+export function hasControlCharacters(password: string): boolean {
+  return /[\u0000-\u001f\u007f]/.test(password);
 }
 
 const ALPHABETS = ['abcdefghijkmnopqrstuvwxyz', 'ABCDEFGHJKLMNPQRSTUVWXYZ', '23456789', '-_.!@#%+='];

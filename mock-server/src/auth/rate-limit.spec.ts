@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../db/database.ts';
-import { createRateLimiter } from './rate-limit.ts';
+import { createDelaySlots, createRateLimiter, throttleDelayMs } from './rate-limit.ts';
 import type { AppError } from '../http/errors.ts';
 
 describe('rate limiter', () => {
@@ -96,5 +96,61 @@ describe('rate limiter undo', () => {
       db.close();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('sign-in throttle', () => {
+  it('the delay doubles with each attempt past the budget, from the base up to the cap', () => {
+    const schedule = { baseMs: 1000, maxMs: 30_000 };
+    expect([0, 1, 2, 3, 4, 5, 6, 7].map((n) => throttleDelayMs(n, schedule))).toEqual([0, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]);
+    // Far past the budget (a long attack) the delay stays at the cap instead of overflowing.
+    expect(throttleDelayMs(5000, schedule)).toBe(30_000);
+    expect(throttleDelayMs(3, { baseMs: 0, maxMs: 30_000 })).toBe(0);
+    expect(throttleDelayMs(-1, schedule)).toBe(0);
+  });
+
+  it('excess: how far the next attempt is past the most used budget, 0 within every budget and in a new window', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'hcs-rl-'));
+    const db = openDatabase(dir);
+    try {
+      const rl = createRateLimiter(db);
+      const account = { key: 'login:user:zed', rule: { limit: 3, windowMs: 60_000 } };
+      const ip = { key: 'login:ip:10.9.9.9', rule: { limit: 12, windowMs: 60_000 } };
+      const t = 2_000_000;
+      expect(rl.excess([account, ip], t)).toBe(0);
+      rl.hit([account, ip], t);
+      rl.hit([account, ip], t);
+      expect(rl.excess([account, ip], t)).toBe(0);
+      rl.hit([account, ip], t);
+      expect(rl.excess([account, ip], t)).toBe(1);
+      rl.hit([account, ip], t);
+      expect(rl.excess([account, ip], t)).toBe(2);
+      // Another account from the same address is within its own budget and the address's.
+      expect(rl.excess([{ ...account, key: 'login:user:amy' }, ip], t)).toBe(0);
+      expect(rl.excess([account, ip], t + 60_000)).toBe(0);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('holds at most the given number of delayed attempts per key, and a released slot is free again', () => {
+    const slots = createDelaySlots(2);
+    const a = slots.acquire('10.0.0.1');
+    const b = slots.acquire('10.0.0.1');
+    expect(a && b).toBeTruthy();
+    expect(slots.acquire('10.0.0.1')).toBeNull();
+    // Other addresses have their own bound.
+    const other = slots.acquire('10.0.0.2');
+    expect(other).toBeTruthy();
+    a!();
+    a!(); // releasing twice frees one slot only
+    const c = slots.acquire('10.0.0.1');
+    expect(c).toBeTruthy();
+    expect(slots.acquire('10.0.0.1')).toBeNull();
+    b!();
+    c!();
+    other!();
+    expect(slots.held('10.0.0.1')).toBe(0);
   });
 });

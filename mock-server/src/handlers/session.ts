@@ -90,7 +90,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
     getCurrentUserAlias: currentUser,
 
     async login(req, reply) {
-      const q = req.query as { username: string; password: string };
+      const q = req.query as { username: string; password: string; captchaId?: string; captchaAnswer?: string };
       const record = (result: 'success' | 'failure', detail: string, userId: string | null) => {
         try {
           insertOpLog(db, {
@@ -112,7 +112,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
       };
       try {
         const password = auth.keys.decryptPassword(q.password, 'password');
-        const { token, session, user } = await auth.signIn(req, reply, q.username, password);
+        const { token, session, user } = await auth.signIn(req, reply, q.username, password, { id: q.captchaId, answer: q.captchaAnswer });
         record('success', session.kind, user.id);
         return ok({
           // A browser's token exists only as the HttpOnly cookie; putting it in the body would hand it to scripts.
@@ -130,6 +130,17 @@ export function sessionHandlers(ctx: AppContext): Handlers {
     async logout(req, reply) {
       auth.signOut(req, reply);
       return done('LoginOutSuccessful');
+    },
+
+    async getCaptcha(req, reply) {
+      // A challenge is for one attempt: no cache may hand it to anyone else.
+      reply.header('cache-control', 'no-store');
+      return ok(auth.captchas.create(req.ip));
+    },
+
+    async getSystemWarnings(req) {
+      if (!signedIn(req).isAdmin) throw new AppError('FORBIDDEN', 'only administrators see the system warnings');
+      return ok(auth.warnings());
     },
 
     async getPlatformInfo() {

@@ -17,6 +17,8 @@ export type ErrorCode =
   | 'ACCOUNT_FROZEN'
   | 'ACCOUNT_EXPIRED'
   | 'LOGIN_FAILED'
+  | 'CAPTCHA_REQUIRED'
+  | 'CAPTCHA_INVALID'
   | 'PASSWORD_POLICY'
   | 'PASSWORD_WRONG'
   | 'SPACE_NOT_ENOUGH'
@@ -45,6 +47,9 @@ const STATUS: Record<ErrorCode, number> = {
   ACCOUNT_FROZEN: 403,
   ACCOUNT_EXPIRED: 403,
   LOGIN_FAILED: 401,
+  // A wrong password past the failure threshold: the next attempt is held back unless it carries a solved CAPTCHA.
+  CAPTCHA_REQUIRED: 401,
+  CAPTCHA_INVALID: 401,
   PASSWORD_POLICY: 422,
   PASSWORD_WRONG: 403,
   SPACE_NOT_ENOUGH: 409,

@@ -31,6 +31,18 @@ password: string;
  */
 region?: string;
 /**
+ * A challenge from services/System/captcha (contract extension); used up by this attempt.
+ * @minLength 1
+ * @maxLength 64
+ */
+captchaId?: string;
+/**
+ * The characters shown in that challenge's image, in any case.
+ * @minLength 1
+ * @maxLength 16
+ */
+captchaAnswer?: string;
+/**
  * Platform value (NetDisk, MPS, UAT_MPS; MPS and UAT_MPS are sent as empty).
  * @maxLength 32
  */

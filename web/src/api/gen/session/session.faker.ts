@@ -19,6 +19,7 @@ import {
 
 import type {
   AnyResponse,
+  CaptchaResponse,
   CurrentUserResponse,
   IntResponse,
   LocaleResponse,
@@ -27,6 +28,7 @@ import type {
   PlatformInfoResponse,
   RequestIpResponse,
   StringResponse,
+  SystemWarningsResponse,
   UserAgreementResponse
 } from '../model';
 
@@ -44,6 +46,8 @@ export const getLogoutResponseMock = (overrideResponse: Partial<Extract<OkRespon
 export const getGetSsoAccessResponseMock = (overrideResponse: Partial<Extract<AnyResponse, object>> = {}): AnyResponse => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}, ...overrideResponse})
 
 export const getLoginResponseMock = (): LoginResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {token: faker.string.alpha({length: {min: 10, max: 20}}), expiresAt: faker.number.int(), idleTimeoutMs: faker.helpers.arrayElement([faker.number.int(), undefined]), user: {userId: faker.string.alpha({length: {min: 10, max: 20}}), userName: faker.string.alpha({length: {min: 10, max: 20}}), userRealName: faker.string.alpha({length: {min: 10, max: 20}}), userDeptId: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), userIsEnabled: faker.helpers.arrayElement([0,1] as const), userExpiredTime: faker.number.int(), platformId: faker.string.alpha({length: {min: 10, max: 20}}), isAdmin: faker.helpers.arrayElement([faker.datatype.boolean(), undefined]), languageId: faker.helpers.arrayElement([faker.helpers.arrayElement(['zh_CN','en_US'] as const), undefined]), mustChangePassword: faker.helpers.arrayElement([faker.datatype.boolean(), undefined])}}},})
+
+export const getGetCaptchaResponseMock = (): CaptchaResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {captchaId: faker.string.alpha({length: {min: 10, max: 20}}), image: faker.string.alpha({length: {min: 10, max: 20}}), expiresAt: faker.number.int()}},})
 
 export const getGetPlatformInfoResponseMock = (): PlatformInfoResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {platformId: faker.string.alpha({length: {min: 10, max: 20}}), publicKey: faker.string.alpha({length: {min: 10, max: 20}}), passwordEncryption: faker.helpers.arrayElement(['RSA-OAEP-256'] as const), loginMethod: faker.helpers.arrayElement(['sso','local'] as const), defaultLanguage: faker.helpers.arrayElement(['zh_CN','en_US'] as const), skin: faker.string.alpha({length: {min: 10, max: 20}}), version: faker.string.alpha({length: {min: 10, max: 20}}), passwordMinLength: faker.helpers.arrayElement([faker.number.int(), undefined])}},})
 
@@ -66,4 +70,6 @@ export const getSetLanguageResponseMock = (overrideResponse: Partial<Extract<OkR
 export const getGetUserAgreementResponseMock = (): UserAgreementResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {title: faker.string.alpha({length: {min: 10, max: 20}}), content: faker.string.alpha({length: {min: 10, max: 20}}), version: faker.string.alpha({length: {min: 10, max: 20}})}},})
 
 export const getGetOneSyncStateResponseMock = (): IntResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: faker.number.int()},})
+
+export const getGetSystemWarningsResponseMock = (): SystemWarningsResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => ({code: faker.helpers.arrayElement(['UNTRUSTED_PROXY'] as const), since: faker.number.int(), peerIp: faker.string.alpha({length: {min: 10, max: 20}})}))},})
 

@@ -23,6 +23,7 @@ import type {
 
 import type {
   AnyResponse,
+  CaptchaResponse,
   CurrentUserResponse,
   IntResponse,
   LocaleResponse,
@@ -31,12 +32,14 @@ import type {
   PlatformInfoResponse,
   RequestIpResponse,
   StringResponse,
+  SystemWarningsResponse,
   UserAgreementResponse
 } from '../model';
 
 import {
   getChangePasswordResponseMock,
   getCheckSpecialGatewayMappingResponseMock,
+  getGetCaptchaResponseMock,
   getGetCurrentUserAliasResponseMock,
   getGetCurrentUserResponseMock,
   getGetLocaleResponseMock,
@@ -47,6 +50,7 @@ import {
   getGetSsoTokenResponseMock,
   getGetSsoUserInfoResponseMock,
   getGetSystemLanguageResponseMock,
+  getGetSystemWarningsResponseMock,
   getGetToolNameResponseMock,
   getGetUserAgreementResponseMock,
   getLoginResponseMock,
@@ -54,7 +58,7 @@ import {
   getSetLanguageResponseMock
 } from './session.faker.ts';
 
-export { getGetCurrentUserResponseMock, getGetCurrentUserAliasResponseMock, getGetSsoUserInfoResponseMock, getGetSsoTokenResponseMock, getLogoutResponseMock, getGetSsoAccessResponseMock, getLoginResponseMock, getGetPlatformInfoResponseMock, getGetRequestIpResponseMock, getCheckSpecialGatewayMappingResponseMock, getGetToolNameResponseMock, getChangePasswordResponseMock, getGetLocaleResponseMock, getGetSystemLanguageResponseMock, getSetLanguageResponseMock, getGetUserAgreementResponseMock, getGetOneSyncStateResponseMock } from './session.faker.ts';
+export { getGetCurrentUserResponseMock, getGetCurrentUserAliasResponseMock, getGetSsoUserInfoResponseMock, getGetSsoTokenResponseMock, getLogoutResponseMock, getGetSsoAccessResponseMock, getLoginResponseMock, getGetCaptchaResponseMock, getGetPlatformInfoResponseMock, getGetRequestIpResponseMock, getCheckSpecialGatewayMappingResponseMock, getGetToolNameResponseMock, getChangePasswordResponseMock, getGetLocaleResponseMock, getGetSystemLanguageResponseMock, getSetLanguageResponseMock, getGetUserAgreementResponseMock, getGetOneSyncStateResponseMock, getGetSystemWarningsResponseMock } from './session.faker.ts';
 
 
 export const getGetCurrentUserMockHandler = (overrideResponse?: CurrentUserResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<CurrentUserResponse> | CurrentUserResponse), options?: RequestHandlerOptions) => {
@@ -136,6 +140,18 @@ export const getLoginMockHandler = (overrideResponse?: LoginResponse | ((info: P
     return HttpResponse.json(overrideResponse !== undefined
     ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
     : getLoginResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGetCaptchaMockHandler = (overrideResponse?: CaptchaResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<CaptchaResponse> | CaptchaResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/System/captcha', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetCaptchaResponseMock(),
       { status: 200
       })
   }, options)
@@ -260,6 +276,18 @@ export const getGetOneSyncStateMockHandler = (overrideResponse?: IntResponse | (
       })
   }, options)
 }
+
+export const getGetSystemWarningsMockHandler = (overrideResponse?: SystemWarningsResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<SystemWarningsResponse> | SystemWarningsResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/System/warnings', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetSystemWarningsResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
 export const getSessionMock = () => [
   getGetCurrentUserMockHandler(),
   getGetCurrentUserAliasMockHandler(),
@@ -268,6 +296,7 @@ export const getSessionMock = () => [
   getLogoutMockHandler(),
   getGetSsoAccessMockHandler(),
   getLoginMockHandler(),
+  getGetCaptchaMockHandler(),
   getGetPlatformInfoMockHandler(),
   getGetRequestIpMockHandler(),
   getCheckSpecialGatewayMappingMockHandler(),
@@ -277,5 +306,6 @@ export const getSessionMock = () => [
   getGetSystemLanguageMockHandler(),
   getSetLanguageMockHandler(),
   getGetUserAgreementMockHandler(),
-  getGetOneSyncStateMockHandler()
+  getGetOneSyncStateMockHandler(),
+  getGetSystemWarningsMockHandler()
 ]

@@ -30,6 +30,7 @@ import type {
 
 import type {
   AnyResponse,
+  CaptchaResponse,
   ChangePasswordRequest,
   CurrentUserResponse,
   ErrorResponse,
@@ -48,6 +49,7 @@ import type {
   PlatformInfoResponse,
   RequestIpResponse,
   StringResponse,
+  SystemWarningsResponse,
   UserAgreementResponse
 } from '../model';
 
@@ -703,8 +705,17 @@ export const getLoginUrl = (params: LoginParams,) => {
 
 /**
  * `password` is encrypted with the key from platformInfo (RSA-OAEP-256, Base64 with `_x/_j/_d`), so the
- * plaintext never appears in URLs or logs. Rate limited per account and per IP (429 RATE_LIMITED with
- * Retry-After). Wrong credentials: 401 LOGIN_FAILED; disabled: 403 ACCOUNT_FROZEN; expired: 403 ACCOUNT_EXPIRED.
+ * plaintext never appears in URLs or logs. Wrong credentials (or a password with control characters):
+ * 401 LOGIN_FAILED; disabled: 403 ACCOUNT_FROZEN; expired: 403 ACCOUNT_EXPIRED.
+ *
+ * A correct password is never refused for earlier failures. Past HCS_LOGIN_MAX_ATTEMPTS failures for the
+ * account (or 4x that from the address) within the window, an attempt without a solved CAPTCHA is held back
+ * before its answer: a delay that doubles with each further failure, up to HCS_LOGIN_DELAY_MAX_SECONDS (at
+ * most 60 s, so clients should wait well over a minute for this call). A wrong password past that point answers
+ * 401 CAPTCHA_REQUIRED instead of LOGIN_FAILED, telling interactive clients to show a challenge from
+ * services/System/captcha; with `captchaId` and the right `captchaAnswer` the attempt is answered at once. A wrong,
+ * used or expired answer: 401 CAPTCHA_INVALID, before the password is checked (not counted as a failure). More than
+ * 10 held attempts from one address at a time: 429 RATE_LIMITED with Retry-After.
  * @summary Sign in with a local account (non-sso)
  */
 export const login = async (params: LoginParams, options?: Parameters<typeof hcsFetch>[1]): Promise<LoginResponse> => {
@@ -785,6 +796,110 @@ export function useLogin<TData = Awaited<ReturnType<typeof login>>, TError = Err
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getLoginQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetCaptchaUrl = () => {
+
+
+
+
+  return `/hcs/services/System/captcha`
+}
+
+/**
+ * The image (an SVG as a data: URI) shows a few characters; send them as `captchaAnswer` with `captchaId` to
+ * services/System/Token to skip the delay that follows repeated failed sign-ins. A challenge works once and
+ * expires after two minutes; the answer never leaves the server. 429 RATE_LIMITED when one address holds 20 live
+ * challenges.
+ * @summary A fresh sign-in CAPTCHA challenge (contract extension)
+ */
+export const getCaptcha = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<CaptchaResponse> => {
+
+  return hcsFetch<CaptchaResponse>(getGetCaptchaUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetCaptchaQueryKey = () => {
+    return [
+    `/hcs/services/System/captcha`
+    ] as const;
+    }
+
+
+export const getGetCaptchaQueryOptions = <TData = Awaited<ReturnType<typeof getCaptcha>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getCaptcha>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetCaptchaQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getCaptcha>>> = ({ signal }) => getCaptcha({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getCaptcha>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetCaptchaQueryResult = NonNullable<Awaited<ReturnType<typeof getCaptcha>>>
+export type GetCaptchaQueryError = ErrorResponse
+
+
+export function useGetCaptcha<TData = Awaited<ReturnType<typeof getCaptcha>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getCaptcha>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getCaptcha>>,
+          TError,
+          Awaited<ReturnType<typeof getCaptcha>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetCaptcha<TData = Awaited<ReturnType<typeof getCaptcha>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getCaptcha>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getCaptcha>>,
+          TError,
+          Awaited<ReturnType<typeof getCaptcha>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetCaptcha<TData = Awaited<ReturnType<typeof getCaptcha>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getCaptcha>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary A fresh sign-in CAPTCHA challenge (contract extension)
+ */
+
+export function useGetCaptcha<TData = Awaited<ReturnType<typeof getCaptcha>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getCaptcha>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetCaptchaQueryOptions(options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -1860,6 +1975,109 @@ export function useGetOneSyncState<TData = Awaited<ReturnType<typeof getOneSyncS
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getGetOneSyncStateQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetSystemWarningsUrl = () => {
+
+
+
+
+  return `/hcs/controller/System/warnings`
+}
+
+/**
+ * Administrators only (others: 403 FORBIDDEN). Each entry is a stable code the web app explains:
+ * UNTRUSTED_PROXY: requests arrived with X-Forwarded-For, Forwarded or X-Real-IP while HCS_TRUST_PROXY is off,
+ * so every client behind that proxy shares its address for the per-IP sign-in limit.
+ * @summary Configuration problems administrators should fix (contract extension)
+ */
+export const getSystemWarnings = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<SystemWarningsResponse> => {
+
+  return hcsFetch<SystemWarningsResponse>(getGetSystemWarningsUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetSystemWarningsQueryKey = () => {
+    return [
+    `/hcs/controller/System/warnings`
+    ] as const;
+    }
+
+
+export const getGetSystemWarningsQueryOptions = <TData = Awaited<ReturnType<typeof getSystemWarnings>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSystemWarnings>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetSystemWarningsQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getSystemWarnings>>> = ({ signal }) => getSystemWarnings({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getSystemWarnings>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetSystemWarningsQueryResult = NonNullable<Awaited<ReturnType<typeof getSystemWarnings>>>
+export type GetSystemWarningsQueryError = ErrorResponse
+
+
+export function useGetSystemWarnings<TData = Awaited<ReturnType<typeof getSystemWarnings>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSystemWarnings>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getSystemWarnings>>,
+          TError,
+          Awaited<ReturnType<typeof getSystemWarnings>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetSystemWarnings<TData = Awaited<ReturnType<typeof getSystemWarnings>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSystemWarnings>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getSystemWarnings>>,
+          TError,
+          Awaited<ReturnType<typeof getSystemWarnings>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetSystemWarnings<TData = Awaited<ReturnType<typeof getSystemWarnings>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSystemWarnings>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Configuration problems administrators should fix (contract extension)
+ */
+
+export function useGetSystemWarnings<TData = Awaited<ReturnType<typeof getSystemWarnings>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSystemWarnings>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetSystemWarningsQueryOptions(options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
