@@ -9,6 +9,7 @@ import { TransferHost } from './TransferHost.tsx';
 import { AppHeader } from './AppHeader.tsx';
 import { SideMenu } from './SideMenu.tsx';
 import { CapacityPanel } from './CapacityPanel.tsx';
+import { SystemWarnings } from './SystemWarnings.tsx';
 
 export function AppLayout({ children }: { children: ReactNode }) {
   const { pathname, search } = useLocation();
@@ -29,6 +30,7 @@ export function AppLayout({ children }: { children: ReactNode }) {
   return (
     <Layout style={{ minHeight: '100vh' }} className="hcs-layout">
       {showHeader(pathname) && <AppHeader />}
+      {user?.isAdmin && <SystemWarnings />}
       <Layout>
         {withMenu && (
           <Layout.Sider width={220} theme="light" className="hcs-sider" data-testid="left-menu">

@@ -1,13 +1,17 @@
 // Sign-in with a local account (spec 4/7): the password is RSA-OAEP encrypted with the server's public key
 // (getPlatformInfo) and sent in wire Base64 to services/System/Token; the session comes back as an HttpOnly cookie.
+// After repeated failures the server holds sign-ins back; it says so (CAPTCHA_REQUIRED) and the page then shows a
+// challenge whose answer lets the next attempt through at once. Without an answer the attempt still works, later.
 import { useState } from 'react';
 import { useSearchParams, Link } from 'react-router-dom';
 import { Button, Card, Dropdown, Form, Input, Typography } from 'antd';
-import { GlobalOutlined, LockOutlined, UserOutlined } from '@ant-design/icons';
+import { GlobalOutlined, LockOutlined, ReloadOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
-import { getPlatformInfo, login } from '../../api/gen/session/session.ts';
+import { getCaptcha, getPlatformInfo, login } from '../../api/gen/session/session.ts';
+import type { Captcha } from '../../api/gen/model/index.ts';
+import { HcsError } from '../../api/hcs-error.ts';
 import { encryptPassword } from '../../shared/wire-encoding.ts';
-import { LANGUAGES, LANGUAGE_KEY, isLanguage, translateMessage, type Language } from '../../app/i18n.ts';
+import { i18n as appI18n, LANGUAGES, LANGUAGE_KEY, isLanguage, translateMessage, type Language } from '../../app/i18n.ts';
 import { BASE, hardNav, safeRedirect } from '../../app/navigation.ts';
 import { getUserInfo, setUserInfo, userInfoFromServer } from '../../app/session.ts';
 import { changeLanguage } from '../../app/account.ts';
@@ -15,6 +19,19 @@ import { changeLanguage } from '../../app/account.ts';
 interface Values {
   username: string;
   password: string;
+  captcha?: string;
+}
+
+/** Answers after which the next attempt is better made with a solved challenge. */
+const CAPTCHA_CODES = new Set(['CAPTCHA_REQUIRED', 'CAPTCHA_INVALID', 'RATE_LIMITED']);
+
+/** The text for a failed sign-in: by its code when the locale files have one, else the server's message (key). */
+function failureText(e: unknown): string {
+  if (e instanceof HcsError) {
+    const key = `errors.codes.${e.code}`;
+    if (appI18n.exists(key)) return appI18n.t(key, { seconds: e.retryAfterSeconds ?? 1 });
+  }
+  return translateMessage(e instanceof Error ? e.message : String(e));
 }
 
 export default function LoginPage() {
@@ -22,16 +39,30 @@ export default function LoginPage() {
   const [params] = useSearchParams();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const [captcha, setCaptcha] = useState<Captcha | null>(null);
+  const [form] = Form.useForm<Values>();
   const target = safeRedirect(params.get('redirect'));
+
+  const newCaptcha = async () => {
+    form.setFieldValue('captcha', '');
+    try {
+      setCaptcha((await getCaptcha()).data ?? null);
+    } catch {
+      // Without a challenge the user can still sign in: the server only holds the attempt back a while.
+      setCaptcha(null);
+    }
+  };
 
   const submit = async (v: Values) => {
     setBusy(true);
     setError(null);
+    // A challenge is good for one attempt, whatever its outcome.
+    const answer = captcha && v.captcha?.trim() ? { captchaId: captcha.captchaId, captchaAnswer: v.captcha.trim() } : {};
     try {
       const info = (await getPlatformInfo()).data;
       if (!info?.publicKey) throw new Error(t('login.noPublicKey'));
       const password = await encryptPassword(v.password, info.publicKey);
-      const res = await login({ username: v.username.trim(), password, platformId: info.platformId });
+      const res = await login({ username: v.username.trim(), password, platformId: info.platformId, ...answer });
       const user = res.data?.user;
       if (!user) throw new Error(t('errors.unexpected'));
       setUserInfo(userInfoFromServer(user, getUserInfo()));
@@ -39,7 +70,8 @@ export default function LoginPage() {
       // A full load: fresh caches for the new user, and the saved language applies from the first paint.
       hardNav.assign(`${BASE}${target}`);
     } catch (e) {
-      setError(translateMessage(e instanceof Error ? e.message : String(e)));
+      setError(failureText(e));
+      if ((e instanceof HcsError && CAPTCHA_CODES.has(e.code)) || 'captchaId' in answer) await newCaptcha();
       setBusy(false);
     }
   };
@@ -64,13 +96,31 @@ export default function LoginPage() {
           </Dropdown>
         </div>
         <Typography.Paragraph type="secondary">{t('login.subtitle')}</Typography.Paragraph>
-        <Form<Values> layout="vertical" onFinish={(v) => void submit(v)} disabled={busy} requiredMark={false}>
+        <Form<Values> form={form} layout="vertical" onFinish={(v) => void submit(v)} disabled={busy} requiredMark={false}>
           <Form.Item name="username" label={t('login.username')} rules={[{ required: true, whitespace: true, message: t('login.enterUsername') }]}>
             <Input prefix={<UserOutlined />} autoComplete="username" autoFocus data-testid="login-username" />
           </Form.Item>
           <Form.Item name="password" label={t('login.password')} rules={[{ required: true, message: t('login.enterPassword') }]}>
             <Input.Password prefix={<LockOutlined />} autoComplete="current-password" data-testid="login-password" />
           </Form.Item>
+          {captcha && (
+            <Form.Item label={t('login.captcha')} extra={t('login.captchaHint')}>
+              <div style={{ display: 'flex', gap: 8, alignItems: 'center' }}>
+                <Form.Item name="captcha" noStyle>
+                  <Input prefix={<SafetyOutlined />} autoComplete="off" maxLength={16} placeholder={t('login.enterCaptcha')} data-testid="login-captcha" />
+                </Form.Item>
+                <img src={captcha.image} alt={t('login.captchaImage')} width={120} height={40} data-testid="login-captcha-image" />
+                <Button
+                  type="text"
+                  icon={<ReloadOutlined />}
+                  aria-label={t('login.newCaptcha')}
+                  title={t('login.newCaptcha')}
+                  onClick={() => void newCaptcha()}
+                  data-testid="login-captcha-refresh"
+                />
+              </div>
+            </Form.Item>
+          )}
           {error && (
             <Typography.Paragraph type="danger" data-testid="login-error">
               {error}

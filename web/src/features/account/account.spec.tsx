@@ -71,12 +71,72 @@ describe('login', () => {
   });
 
   it('wrong credentials: the error is shown and nobody is signed in', async () => {
-    server.use(http.get('*/hcs/services/System/Token', () => fail(401, 'LOGIN_FAILED', 'Wrong user name or password')));
+    // The server's message is a locale key: the user reads its text, never the key.
+    server.use(http.get('*/hcs/services/System/Token', () => fail(401, 'LOGIN_FAILED', 'login.userOrPasswordError')));
     const r = await renderApp('/login');
     await fillLogin('alice', 'nope-nope');
-    expect((await screen.findByTestId('login-error')).textContent).toBe('Wrong user name or password');
+    expect((await screen.findByTestId('login-error')).textContent).toBe('Wrong user name or password.');
     expect(getUserInfo()).toBeNull();
     expect(r.nav).not.toHaveBeenCalled();
+  });
+
+  it('past the failure threshold shows the CAPTCHA, sends its answer with the next sign-in, and a refused answer brings a new image', async () => {
+    const seen: { captchaId: string | null; captchaAnswer: string | null }[] = [];
+    let challenges = 0;
+    server.use(
+      http.get('*/hcs/services/System/captcha', () => {
+        challenges++;
+        return ok({ captchaId: `c${challenges}`, image: `data:image/svg+xml;base64,PHN2Zy8+${challenges}`, expiresAt: Date.now() + 120_000 });
+      }),
+      http.get('*/hcs/services/System/Token', ({ request }) => {
+        const q = new URL(request.url).searchParams;
+        seen.push({ captchaId: q.get('captchaId'), captchaAnswer: q.get('captchaAnswer') });
+        if (seen.length === 1) return fail(401, 'CAPTCHA_REQUIRED', 'login.userOrPasswordError');
+        if (seen.length === 2) return fail(401, 'CAPTCHA_INVALID', 'login.captchaInvalid');
+        return ok({ token: '', expiresAt: Date.now() + 1e6, user: mockUser });
+      }),
+    );
+    const r = await renderApp('/login');
+    // No challenge until the server asks for one.
+    expect(screen.queryByTestId('login-captcha')).toBeNull();
+    await fillLogin('alice', 'Pa55word!');
+    expect((await screen.findByTestId('login-error')).textContent).toBe(
+      'Wrong user name or password. Enter the characters in the image to sign in at once; without them, signing in takes a moment longer.',
+    );
+    const image = await screen.findByTestId('login-captcha-image');
+    expect(image.getAttribute('src')).toBe('data:image/svg+xml;base64,PHN2Zy8+1');
+    expect(seen[0]).toEqual({ captchaId: null, captchaAnswer: null });
+
+    fireEvent.change(screen.getByTestId('login-captcha'), { target: { value: 'ab12' } });
+    fireEvent.click(screen.getByTestId('login-submit'));
+    await waitFor(() => expect(seen).toHaveLength(2));
+    expect(seen[1]).toEqual({ captchaId: 'c1', captchaAnswer: 'ab12' });
+    expect((await screen.findByTestId('login-error')).textContent).toBe('The verification code is wrong or has expired. Enter the new one.');
+    // A challenge works once: the refused one is replaced and its answer cleared.
+    await waitFor(() => expect(screen.getByTestId('login-captcha-image').getAttribute('src')).toBe('data:image/svg+xml;base64,PHN2Zy8+2'));
+    expect((screen.getByTestId('login-captcha') as HTMLInputElement).value).toBe('');
+
+    fireEvent.change(screen.getByTestId('login-captcha'), { target: { value: 'xy34' } });
+    fireEvent.click(screen.getByTestId('login-submit'));
+    await waitFor(() => expect(r.nav).toHaveBeenCalledWith('/drive/personalFile'));
+    expect(seen[2]).toEqual({ captchaId: 'c2', captchaAnswer: 'xy34' });
+  });
+
+  it('the CAPTCHA speaks Chinese in zh_CN, and the image can be swapped for a new one', async () => {
+    let challenges = 0;
+    server.use(
+      http.get('*/hcs/services/System/captcha', () => {
+        challenges++;
+        return ok({ captchaId: `c${challenges}`, image: `data:image/svg+xml;base64,${challenges}`, expiresAt: Date.now() + 120_000 });
+      }),
+      http.get('*/hcs/services/System/Token', () => fail(401, 'CAPTCHA_REQUIRED', 'login.userOrPasswordError')),
+    );
+    await renderApp('/login', 'zh_CN');
+    await fillLogin('alice', 'Pa55word!');
+    expect((await screen.findByTestId('login-error')).textContent).toBe('用户名或密码错误。输入图中字符可立即登录；不输入则登录需等待片刻。');
+    expect(await screen.findByText('验证码')).toBeTruthy();
+    fireEvent.click(screen.getByTestId('login-captcha-refresh'));
+    await waitFor(() => expect(screen.getByTestId('login-captcha-image').getAttribute('src')).toBe('data:image/svg+xml;base64,2'));
   });
 
   it('requires user name and password', async () => {
