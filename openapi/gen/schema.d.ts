@@ -1897,8 +1897,8 @@ export interface paths {
          *     and nothing after. A body that breaks the framing (short, long, bad manifest) fails as a whole with 400 and
          *     changes nothing; so does one that stops arriving (no bytes for a while, or not all of it within the server's
          *     overall limit), with 408 REQUEST_TIMEOUT. The server receives only a few bodies at once, at most two per user;
-         *     further requests wait their turn after their manifest line is read, up to eight per user: more are refused
-         *     with 429 RATE_LIMITED and Retry-After.
+         *     further requests wait their turn after their manifest line is read. A request whose manifest would take the
+         *     manifests of one user's waiting requests past 4 MiB is refused with 429 RATE_LIMITED and Retry-After.
          *
          *     Each file then succeeds or fails on its own; `data.files[i]` answers `manifest.files[i]`. The server hashes
          *     every file's bytes as they arrive: a file whose SHA-256 differs from `fMd5` fails with HASH_MISMATCH and is

@@ -20,9 +20,10 @@ interface Part {
   bytes: Buffer;
 }
 
-function frame(parts: Part[]): Buffer {
-  const manifest = { files: parts.map((p) => ({ fName: encodeName(p.name), fSize: p.bytes.length, fMd5: sha(p.bytes) })) };
-  return Buffer.concat([Buffer.from(JSON.stringify(manifest) + '\n'), ...parts.map((p) => p.bytes)]);
+/** The body of a bulk upload; `manifestLength` pads the manifest line with JSON whitespace to that many bytes. */
+function frame(parts: Part[], manifestLength = 0): Buffer {
+  const manifest = JSON.stringify({ files: parts.map((p) => ({ fName: encodeName(p.name), fSize: p.bytes.length, fMd5: sha(p.bytes) })) });
+  return Buffer.concat([Buffer.from(manifest.padEnd(manifestLength - 1) + '\n'), ...parts.map((p) => p.bytes)]);
 }
 
 /** Where a stalled body stops: inside the manifest line (20 bytes, as in the probe) or inside the first file. */
@@ -40,10 +41,9 @@ interface Stalled {
   destroy: () => void;
 }
 
-function stalled(srv: TestServer, token: string, at: StallAt, name = `stall-${randomBytes(4).toString('hex')}.bin`): Stalled {
-  const body = frame([{ name, bytes: randomBytes(4000) }]);
-  const manifestLength = body.indexOf(10) + 1;
-  const sent = at === 'manifest' ? 20 : manifestLength + 100;
+function stalled(srv: TestServer, token: string, at: StallAt, padManifestTo = 0): Stalled {
+  const body = frame([{ name: `stall-${randomBytes(4).toString('hex')}.bin`, bytes: randomBytes(4000) }], padManifestTo);
+  const sent = at === 'manifest' ? 20 : body.indexOf(10) + 1 + 100;
   const { port } = new URL(srv.baseUrl);
   const socket = connect(Number(port), '127.0.0.1');
   const chunks: Buffer[] = [];
@@ -151,14 +151,15 @@ describe('bulk-upload fairness: one user stalling many bodies does not block the
     expect(attackers.map((a) => ({ closed: a.closed(), answered: a.received().length }))).toEqual(attackers.map(() => ({ closed: false, answered: 0 })));
   });
 
-  it('requests of one user past those it may have waiting are refused with 429 RATE_LIMITED and Retry-After', async () => {
+  it("requests past what one user's waiting manifests may hold are refused with 429 RATE_LIMITED and Retry-After", async () => {
     const token = (await srv.login('mallory', 'Mallory#pass-123')).token;
-    // She has 2 bodies receiving and 2 waiting; 8 may wait in all, so 6 of these join the queue and 4 are refused.
-    const more = Array.from({ length: 10 }, () => stalled(srv, token, 'file'));
+    // She has 2 bodies receiving and 2 small ones waiting. Manifests of 1,000,000 bytes (the limit is 1 MiB each):
+    // four more fit the 4 MiB her waiting requests may hold, the other six are refused.
+    const more = Array.from({ length: 10 }, () => stalled(srv, token, 'file', 1_000_000));
     attackers.push(...more);
-    await until('four of them are answered', () => more.filter((a) => a.closed()).length >= 4);
+    await until('six of them are answered', () => more.filter((a) => a.closed()).length >= 6);
     const answered = more.filter((a) => a.closed());
-    expect(answered).toHaveLength(4);
+    expect(answered).toHaveLength(6);
     for (const a of answered) {
       const r = await a.answer();
       expect([r.status, r.body.data.code], JSON.stringify(r)).toEqual([429, 'RATE_LIMITED']);

@@ -3,9 +3,9 @@ import { AppError } from '../http/errors.ts';
 import { createBulkGate, type BulkGate } from './bulk-gate.ts';
 
 /** Asks for a slot and records when it is granted, so a test can see who got in without timing anything. */
-function ask(gate: BulkGate, userId: string, signal?: AbortSignal) {
+function ask(gate: BulkGate, userId: string, opts?: { bytes?: number; signal?: AbortSignal }) {
   const state: { release?: () => void; error?: unknown } = {};
-  const done = gate.acquire(userId, signal).then(
+  const done = gate.acquire(userId, opts).then(
     (release) => {
       state.release = release;
     },
@@ -80,31 +80,45 @@ describe('bulk gate', () => {
     expect([!!second.release, !!third.release]).toEqual([true, false]);
   });
 
-  it('refuses a user with too many requests already waiting with RATE_LIMITED and Retry-After; others still queue', async () => {
-    // Each waiting request holds its parsed manifest (up to 1 MiB of JSON): one user cannot pile up thousands.
-    const gate = createBulkGate({ slots: 2, perUser: 1, waitingPerUser: 2 });
-    const mallory = Array.from({ length: 4 }, () => ask(gate, 'mallory'));
-    const alice = Array.from({ length: 4 }, () => ask(gate, 'alice'));
+  it("refuses a request that would take a user's waiting manifests past the budget, with RATE_LIMITED and Retry-After", async () => {
+    // Each waiting request holds its parsed manifest (up to 1 MiB of JSON): one user cannot pile up gigabytes.
+    const gate = createBulkGate({ slots: 2, perUser: 1, waitingBytesPerUser: 1000 });
+    const state = (a: ReturnType<typeof ask>) => (a.release ? 'in' : a.error ? 'refused' : 'waiting');
+    const mallory = [400, 400, 400, 300, 1].map((bytes) => ask(gate, 'mallory', { bytes }));
+    // Many small ones of another user all wait: the budget counts bytes, not requests.
+    const alice = Array.from({ length: 20 }, () => ask(gate, 'alice', { bytes: 40 }));
     await settle();
-    expect(mallory.map((a) => (a.release ? 'in' : a.error ? 'refused' : 'waiting'))).toEqual(['in', 'waiting', 'waiting', 'refused']);
-    expect(alice.map((a) => (a.release ? 'in' : a.error ? 'refused' : 'waiting'))).toEqual(['in', 'waiting', 'waiting', 'refused']);
+    // 400 enters; 400 + 400 wait (800); 300 would make 1100; 1 still fits (801).
+    expect(mallory.map(state)).toEqual(['in', 'waiting', 'waiting', 'refused', 'waiting']);
+    expect(alice.map(state)).toEqual(['in', ...Array(19).fill('waiting')]);
     const refusal = mallory[3]!.error as AppError;
     expect(refusal).toBeInstanceOf(AppError);
     expect([refusal.code, refusal.status, refusal.retryAfterSeconds]).toEqual(['RATE_LIMITED', 429, expect.any(Number)]);
-    // Once one of hers enters, there is room in her queue again.
+    // Once one of hers enters, its bytes leave the budget.
     mallory[0]!.release!();
     await settle();
     expect(mallory[1]!.release).toBeDefined();
-    const again = ask(gate, 'mallory');
+    const again = ask(gate, 'mallory', { bytes: 199 });
     await settle();
-    expect([again.release, again.error]).toEqual([undefined, undefined]);
+    expect(state(again)).toBe('waiting');
+  });
+
+  it('one request alone may always wait, whatever its manifest holds', async () => {
+    const gate = createBulkGate({ slots: 1, perUser: 1, waitingBytesPerUser: 10 });
+    const first = ask(gate, 'a');
+    const big = ask(gate, 'a', { bytes: 5000 });
+    await settle();
+    expect([!!first.release, big.error]).toEqual([true, undefined]);
+    first.release!();
+    await settle();
+    expect(big.release).toBeDefined();
   });
 
   it('a waiter whose signal aborts leaves the queue and never holds a slot', async () => {
     const gate = createBulkGate({ slots: 1, perUser: 1 });
     const holder = ask(gate, 'a');
     const gone = new AbortController();
-    const leaving = ask(gate, 'b', gone.signal);
+    const leaving = ask(gate, 'b', { signal: gone.signal });
     const next = ask(gate, 'c');
     gone.abort(new Error('client went away'));
     await settle();
@@ -115,7 +129,7 @@ describe('bulk gate', () => {
     expect(next.release).toBeDefined();
     // An already aborted signal is refused at once, without taking the free slot.
     next.release!();
-    const late = ask(gate, 'd', AbortSignal.abort(new Error('gone')));
+    const late = ask(gate, 'd', { signal: AbortSignal.abort(new Error('gone')) });
     const after = ask(gate, 'e');
     await settle();
     expect([late.release, late.error]).toEqual([undefined, new Error('gone')]);

@@ -3,7 +3,8 @@
 // bytes). One user holds at most `perUser` of the slots, so a user stalling many bodies delays only their own
 // uploads: a user at their share waits (in order) rather than being refused, since the CLI sends a few batches at
 // once and a refusal would only make it retry. Each waiting request holds its parsed manifest (up to 1 MiB of JSON),
-// so a user may have only `waitingPerUser` waiting; more are refused with 429 RATE_LIMITED and Retry-After.
+// so the manifests of one user's waiting requests may add up to `waitingBytesPerUser`; a request that would go past
+// that is refused with 429 RATE_LIMITED and Retry-After. A client's usual batches have manifests of tens of KiB.
 //
 // The limit is per node for now: several server nodes each admit `slots`. A later data-layer change moves the count
 // into the database; callers see only BulkGate, so that swap stays inside this module.
@@ -12,33 +13,35 @@ import { AppError } from '../http/errors.ts';
 export interface BulkGate {
   /**
    * Resolves once `userId` may receive a body, with the function that gives the slot back (call it once; later
-   * calls do nothing). Rejects with the signal's reason when the signal aborts before then (the client left), and
-   * with RATE_LIMITED at once when the user already has too many requests waiting.
+   * calls do nothing). `bytes` is what the request holds while it waits (its manifest). Rejects with the signal's
+   * reason when the signal aborts before then (the client left), and with RATE_LIMITED at once when the user's
+   * waiting requests already hold too much.
    */
-  acquire(userId: string, signal?: AbortSignal): Promise<() => void>;
+  acquire(userId: string, opts?: { bytes?: number; signal?: AbortSignal }): Promise<() => void>;
 }
 
 /** Server-wide slots and one user's share: a single user can never take more than a quarter of them. */
 export const BULK_SLOTS = 8;
 export const BULK_SLOTS_PER_USER = 2;
-/** Requests one user may have waiting for a slot (the CLI sends 4 batches at once: 2 receive, 2 wait). */
-export const BULK_WAITING_PER_USER = 8;
+/** Manifest bytes one user's waiting requests may hold: four of the largest manifests, hundreds of usual ones. */
+export const BULK_WAITING_BYTES_PER_USER = 4 * 1024 * 1024;
 /** A slot frees up when a request finishes: small batches take about a second. */
 const RETRY_AFTER_SECONDS = 2;
 
 interface Waiter {
   userId: string;
+  bytes: number;
   admit: () => void;
 }
 
-export function createBulkGate(opts: { slots?: number; perUser?: number; waitingPerUser?: number } = {}): BulkGate {
+export function createBulkGate(opts: { slots?: number; perUser?: number; waitingBytesPerUser?: number } = {}): BulkGate {
   const slots = opts.slots ?? BULK_SLOTS;
   const perUser = opts.perUser ?? BULK_SLOTS_PER_USER;
-  const waitingPerUser = opts.waitingPerUser ?? BULK_WAITING_PER_USER;
+  const waitingBytesPerUser = opts.waitingBytesPerUser ?? BULK_WAITING_BYTES_PER_USER;
   let active = 0;
   const held = new Map<string, number>();
   const waiting: Waiter[] = [];
-  const queued = (userId: string) => waiting.reduce((n, w) => (w.userId === userId ? n + 1 : n), 0);
+  const queuedBytes = (userId: string) => waiting.reduce((n, w) => (w.userId === userId ? n + w.bytes : n), 0);
 
   const mayEnter = (userId: string) => active < slots && (held.get(userId) ?? 0) < perUser;
 
@@ -69,13 +72,15 @@ export function createBulkGate(opts: { slots?: number; perUser?: number; waiting
   }
 
   return {
-    acquire(userId, signal) {
+    acquire(userId, { bytes = 0, signal } = {}) {
       if (signal?.aborted) return Promise.reject(signal.reason);
       // No waiter can enter while a slot is free (each release admits them), so a caller who may enter goes first.
       if (mayEnter(userId)) return Promise.resolve(take(userId));
-      if (queued(userId) >= waitingPerUser) {
+      const queued = queuedBytes(userId);
+      // One request alone always may wait, however large its manifest.
+      if (queued > 0 && queued + bytes > waitingBytesPerUser) {
         return Promise.reject(
-          new AppError('RATE_LIMITED', `too many bulk uploads of this user are waiting to be received; send at most ${perUser + waitingPerUser} at once`, {
+          new AppError('RATE_LIMITED', 'too many bulk uploads of this user are waiting to be received; send fewer at once', {
             retryAfterSeconds: RETRY_AFTER_SECONDS,
           }),
         );
@@ -88,6 +93,7 @@ export function createBulkGate(opts: { slots?: number; perUser?: number; waiting
         };
         const w: Waiter = {
           userId,
+          bytes,
           admit: () => {
             signal?.removeEventListener('abort', onAbort);
             resolve(take(userId));

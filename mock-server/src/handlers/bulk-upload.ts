@@ -284,7 +284,7 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
           throw new AppError('BAD_REQUEST', `Content-Length ${declared} does not match the manifest (${reader.consumed + total} bytes)`);
         }
         // A slot only once the manifest is in: a client slow to send it holds none while it dawdles.
-        const release = await gate.acquire(user.userId, whileConnected(reply));
+        const release = await gate.acquire(user.userId, { bytes: reader.consumed, signal: whileConnected(reply) });
         try {
           return await handle(req, reply, reader, manifest);
         } finally {
