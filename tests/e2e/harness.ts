@@ -16,7 +16,7 @@ export interface E2E {
   adminUser: string;
   adminPassword: string;
   /** A fresh browser context (its own cookies and storage) with a page open. */
-  newPage(opts?: { locale?: string }): Promise<{ context: BrowserContext; page: Page }>;
+  newPage(opts?: { locale?: string; viewport?: { width: number; height: number } }): Promise<{ context: BrowserContext; page: Page }>;
   screenshot(page: Page, name: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -49,7 +49,7 @@ export async function startE2E(opts: { env?: Record<string, string> } = {}): Pro
     adminUser: ADMIN_USER,
     adminPassword: ADMIN_PASSWORD,
     async newPage(o = {}) {
-      const context = await browser.newContext({ locale: o.locale ?? 'zh-CN', viewport: { width: 1440, height: 900 }, acceptDownloads: true });
+      const context = await browser.newContext({ locale: o.locale ?? 'zh-CN', viewport: o.viewport ?? { width: 1440, height: 900 }, acceptDownloads: true });
       const page = await context.newPage();
       return { context, page };
     },
@@ -63,4 +63,37 @@ export async function startE2E(opts: { env?: Record<string, string> } = {}): Pro
       await server.close();
     },
   };
+}
+
+/**
+ * What a user should never read on screen: raw message keys (`login.userOrPasswordError`, `accountFrozen`,
+ * `LoginOutSuccessful`), raw error codes (`NOT_IMPLEMENTED`), and in the Chinese UI English sentences (a server's
+ * untranslated msg such as `"Docs" already exists in this folder`). Scans the visible text of the page; `allow` lists
+ * text the test itself put there (file names, user names). Returns the offending lines.
+ */
+export async function visibleTextProblems(page: Page, opts: { lang: 'zh_CN' | 'en_US'; allow?: readonly string[] }): Promise<string[]> {
+  let text = await page.locator('body').innerText();
+  // Longest first, so "a.txt" inside "data.txt" does not leave "dat" behind.
+  for (const a of [...(opts.allow ?? [])].sort((x, y) => y.length - x.length)) text = text.split(a).join(' ');
+  const KEY_PATTERNS = [
+    // namespace.key as the locale files spell them
+    /\b(?:login|transfer|files|errors|common|layout|routes|account|table|home|share|agreement)\.[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*/,
+    // word.camelCase
+    /\b[a-z]+(?:\.[a-z][A-Za-z0-9]*)*\.[a-z]+[A-Z][A-Za-z0-9]*\b/,
+    // a lone camelCase or PascalCase key (accountFrozen, LoginOutSuccessful)
+    /(?:^|\s)[a-z]+(?:[A-Z][a-z0-9]+)+(?=$|\s|[.,:;!?])/,
+    /\b[A-Z][a-z]+(?:[A-Z][a-z]+){2,}\b/,
+    // an error code (NOT_FOUND)
+    /\b[A-Z]{2,}(?:_[A-Z0-9]+)+\b/,
+  ];
+  // Three or more English words in a row: a sentence nobody translated.
+  const ENGLISH = /[A-Za-z]{2,}(?:[ ,'"-]+[A-Za-z]{2,}){2,}/;
+  const problems: string[] = [];
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (KEY_PATTERNS.some((re) => re.test(line))) problems.push(line);
+    else if (opts.lang === 'zh_CN' && ENGLISH.test(line)) problems.push(line);
+  }
+  return problems;
 }

@@ -1,9 +1,9 @@
 // Session actions shared by the header, the password dialog, the HTTP hooks and the login page.
 import { logout, setLanguage } from '../api/gen/session/session.ts';
-import { i18n, LANGUAGE_KEY, type Language } from './i18n.ts';
+import { LANGUAGE_KEY, type Language } from './i18n.ts';
 import { hardNav, loginUrl } from './navigation.ts';
 import { clearSession, getUserInfo, LANG_CHANGE_FLAG_KEY, saveSnapshot, setUserInfo } from './session.ts';
-import { toastError, toastSuccess } from './notify.ts';
+import { flashAfterReload } from './notify.ts';
 
 let signingOut = false;
 
@@ -17,10 +17,10 @@ export async function signOut(opts: { callServer?: boolean; quiet?: boolean; red
   try {
     if (opts.callServer !== false) {
       try {
-        await logout();
-        if (!opts.quiet) toastSuccess(i18n.t('LoginOutSuccessful'));
+        await logout({ quiet: true });
+        if (!opts.quiet) flashAfterReload('success', 'LoginOutSuccessful');
       } catch {
-        if (!opts.quiet) toastError(i18n.t('LoginOutError'));
+        if (!opts.quiet) flashAfterReload('error', 'LoginOutError');
       }
     }
     clearSession();

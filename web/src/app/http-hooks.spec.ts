@@ -25,11 +25,25 @@ beforeEach(() => {
 afterEach(() => vi.useRealTimers());
 
 describe('handleHttpError', () => {
-  it('non-zero ret: the msg as an error toast (translated when it is a key)', () => {
-    handleHttpError(new HcsError(409, 1, 'Name already exists', 'NAME_EXISTS'));
-    expect(toastError).toHaveBeenLastCalledWith('Name already exists');
-    handleHttpError(new HcsError(403, 1, 'accountFrozen', 'FORBIDDEN'));
+  it("non-zero ret: the code's message from the locale files as an error toast, never the server's English", () => {
+    handleHttpError(new HcsError(409, 1, '"Docs" already exists in this folder', 'NAME_EXISTS'));
+    expect(toastError).toHaveBeenLastCalledWith('A file or folder with this name already exists in this folder.');
+    handleHttpError(new HcsError(429, 1, 'too many sign-in attempts, try again later', 'RATE_LIMITED', 't', 30));
+    expect(toastError).toHaveBeenLastCalledWith('Too many attempts. Try again in 30 s.');
+  });
+
+  it("the server's msg (translated when it is a key) only for a code this app does not know", () => {
+    handleHttpError(new HcsError(409, 1, 'a newer server explains', 'SOMETHING_NEW'));
+    expect(toastError).toHaveBeenLastCalledWith('a newer server explains');
+    handleHttpError(new HcsError(403, 1, 'accountFrozen', 'SOMETHING_NEW'));
     expect(toastError).toHaveBeenLastCalledWith('This account is disabled. Contact your administrator.');
+  });
+
+  it('quiet calls (the caller shows the failure) get no toast, but the session rules still apply', () => {
+    handleHttpError(new HcsError(404, 1, 'no route for GET /hcs/controller/x', 'NOT_FOUND'), true);
+    expect(toastError).not.toHaveBeenCalled();
+    handleHttpError(new HcsError(401, 1, 'sign in first', 'UNAUTHENTICATED'), true);
+    expect(nav).toHaveBeenCalledWith('/drive/login?redirect=%2FgroupFile%3Fx%3D1');
   });
 
   it('timeout: requestTimedOut', () => {
@@ -56,9 +70,10 @@ describe('handleHttpError', () => {
 
   it('401 from a wrong password at sign-in is just a message', () => {
     window.history.replaceState(null, '', '/drive/login');
-    handleHttpError(new HcsError(401, 1, 'Wrong password', 'LOGIN_FAILED'));
+    handleHttpError(new HcsError(401, 1, 'login.userOrPasswordError', 'LOGIN_FAILED'));
+    handleHttpError(new HcsError(401, 1, 'solve the image', 'CAPTCHA_REQUIRED'));
     expect(nav).not.toHaveBeenCalled();
-    expect(toastError).toHaveBeenCalledWith('Wrong password');
+    expect(toastError).toHaveBeenCalledWith('Wrong user name or password.');
   });
 
   it('expired account: login.userValid, then sign-out after 1 s', async () => {

@@ -1,7 +1,8 @@
 // What happens on every failed /hcs call (spec 8), wired into the orval mutator through setHttpHooks.
 import { setHttpHooks } from '../api/http.ts';
 import type { HcsError } from '../api/hcs-error.ts';
-import { i18n, translateMessage } from './i18n.ts';
+import { i18n } from './i18n.ts';
+import { errorMessage } from './error-message.ts';
 import { hardNav, currentAppLocation, loginUrl } from './navigation.ts';
 import { alertDialog, toastError } from './notify.ts';
 import { clearSession, getUserInfo } from './session.ts';
@@ -16,7 +17,11 @@ function onLoginPage(): boolean {
   return currentAppLocation().startsWith('/login');
 }
 
-export function handleHttpError(err: HcsError): void {
+/**
+ * `quiet`: the caller shows this failure itself (inline in a dialog, or as its page's "not available" state), so
+ * only what concerns the whole session happens here: sign-out, redirects, the frozen/expired alerts.
+ */
+export function handleHttpError(err: HcsError, quiet = false): void {
   switch (err.code) {
     case 'ABORTED':
       return;
@@ -43,14 +48,9 @@ export function handleHttpError(err: HcsError): void {
     case 'REDIRECT':
       hardNav.assign(loginUrl(currentAppLocation()));
       return;
-    case 'TIMEOUT':
-      toastError(i18n.t('requestTimedOut'));
-      return;
-    case 'NETWORK':
-      toastError(i18n.t('errors.network'));
-      return;
   }
-  if (err.status === 401 && err.code !== 'LOGIN_FAILED') {
+  // Other 401 codes (wrong password, CAPTCHA) answer a sign-in attempt and are that form's to show.
+  if (err.status === 401 && (err.code === 'UNAUTHENTICATED' || err.code === 'HTTP_401')) {
     if (onLoginPage()) return;
     // The session ended on the server (expiry, password changed elsewhere): the spec reloads the page, which with no
     // session means the sign-in screen; keep where the user was so they come back to it.
@@ -59,7 +59,7 @@ export function handleHttpError(err: HcsError): void {
     hardNav.assign(loginUrl(here));
     return;
   }
-  toastError(translateMessage(err.message) || i18n.t('errors.unexpected'));
+  if (!quiet) toastError(errorMessage(err));
 }
 
 export function installHttpHooks(): void {

@@ -12,9 +12,46 @@ export const TOAST_TOP_PX = 20;
 let messageApi: MessageInstance | undefined;
 let modalApi: ModalHookAPI | undefined;
 
-export function registerNotifiers(m: MessageInstance, modal: ModalHookAPI): void {
+export type ToastLevel = 'success' | 'info' | 'warning' | 'error';
+
+const FLASH_KEY = 'hcs.flash';
+
+/**
+ * A toast for the next page load of this tab: a message whose action ends in a reload (sign-out, a changed password)
+ * would otherwise vanish with the page. Kept as a locale key, so it reads in the language the next page loads with.
+ */
+export function flashAfterReload(level: ToastLevel, key: string): void {
+  try {
+    sessionStorage.setItem(FLASH_KEY, JSON.stringify({ level, key }));
+  } catch {
+    // Storage refused (private mode quota): the message is lost, nothing else is.
+  }
+}
+
+/** Takes the message left by the previous page load, if any (once). */
+export function takeFlash(): { level: ToastLevel; key: string } | undefined {
+  let raw: string | null;
+  try {
+    raw = sessionStorage.getItem(FLASH_KEY);
+    sessionStorage.removeItem(FLASH_KEY);
+  } catch {
+    return undefined;
+  }
+  try {
+    const v = raw ? (JSON.parse(raw) as { level?: unknown; key?: unknown }) : undefined;
+    const levels: readonly unknown[] = ['success', 'info', 'warning', 'error'];
+    return v && levels.includes(v.level) && typeof v.key === 'string' ? { level: v.level as ToastLevel, key: v.key } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Registers antd's context-aware APIs; the first registration of a page shows the previous page's flash. */
+export function registerNotifiers(m: MessageInstance, modal: ModalHookAPI, translate?: (key: string) => string): void {
   messageApi = m;
   modalApi = modal;
+  const flash = translate && takeFlash();
+  if (flash) void messageApi[flash.level]({ content: translate(flash.key), duration: TOAST_SECONDS });
 }
 
 export function toastError(text: string): void {

@@ -24,7 +24,8 @@ export function createQueryClient(): QueryClient {
 
 function Notifiers() {
   const { message, modal } = AntApp.useApp();
-  useEffect(() => registerNotifiers(message, modal), [message, modal]);
+  const { t } = useTranslation();
+  useEffect(() => registerNotifiers(message, modal, t), [message, modal, t]);
   return null;
 }
 

@@ -16,6 +16,7 @@ export interface Probe {
   kind: 'contract' | 'legacy';
   /** A keyword search: the call waits for the user's input. */
   needsKeyword?: boolean;
+  /** Sent quiet: the page shows a failure itself (not available, or load failed), never a toast on top. */
   load: (keyword: string, signal: AbortSignal) => Promise<unknown>;
 }
 
@@ -38,7 +39,7 @@ const PAGE = { pageNo: 1, pageSize: 20 } as const;
 
 function legacy(path: string, query: Record<string, string> = {}): Probe {
   const qs = new URLSearchParams({ ...query }).toString();
-  return { kind: 'legacy', load: (_k, signal) => hcsFetch(`/hcs/controller/${path}${qs ? `?${qs}` : ''}`, { method: 'GET', signal }) };
+  return { kind: 'legacy', load: (_k, signal) => hcsFetch(`/hcs/controller/${path}${qs ? `?${qs}` : ''}`, { method: 'GET', signal, quiet: true }) };
 }
 
 const pages = {
@@ -76,10 +77,10 @@ export const ROUTES: readonly RouteDef[] = [
   // NetDisk, in menu order.
   { path: '/personalFile', nameKey: 'routes.personalFile', icon: 'user', access: 'user', frame: 'app', lib: 'NetDisk', netDiskMenu: 1, page: pages.personalFile },
   f('/groupFile', 'routes.groupFile', legacy('groupFile/pageGroupFile', { pageNo: '1', pageSize: '20' }), { icon: 'team', lib: 'NetDisk', netDiskMenu: 2 }),
-  f('/fileShare', 'routes.fileShare', { kind: 'contract', load: (_k, signal) => pageFileSharing(PAGE, { signal }) }, { icon: 'share', lib: 'NetDisk', netDiskMenu: 3 }),
+  f('/fileShare', 'routes.fileShare', { kind: 'contract', load: (_k, signal) => pageFileSharing(PAGE, { signal, quiet: true }) }, { icon: 'share', lib: 'NetDisk', netDiskMenu: 3 }),
   f('/mySharing', 'routes.mySharing', legacy('FileShare/page', { pageNo: '1', pageSize: '20' }), { icon: 'link', lib: 'NetDisk', netDiskMenu: 4 }),
   f('/clusterSync', 'routes.clusterSync', legacy('instance/sync/config/list'), { icon: 'cluster', lib: 'NetDisk', netDiskMenu: 5 }),
-  f('/myCollect', 'routes.myCollect', { kind: 'contract', load: (_k, signal) => pageFavourites(PAGE, { signal }) }, { icon: 'star', lib: 'NetDisk', netDiskMenu: 6 }),
+  f('/myCollect', 'routes.myCollect', { kind: 'contract', load: (_k, signal) => pageFavourites(PAGE, { signal, quiet: true }) }, { icon: 'star', lib: 'NetDisk', netDiskMenu: 6 }),
   // No list operation for the user recycle bin exists in the spec's call list or the contract yet.
   f('/recycleBin', 'routes.recycleBin', null, { icon: 'delete', lib: 'NetDisk', netDiskMenu: 7 }),
 
@@ -87,15 +88,15 @@ export const ROUTES: readonly RouteDef[] = [
   f('/departmentFile', 'routes.departFile', legacy('sysGroup/getNPDept'), { icon: 'apartment', lib: 'NetDisk' }),
   f('/localSync', 'routes.localSync', {
     kind: 'contract',
-    load: (_k, signal) => getOneSyncState({ userName: getUserInfo()?.userName ?? '' }, { signal }),
+    load: (_k, signal) => getOneSyncState({ userName: getUserInfo()?.userName ?? '' }, { signal, quiet: true }),
   }, { icon: 'sync', lib: 'NetDisk' }),
   f('/tagRemark', 'routes.tagRemark', null, { icon: 'tags', lib: 'NetDisk' }),
-  f('/quickSearch', 'routes.quickSearch', { kind: 'contract', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal }) }, { icon: 'search', lib: 'NetDisk' }),
-  f('/searchPanel', 'routes.searchPanel', { kind: 'contract', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal }) }, { icon: 'search', lib: 'NetDisk' }),
+  f('/quickSearch', 'routes.quickSearch', { kind: 'contract', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk' }),
+  f('/searchPanel', 'routes.searchPanel', { kind: 'contract', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk' }),
   f('/fileTemplate', 'routes.fileTemplate', null, { icon: 'file', lib: 'NetDisk' }),
   f('/personalTable', 'routes.personalTable', null, { icon: 'table' }),
 
-  admin('/recycleBinManage', 'routes.recycleBinManage', { kind: 'contract', load: (_k, signal) => pageSecRecycle(PAGE, { signal }) }),
+  admin('/recycleBinManage', 'routes.recycleBinManage', { kind: 'contract', load: (_k, signal) => pageSecRecycle(PAGE, { signal, quiet: true }) }),
   admin('/departmentManage', 'routes.departmentManage', legacy('sysGroup/treeGroup')),
   admin('/roleManage', 'routes.roleManage', legacy('SysRole/pageRoleInfo', { pageNo: '1', pageSize: '20' })),
   admin('/businessManage', 'routes.businessManage', legacy('BusinessLibs/getAll')),
@@ -113,7 +114,7 @@ export const ROUTES: readonly RouteDef[] = [
   admin('/otherConfig', 'routes.otherConfig', legacy('sysConfig/page', { pageNo: '1', pageSize: '20' })),
   admin('/integrationPlatform', 'routes.integrationPlatform', legacy('ldapConfig')),
   admin('/logManage', 'routes.logManage', legacy('sysOptLog/page', { pageNo: '1', pageSize: '20' })),
-  admin('/fileManagement', 'routes.fileManagement', { kind: 'contract', load: (_k, signal) => pageFilesForManager(PAGE, { signal }) }),
+  admin('/fileManagement', 'routes.fileManagement', { kind: 'contract', load: (_k, signal) => pageFilesForManager(PAGE, { signal, quiet: true }) }),
   admin('/patchManagement', 'routes.patchManagement', null),
   admin('/dataStatisticsManagement', 'routes.dataStatisticsManagement', null),
 ];

@@ -1,15 +1,24 @@
 // The shell as a user meets it: redirects, sign-in gate, layout rules per route family, menus, header, capacity,
 // "not available" pages and the other-tab sign-out.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http } from 'msw';
 import { fail, ok, renderApp, server, shellHandlers, signIn } from '../test/render-app.tsx';
 import { clearSession, updateStore, USER_INFO_KEY } from './session.ts';
 import { mockUser } from '../mocks/fixtures.ts';
+import { toastError } from './notify.ts';
+import type * as Notify from './notify.ts';
+
+// The real toasts, observed: a page that shows a failure itself must not also toast it.
+vi.mock('./notify.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof Notify>();
+  return { ...real, toastError: vi.fn(real.toastError) };
+});
 
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterAll(() => server.close());
 beforeEach(() => {
+  vi.mocked(toastError).mockClear();
   localStorage.clear();
   sessionStorage.clear();
   clearSession();
@@ -103,11 +112,31 @@ describe('layout rules', () => {
     expect(screen.queryByRole('table')).toBeNull();
   });
 
+  it('a spec call the server has no route for (404) shows the page\'s own "not available" text and no toast', async () => {
+    signIn();
+    server.use(http.get('*/hcs/controller/groupFile/pageGroupFile', () => fail(404, 'NOT_FOUND', 'no route for GET /hcs/controller/groupFile/pageGroupFile')));
+    await renderApp('/groupFile', 'zh_CN');
+    expect(await screen.findByText('此服务器暂不支持该功能')).toBeTruthy();
+    expect(toastError).not.toHaveBeenCalled();
+    expect(screen.queryByText(/no route/)).toBeNull();
+  });
+
+  it('/fileDownload signed out: "not available" without a toast when the server lacks the share calls', async () => {
+    server.use(http.get('*/hcs/services/FileShare/checklink', () => fail(404, 'NOT_FOUND', 'no route for GET /hcs/services/FileShare/checklink')));
+    await renderApp('/fileDownload?link=x', 'zh_CN');
+    expect(await screen.findByTestId('not-available')).toBeTruthy();
+    expect(toastError).not.toHaveBeenCalled();
+  });
+
   it('a real failure is shown as a failure, not as "not available"', async () => {
     signIn();
     server.use(http.get('*/hcs/controller/pageCollectionFile', () => fail(500, 'INTERNAL', 'boom')));
-    await renderApp('/myCollect');
-    expect(await screen.findByTestId('load-failed')).toBeTruthy();
+    await renderApp('/myCollect', 'zh_CN');
+    const failed = await screen.findByTestId('load-failed');
+    // Said once, in the page, in the user's language.
+    expect(failed.textContent).toContain('服务器内部错误，请稍后重试');
+    expect(failed.textContent).not.toContain('boom');
+    expect(toastError).not.toHaveBeenCalled();
   });
 });
 
@@ -145,6 +174,23 @@ describe('header', () => {
     await waitFor(() => expect(r.nav).toHaveBeenCalledWith('/drive/login'));
     expect(loggedOut).toBe(true);
     expect(localStorage.getItem(USER_INFO_KEY)).toBeNull();
+  });
+
+  it('the sign-out message survives the reload to /login, in the language of the new page, once', async () => {
+    signIn();
+    server.use(http.get('*/hcs/controller/System/sso/logout', () => ok(null)));
+    const r = await renderApp('/personalFile');
+    fireEvent.click(await screen.findByTestId('user-menu'));
+    fireEvent.click(await screen.findByText('Sign out'));
+    await waitFor(() => expect(r.nav).toHaveBeenCalledWith('/drive/login'));
+    // The reload: a new page at /login.
+    r.unmount();
+    const again = await renderApp('/login', 'zh_CN');
+    expect(await screen.findByText('退出登录成功')).toBeTruthy();
+    again.unmount();
+    await renderApp('/login', 'zh_CN');
+    await screen.findByTestId('login-card');
+    expect(screen.queryByText('退出登录成功')).toBeNull();
   });
 });
 

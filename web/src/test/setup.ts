@@ -1,8 +1,10 @@
 // jsdom lacks a few browser APIs antd relies on.
 import { afterEach } from 'vitest';
-import { cleanup } from '@testing-library/react';
+import { cleanup, configure } from '@testing-library/react';
 
 afterEach(() => cleanup());
+// findBy/waitFor wait for a state; on a shared, loaded machine a lazy page may take more than the default second.
+configure({ asyncUtilTimeout: 8000 });
 
 if (typeof window !== 'undefined') {
   window.matchMedia ??= ((query: string) => ({

@@ -11,7 +11,8 @@ import { getCaptcha, getPlatformInfo, login } from '../../api/gen/session/sessio
 import type { Captcha } from '../../api/gen/model/index.ts';
 import { HcsError } from '../../api/hcs-error.ts';
 import { encryptPassword } from '../../shared/wire-encoding.ts';
-import { i18n as appI18n, LANGUAGES, LANGUAGE_KEY, isLanguage, translateMessage, type Language } from '../../app/i18n.ts';
+import { LANGUAGES, LANGUAGE_KEY, isLanguage, type Language } from '../../app/i18n.ts';
+import { errorMessage, LocalizedError } from '../../app/error-message.ts';
 import { BASE, hardNav, safeRedirect } from '../../app/navigation.ts';
 import { getUserInfo, setUserInfo, userInfoFromServer } from '../../app/session.ts';
 import { changeLanguage } from '../../app/account.ts';
@@ -25,14 +26,6 @@ interface Values {
 /** Answers after which the next attempt is better made with a solved challenge. */
 const CAPTCHA_CODES = new Set(['CAPTCHA_REQUIRED', 'CAPTCHA_INVALID', 'RATE_LIMITED']);
 
-/** The text for a failed sign-in: by its code when the locale files have one, else the server's message (key). */
-function failureText(e: unknown): string {
-  if (e instanceof HcsError) {
-    const key = `errors.codes.${e.code}`;
-    if (appI18n.exists(key)) return appI18n.t(key, { seconds: e.retryAfterSeconds ?? 1 });
-  }
-  return translateMessage(e instanceof Error ? e.message : String(e));
-}
 
 export default function LoginPage() {
   const { t, i18n } = useTranslation();
@@ -59,18 +52,19 @@ export default function LoginPage() {
     // A challenge is good for one attempt, whatever its outcome.
     const answer = captcha && v.captcha?.trim() ? { captchaId: captcha.captchaId, captchaAnswer: v.captcha.trim() } : {};
     try {
-      const info = (await getPlatformInfo()).data;
-      if (!info?.publicKey) throw new Error(t('login.noPublicKey'));
+      // Quiet: the form shows the failure itself, once.
+      const info = (await getPlatformInfo({ quiet: true })).data;
+      if (!info?.publicKey) throw new LocalizedError('login.noPublicKey');
       const password = await encryptPassword(v.password, info.publicKey);
-      const res = await login({ username: v.username.trim(), password, platformId: info.platformId, ...answer });
+      const res = await login({ username: v.username.trim(), password, platformId: info.platformId, ...answer }, { quiet: true });
       const user = res.data?.user;
-      if (!user) throw new Error(t('errors.unexpected'));
+      if (!user) throw new LocalizedError('errors.unexpected');
       setUserInfo(userInfoFromServer(user, getUserInfo()));
       if (isLanguage(user.languageId) && user.languageId !== i18n.language) localStorage.setItem(LANGUAGE_KEY, user.languageId);
       // A full load: fresh caches for the new user, and the saved language applies from the first paint.
       hardNav.assign(`${BASE}${target}`);
     } catch (e) {
-      setError(failureText(e));
+      setError(errorMessage(e));
       if ((e instanceof HcsError && CAPTCHA_CODES.has(e.code)) || 'captchaId' in answer) await newCaptcha();
       setBusy(false);
     }

@@ -7,7 +7,8 @@ import { changePassword, getPlatformInfo } from '../../api/gen/session/session.t
 import { encryptPassword } from '../../shared/wire-encoding.ts';
 import { PASSWORD_MIN_LENGTH, passwordStrength } from '../../shared/format.ts';
 import { signOut } from '../../app/account.ts';
-import { toastSuccess } from '../../app/notify.ts';
+import { flashAfterReload } from '../../app/notify.ts';
+import { errorMessage } from '../../app/error-message.ts';
 
 interface Values {
   oldPassword?: string;
@@ -44,7 +45,8 @@ export function PasswordDialog(props: { open: boolean; onClose: () => void; user
     setBusy(true);
     setFailed(null);
     try {
-      const info = (await getPlatformInfo()).data;
+      // Quiet: the dialog shows the failure itself, once.
+      const info = (await getPlatformInfo({ quiet: true })).data;
       if (!info) throw new Error('no platform info');
       const body = {
         userId: props.userId,
@@ -52,13 +54,14 @@ export function PasswordDialog(props: { open: boolean; onClose: () => void; user
         ...(v.oldPassword ? { oldPassword: await encryptPassword(v.oldPassword, info.publicKey) } : {}),
         newPassword: v.newPassword ? await encryptPassword(v.newPassword, info.publicKey) : '',
       };
-      await changePassword(body);
-      toastSuccess(t('PasswordModifiedSuccessful'));
+      await changePassword(body, { quiet: true });
+      // Signing out reloads the page: the message is shown by the sign-in page that follows.
+      flashAfterReload('success', 'PasswordModifiedSuccessful');
       close();
       // The server ended every session of this user; sign out locally and go to /login.
       await signOut({ callServer: false });
     } catch (e) {
-      setFailed(`${t('login.PasswordModifiedFailed')}${e instanceof Error && e.message ? `: ${e.message}` : ''}`);
+      setFailed(`${t('login.PasswordModifiedFailed')}${t('common.colon')}${errorMessage(e)}`);
     } finally {
       setBusy(false);
     }

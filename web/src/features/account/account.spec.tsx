@@ -227,4 +227,32 @@ describe('change password dialog', () => {
     expect(getUserInfo()).not.toBeNull();
     expect(r.nav).not.toHaveBeenCalled();
   });
+
+  it('zh_CN failure: the spec message and the reason by its code, never the raw key the server sends', async () => {
+    server.use(http.post('*/hcs/controller/Users/userPassword', () => fail(403, 'PASSWORD_WRONG', 'login.PasswordModifiedFailed')));
+    signIn();
+    await renderApp('/personalFile', 'zh_CN');
+    fireEvent.click(await screen.findByTestId('user-menu'));
+    fireEvent.click(await screen.findByRole('menuitem', { name: '修改密码' }));
+    await screen.findByTestId('password-form');
+    type('old-password', 'Wrong-pass1');
+    type('new-password', 'New-pass22');
+    type('confirm-password', 'New-pass22');
+    fireEvent.click(screen.getByRole('button', { name: '确 定' }));
+    expect((await screen.findByTestId('password-failed')).textContent).toBe('密码修改失败：原密码错误');
+    expect(screen.queryByText(/login\./)).toBeNull();
+  });
+
+  it('success: PasswordModifiedSuccessful is shown by the sign-in page the reload leads to', async () => {
+    server.use(http.post('*/hcs/controller/Users/userPassword', () => ok(null)));
+    const r = await openPasswordDialog();
+    type('old-password', 'Old-pass1');
+    type('new-password', 'New-pass22');
+    type('confirm-password', 'New-pass22');
+    ok_();
+    await waitFor(() => expect(r.nav).toHaveBeenCalledWith('/drive/login'));
+    r.unmount();
+    await renderApp('/login');
+    expect(await screen.findByText('Password changed. Please sign in again.')).toBeTruthy();
+  });
 });

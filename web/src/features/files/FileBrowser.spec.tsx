@@ -1,22 +1,37 @@
 // Component tests of the list screen against the contract's msw handlers (orval), with answers built per test.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { setupServer } from 'msw/node';
+import { http, HttpResponse } from 'msw';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { getCheckFileExistMockHandler } from '../../api/gen/upload/upload.msw.ts';
 import { getDeleteInstancesMockHandler, getListInstancesMockHandler, getModifyInstanceMockHandler } from '../../api/gen/files/files.msw.ts';
 import { createQueryClient, Providers } from '../../app/providers.tsx';
-import { initI18n } from '../../app/i18n.ts';
+import { initI18n, type Language } from '../../app/i18n.ts';
+import { installHttpHooks } from '../../app/http-hooks.ts';
+import { toastError } from '../../app/notify.ts';
+import type * as Notify from '../../app/notify.ts';
 import { scriptedEngine } from '../transfers/fake-engine.ts';
 import { memoryPersistence } from '../transfers/queue-persistence.ts';
 import { TransferStore } from '../transfers/transfer-store.ts';
 import { FileBrowser } from './FileBrowser.tsx';
 
+// The real toasts, observed: a failure shown in a dialog or in the list must not be toasted on top.
+vi.mock('../../app/notify.ts', async (importOriginal) => {
+  const real = await importOriginal<typeof Notify>();
+  return { ...real, toastError: vi.fn(real.toastError) };
+});
+
 const server = setupServer();
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterEach(() => server.resetHandlers());
 afterAll(() => server.close());
-beforeEach(() => localStorage.clear());
+beforeEach(() => {
+  localStorage.clear();
+  vi.mocked(toastError).mockClear();
+  installHttpHooks();
+});
+const envelopeError = (status: number, code: string, msg: string) => HttpResponse.json({ ret: 1, msg, data: { code, traceId: 't' } }, { status });
 
 function inst(i: number, over: Partial<Instance> = {}): Instance {
   return {
@@ -57,8 +72,8 @@ function bigFolder(extra: Instance[] = []) {
   return { handler, requests };
 }
 
-async function renderBrowser() {
-  await initI18n('en_US');
+async function renderBrowser(lang: Language = 'en_US') {
+  await initI18n(lang);
   const store = new TransferStore({ engine: scriptedEngine().engine, persistence: memoryPersistence() });
   render(
     <Providers queryClient={createQueryClient()}>
@@ -194,5 +209,43 @@ describe('FileBrowser list', () => {
     expect(await screen.findByText('At most 500 files can be uploaded at once')).toBeTruthy();
     expect(checks).toBe(0);
     expect(store.getSnapshot().uploads).toHaveLength(0);
+  });
+});
+
+describe('FileBrowser messages', () => {
+  it('zh_CN: creating a folder whose name exists says so in Chinese with the name, once, in the dialog', async () => {
+    server.use(bigFolder().handler);
+    server.use(http.post('*/hcs/controller/Instances', () => envelopeError(409, 'NAME_EXISTS', '"Docs" already exists in this folder')));
+    await renderBrowser('zh_CN');
+    await screen.findByText('file-000001.txt');
+    fireEvent.click(screen.getByTestId('new-folder'));
+    fireEvent.change(await screen.findByTestId('name-dialog-input'), { target: { value: 'Docs' } });
+    fireEvent.click(screen.getByTestId('name-dialog-ok'));
+    expect((await screen.findByTestId('name-dialog-error')).textContent).toBe('此文件夹中已存在“Docs”');
+    expect(screen.queryByText(/already exists/)).toBeNull();
+    expect(toastError).not.toHaveBeenCalled();
+  });
+
+  it('zh_CN: a list the server refuses shows the code\'s message, not the raw server key', async () => {
+    server.use(http.get('*/hcs/controller/Page', () => envelopeError(403, 'FORBIDDEN', 'accountFrozen')));
+    await renderBrowser('zh_CN');
+    expect((await screen.findByTestId('list-error')).textContent).toBe('没有权限执行此操作');
+    expect(screen.queryByText('accountFrozen')).toBeNull();
+  });
+
+  it('zh_CN: a partly failed delete names each failure in Chinese', async () => {
+    server.use(bigFolder().handler);
+    server.use(
+      getDeleteInstancesMockHandler({ ret: 0, msg: 'success', data: { done: [], failed: [{ instanceId: 'id2', code: 'NOT_FOUND', msg: 'no such file or folder' }] } }),
+    );
+    await renderBrowser('zh_CN');
+    const row = await screen.findByTestId('row-delete-file-000002.txt');
+    // An earlier test's confirm may linger in the body: the newest one is this test's.
+    const before = screen.queryAllByTestId('delete-confirm-ok').length;
+    fireEvent.click(row);
+    await waitFor(() => expect(screen.getAllByTestId('delete-confirm-ok').length).toBeGreaterThan(before));
+    fireEvent.click(screen.getAllByTestId('delete-confirm-ok').at(-1)!);
+    expect(await screen.findByText('1 项操作失败：“file-000002.txt”不存在，可能已被删除或移动')).toBeTruthy();
+    expect(screen.queryByText(/no such file/)).toBeNull();
   });
 });

@@ -8,6 +8,7 @@ import { copyInstances, createInstances, deleteInstances, modifyInstance, moveIn
 import type { Instance } from '../../api/gen/model/instance.ts';
 import type { BatchResultResponse } from '../../api/gen/model/batchResultResponse.ts';
 import { encodeWireText } from '../../shared/wire-encoding.ts';
+import { codeMessage, errorMessage } from '../../app/error-message.ts';
 import { openTransferPanel } from '../../app/transfer-counters.ts';
 import { downloadItems } from '../transfers/download.ts';
 import { fromDataTransfer, fromFileList, type PickResult } from '../transfers/pick-files.ts';
@@ -56,14 +57,18 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
   const rootId = crumbs[0]?.instanceId ?? folderId;
   const path = '/' + crumbs.slice(1).map((c) => c.instanceName).join('/');
 
-  const notifyError = (err: unknown) => prompts.upload.notice('error', 'files.failed', { reason: err instanceof Error ? err.message : String(err) });
+  // Calls from this screen are sent quiet and report their failure here, once, in the user's language.
+  const notifyError = (err: unknown, name?: string) => prompts.upload.notice('error', 'files.failed', { reason: errorMessage(err, { name }) });
   const afterChange = () => {
     setSelected([]);
     refresh();
   };
-  const reportBatch = (res: BatchResultResponse) => {
+  const reportBatch = (res: BatchResultResponse, items: readonly Instance[]) => {
     const failed = res.data?.failed ?? [];
-    if (failed.length > 0) prompts.upload.notice('warning', 'files.partlyFailed', { count: failed.length, reason: failed.map((f) => f.msg).join('; ') });
+    if (failed.length === 0) return;
+    const nameOf = (id: string) => items.find((i) => i.instanceId === id)?.instanceName;
+    const reasons = [...new Set(failed.map((f) => codeMessage(f.code, { name: nameOf(f.instanceId) }) ?? f.msg))];
+    prompts.upload.notice('warning', 'files.partlyFailed', { count: failed.length, reason: reasons.join(t('files.reasonSeparator')) });
   };
 
   useEffect(() => {
@@ -107,10 +112,10 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
       zIndex: 2000,
       onOk: async () => {
         try {
-          reportBatch(await deleteInstances({ ids: items.map((i) => i.instanceId).join(',') }));
+          reportBatch(await deleteInstances({ ids: items.map((i) => i.instanceId).join(',') }, { quiet: true }), items);
           afterChange();
         } catch (err) {
-          notifyError(err);
+          notifyError(err, items.length === 1 ? items[0]!.instanceName : undefined);
         }
       },
     });
@@ -274,7 +279,9 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
       />
 
       {query.isError && !page ? (
-        <Typography.Text type="danger">{(query.error as Error)?.message}</Typography.Text>
+        <Typography.Text type="danger" data-testid="list-error">
+          {errorMessage(query.error)}
+        </Typography.Text>
       ) : query.isLoading ? (
         <Spin />
       ) : rows.length === 0 ? (
@@ -314,8 +321,8 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
         initial={nameDialog?.mode === 'rename' ? nameDialog.item.instanceName : ''}
         onClose={() => setNameDialog(undefined)}
         onSubmit={async (name) => {
-          if (nameDialog?.mode === 'rename') await modifyInstance(nameDialog.item.instanceId, { instanceName: encodeWireText(name) });
-          else await createInstances([{ classifierId: 'Folder', parentId: folderId, instanceName: encodeWireText(name), libCode, instanceType }]);
+          if (nameDialog?.mode === 'rename') await modifyInstance(nameDialog.item.instanceId, { instanceName: encodeWireText(name) }, { quiet: true });
+          else await createInstances([{ classifierId: 'Folder', parentId: folderId, instanceName: encodeWireText(name), libCode, instanceType }], { quiet: true });
           afterChange();
         }}
       />
@@ -329,8 +336,8 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
         onSubmit={async (targetInstanceId) => {
           if (!moveCopy) return;
           const ids = moveCopy.items.map((i) => i.instanceId).join(',');
-          const res = moveCopy.mode === 'move' ? await moveInstances({ ids, targetInstanceId }) : await copyInstances({ ids, targetInstanceId });
-          reportBatch(res);
+          const res = moveCopy.mode === 'move' ? await moveInstances({ ids, targetInstanceId }, { quiet: true }) : await copyInstances({ ids, targetInstanceId }, { quiet: true });
+          reportBatch(res, moveCopy.items);
           afterChange();
         }}
       />

@@ -5,6 +5,7 @@ import { Modal, Tree, Typography } from 'antd';
 import type { TreeDataNode } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { getTreeFolderData } from '../../api/gen/files/files.ts';
+import { errorMessage } from '../../app/error-message.ts';
 
 export interface MoveCopyDialogProps {
   open: boolean;
@@ -55,7 +56,7 @@ export function MoveCopyDialog({ open, mode, libCode, rootId, excludeIds, onSubm
       await onSubmit(target);
       onClose();
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorMessage(err));
     } finally {
       setBusy(false);
     }

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'react';
 import { Input, Modal, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { nameProblem } from '../../shared/format.ts';
+import { errorMessage } from '../../app/error-message.ts';
 
 export interface NameDialogProps {
   open: boolean;
@@ -31,7 +32,7 @@ export function NameDialog({ open, title, initial, onSubmit, onClose }: NameDial
       await onSubmit(value);
       onClose();
     } catch (err) {
-      setServerError(err instanceof Error ? err.message : String(err));
+      setServerError(errorMessage(err, { name: value }));
     } finally {
       setBusy(false);
     }

@@ -6,6 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { getPreview } from '../../api/gen/download/download.ts';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { previewKind, TEXT_PREVIEW_BYTES } from './preview.ts';
+import { errorMessage, LocalizedError } from '../../app/error-message.ts';
 
 export function PreviewDialog({ item, onClose, onDownload }: { item: Instance | undefined; onClose: () => void; onDownload: (i: Instance) => void }) {
   const { t } = useTranslation();
@@ -21,16 +22,16 @@ export function PreviewDialog({ item, onClose, onDownload }: { item: Instance | 
     if (!item || kind === 'none') return;
     const ctrl = new AbortController();
     (async () => {
-      const res = await getPreview({ instanceId: item.instanceId }, { signal: ctrl.signal });
+      const res = await getPreview({ instanceId: item.instanceId }, { signal: ctrl.signal, quiet: true });
       const u = res.data?.url;
-      if (!u) throw new Error(t('files.previewFailed'));
+      if (!u) throw new LocalizedError('files.previewFailed');
       if (kind === 'text') {
         const body = await fetch(u, { headers: { Range: `bytes=0-${TEXT_PREVIEW_BYTES - 1}` }, signal: ctrl.signal });
-        if (!body.ok) throw new Error(t('files.previewFailed'));
+        if (!body.ok) throw new LocalizedError('files.previewFailed');
         setText(new TextDecoder().decode(await body.arrayBuffer()));
       } else setUrl(u);
     })().catch((err: unknown) => {
-      if (!ctrl.signal.aborted) setError(err instanceof Error ? err.message : String(err));
+      if (!ctrl.signal.aborted) setError(errorMessage(err));
     });
     return () => ctrl.abort();
   }, [item, kind, t]);

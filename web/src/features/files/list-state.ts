@@ -65,7 +65,7 @@ export function useFileList(base: { libCode: string; instanceType: string }) {
     // The cursor is only a faster way to the same page, so it stays out of the cache key.
     queryKey: getListInstancesQueryKey({ ...params, cursor: undefined }),
     queryFn: async ({ signal }) => {
-      const res = await listInstances(params, { signal });
+      const res = await listInstances(params, { signal, quiet: true });
       const next = res.data?.nextCursor;
       if (next) cursors.current.set(`${signature}#${state.pageNo + 1}`, next);
       return res.data;

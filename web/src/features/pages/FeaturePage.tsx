@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import type { RouteDef } from '../../app/routes.tsx';
 import { formatDate } from '../../shared/format.ts';
 import { isNotAvailable } from './not-available.ts';
+import { errorMessage } from '../../app/error-message.ts';
 
 type Row = Record<string, unknown>;
 
@@ -63,7 +64,7 @@ export default function FeaturePage({ def }: { def: RouteDef }) {
       <NotAvailable />
     ) : (
       <div data-testid="load-failed">
-        <Result status="error" title={t('common.loadFailed')} subTitle={q.error instanceof Error ? q.error.message : ''} />
+        <Result status="error" title={t('common.loadFailed')} subTitle={errorMessage(q.error)} />
       </div>
     );
   else {

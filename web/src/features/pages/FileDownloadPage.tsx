@@ -8,6 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { hcsFetch } from '../../api/http.ts';
 import { NotAvailable } from './FeaturePage.tsx';
 import { isNotAvailable } from './not-available.ts';
+import { errorMessage } from '../../app/error-message.ts';
 
 export default function FileDownloadPage() {
   const { t } = useTranslation();
@@ -16,7 +17,7 @@ export default function FileDownloadPage() {
   const valid = /^[A-Za-z0-9_-]{1,256}$/.test(link);
   const q = useQuery({
     queryKey: ['share-link', link],
-    queryFn: ({ signal }) => hcsFetch(`/hcs/services/FileShare/checklink?${new URLSearchParams({ link })}`, { method: 'GET', signal }),
+    queryFn: ({ signal }) => hcsFetch(`/hcs/services/FileShare/checklink?${new URLSearchParams({ link })}`, { method: 'GET', signal, quiet: true }),
     enabled: valid,
     retry: false,
   });
@@ -27,7 +28,7 @@ export default function FileDownloadPage() {
     body = isNotAvailable(q.error, 'legacy') ? (
       <NotAvailable />
     ) : (
-      <Result status="error" title={t('share.linkFailed')} subTitle={q.error instanceof Error ? q.error.message : ''} />
+      <Result status="error" title={t('share.linkFailed')} subTitle={errorMessage(q.error)} />
     );
   else body = <Typography.Paragraph>{t('share.linkValid')}</Typography.Paragraph>;
   return (

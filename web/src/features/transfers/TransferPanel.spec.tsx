@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
-import { initI18n } from '../../app/i18n.ts';
+import { initI18n, type Language } from '../../app/i18n.ts';
 import { createQueryClient, Providers } from '../../app/providers.tsx';
 import { failure, scriptedEngine } from './fake-engine.ts';
 import { memoryPersistence } from './queue-persistence.ts';
@@ -16,8 +16,8 @@ function setup() {
   return { store, add, ...fake };
 }
 
-async function renderPanel(store: TransferStore) {
-  await initI18n('en_US');
+async function renderPanel(store: TransferStore, lang: Language = 'en_US') {
+  await initI18n(lang);
   render(
     <Providers queryClient={createQueryClient()}>
       <TransferLists store={store} />
@@ -103,5 +103,24 @@ describe('TransferLists', () => {
     expect(downloads[0]!.runs).toBe(2);
     await act(async () => fireEvent.click(screen.getByTestId('download-delete-big.iso')));
     expect(screen.queryByTestId('transfer-download-table')).toBeNull();
+  });
+
+  it("zh_CN: a failure the server caused reads in Chinese by its code, never the server's English", async () => {
+    const { store, upload, add } = setup();
+    add(['a.bin', 'b.bin']);
+    await renderPanel(store, 'zh_CN');
+    const cause = Object.assign(new Error('at most 100 unfinished uploads at a time'), { status: 409, ret: 1, code: 'TOO_MANY_UPLOADS' });
+    await act(async () => {
+      upload('a.bin').fail(failure('301', { serverMessage: 'at most 100 unfinished uploads at a time', cause }), 'error');
+      // One upload at a time: b starts once a has failed.
+      await new Promise((r) => setTimeout(r, 0));
+      upload('b.bin').fail(failure('UPLOAD_FAILED', { serverMessage: 'a newer server explains', cause: Object.assign(new Error('x'), { status: 409, ret: 1, code: 'NEWER_CODE' }) }), 'error');
+      await new Promise((r) => setTimeout(r, 0));
+    });
+    const a = screen.getByTestId('upload-status-a.bin').textContent;
+    expect(a).toContain('[301] 初始化分片失败；未完成的上传任务过多，请先完成或取消部分任务后再上传');
+    expect(a).not.toContain('at most');
+    // A code this app does not know yet: the server's text is all there is.
+    expect(screen.getByTestId('upload-status-b.bin').textContent).toContain('a newer server explains');
   });
 });

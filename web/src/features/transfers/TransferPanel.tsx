@@ -8,6 +8,7 @@ import { onTransferPanelRequest } from '../../app/transfer-counters.ts';
 import { toastInfo, toastWarning } from '../../app/notify.ts';
 import { formatDate, formatDuration, formatSize } from '../../shared/format.ts';
 import { TRANSFER_PAGE_SIZE } from './limits.ts';
+import { codeMessage } from '../../app/error-message.ts';
 import { useTransferSnapshot } from './runtime.ts';
 import type { DownloadItem, FinishedItem, TransferStore, UploadItem } from './transfer-store.ts';
 
@@ -183,7 +184,7 @@ function UploadStatusCell({ item, units }: { item: UploadItem; units: Parameters
       </Typography.Text>
     );
   } else if (item.status === 'error' || item.status === 'onTimeout') {
-    const text = item.errorText ?? t(item.errorKey ?? 'transfer.error.UPLOAD_FAILED');
+    const text = failureText(item, t);
     detail = (
       <Tooltip title={text}>
         <Typography.Text type="danger" style={{ fontSize: 12 }} ellipsis>
@@ -229,6 +230,17 @@ function RowActions({ item, store }: { item: UploadItem; store: TransferStore })
 }
 
 type Units = Parameters<typeof formatDuration>[1];
+
+/**
+ * The spec 8 text of the failure, completed by what the server said in the user's language (by its code). The
+ * server's own text is shown only for a code this app does not know.
+ */
+export function failureText(item: Pick<UploadItem, 'errorKey' | 'errorText' | 'errorCode'>, t: (k: string) => string): string {
+  const key = item.errorKey ?? 'transfer.error.UPLOAD_FAILED';
+  const detail = (item.errorCode && codeMessage(item.errorCode)) ?? item.errorText;
+  if (!detail) return t(key);
+  return key === 'transfer.error.UPLOAD_FAILED' ? detail : `${t(key)}${t('files.reasonSeparator')}${detail}`;
+}
 
 /**
  * Engine downloads (File System Access API browsers). Spec 2 defines a download tab but lists only upload and

@@ -46,7 +46,7 @@ export async function downloadItems(items: readonly DownloadTarget[], store: Tra
   // Several items or any folder: one zip keeps the browser from opening a download per item.
   if (folders.length > 0 || files.length > 1) {
     const name = items.length === 1 ? items[0]!.instanceName : undefined;
-    const res = await getZipDownloadUrl({ ids: items.map((i) => i.instanceId).join(','), ...(name ? { name } : {}) });
+    const res = await getZipDownloadUrl({ ids: items.map((i) => i.instanceId).join(','), ...(name ? { name } : {}) }, { quiet: true });
     if (!res.data?.url) throw new Error('no zip url');
     browserDownload(res.data.url);
     for (const i of items) {
@@ -76,7 +76,7 @@ export async function downloadItems(items: readonly DownloadTarget[], store: Tra
     openTransferPanel();
     return;
   }
-  const res = await getS3DownloadUrl({ instanceId: file.instanceId, fileName: encodeURIComponent(file.instanceName) });
+  const res = await getS3DownloadUrl({ instanceId: file.instanceId, fileName: encodeURIComponent(file.instanceName) }, { quiet: true });
   if (!res.data?.url) throw new Error('no download url');
   browserDownload(res.data.url);
   store.addFinished({ filename: file.instanceName, fileSize: file.fSize, filePosition: file.path, transferType: 'download', fileId: file.instanceId });

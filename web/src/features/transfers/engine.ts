@@ -64,12 +64,19 @@ export interface TransferEngine {
   identityOf(file: File, name: string): string;
 }
 
-/** What the UI can say about a failure: an i18n key, or the server's own message when it gave one. */
+/** What the UI can say about a failure: an i18n key, and what the server answered (its code, its message). */
 export interface TransferFailure {
   key: string;
   code: string;
+  /** The envelope's data.code when a server answer caused the failure: the UI words it from the locale files. */
+  serverCode?: string;
   serverMessage?: string;
 }
+
+const envelopeCode = (e: unknown): string | undefined => {
+  const x = e as { code?: unknown; ret?: unknown; status?: unknown } | null;
+  return x && typeof x.code === 'string' && typeof x.ret === 'number' && typeof x.status === 'number' ? x.code : undefined;
+};
 
 /** Maps engine/HTTP errors onto the spec 8 message keys (transfer.error.<code>). */
 export function describeFailure(err: unknown): TransferFailure {
@@ -80,7 +87,8 @@ export function describeFailure(err: unknown): TransferFailure {
   if (code === '002' && (err as { group?: unknown })?.group === true) key = 'transfer.error.002group';
   const serverMessage =
     typeof e?.serverMessage === 'string' ? e.serverMessage : typeof e?.ret === 'number' && typeof e?.message === 'string' ? e.message : undefined;
-  return serverMessage === undefined ? { key, code } : { key, code, serverMessage };
+  const serverCode = envelopeCode(err) ?? envelopeCode((err as { cause?: unknown } | null)?.cause);
+  return { key, code, ...(serverCode ? { serverCode } : {}), ...(serverMessage !== undefined ? { serverMessage } : {}) };
 }
 
 /** HcsError codes of the envelope that have a spec 8 counterpart. */

@@ -17,7 +17,9 @@ export interface UploadItem extends PersistedUpload {
   /** Seconds left at the current speed; undefined when unknown. */
   timeLeft: number | undefined;
   errorKey?: string;
+  /** The server's own text and code of the failure, when a server answer caused it. */
   errorText?: string;
+  errorCode?: string;
   /** Restored after a refresh without its File: the user must pick the same file again. */
   needsFile: boolean;
 }
@@ -94,6 +96,7 @@ interface UploadRow {
   progress: Progress | undefined;
   errorKey?: string;
   errorText?: string;
+  errorCode?: string;
 }
 
 interface DownloadRow {
@@ -435,9 +438,11 @@ export class TransferStore {
       const f = describeFailure(error);
       row.errorKey = f.key;
       row.errorText = f.serverMessage;
+      row.errorCode = f.serverCode;
     } else if (to === 'ready' || to === 'checking') {
       row.errorKey = undefined;
       row.errorText = undefined;
+      row.errorCode = undefined;
     }
     if (to === 'pause' || to === 'error' || to === 'onTimeout') row.progress = row.progress && { ...row.progress, speed: 0, timeLeft: undefined };
     this.#emit();
@@ -512,6 +517,7 @@ export class TransferStore {
         needsFile: r.upload.needsFile,
         ...(r.errorKey ? { errorKey: r.errorKey } : {}),
         ...(r.errorText ? { errorText: r.errorText } : {}),
+        ...(r.errorCode ? { errorCode: r.errorCode } : {}),
       };
     });
     const downloads = [...this.#downloads.values()].map((r): DownloadItem => {

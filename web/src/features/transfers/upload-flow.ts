@@ -4,6 +4,7 @@ import { checkFileExist } from '../../api/gen/upload/upload.ts';
 import { createInstances } from '../../api/gen/files/files.ts';
 import { HcsError } from '../../api/hcs-error.ts';
 import { encodeWireText } from '../../shared/wire-encoding.ts';
+import { errorMessage } from '../../app/error-message.ts';
 import type { ConflictChoice } from './engine.ts';
 import type { PickResult } from './pick-files.ts';
 import { evaluateSelection, type SelectionContext } from './selection-rules.ts';
@@ -59,12 +60,15 @@ export function sessionMemory(storage: Storage | undefined = globalThis.sessionS
   };
 }
 
+// Every failure of the flow reaches the user as one of its notices; the HTTP hooks must not toast it as well.
+const QUIET = { quiet: true } as const;
+
 export type UploadPlanResult = { queued: number } | { aborted: string };
 
 /** Finds or creates the folder `name` in `parentId`, returning its id. */
 async function ensureFolder(parentId: string, name: string, target: UploadTarget): Promise<{ id: string; created: boolean }> {
   const instanceName = encodeWireText(name);
-  const existing = await checkFileExist({ parentId, instanceName });
+  const existing = await checkFileExist({ parentId, instanceName }, QUIET);
   const found = existing.data;
   if (found?.data === 1) {
     if (found.classifierId === 'File') throw new HcsError(409, 409, name, 'NAME_EXISTS');
@@ -72,14 +76,14 @@ async function ensureFolder(parentId: string, name: string, target: UploadTarget
     if (id) return { id, created: false };
   }
   try {
-    const created = await createInstances([{ classifierId: 'Folder', parentId, instanceName, libCode: target.libCode, instanceType: target.instanceType }]);
+    const created = await createInstances([{ classifierId: 'Folder', parentId, instanceName, libCode: target.libCode, instanceType: target.instanceType }], QUIET);
     const id = created.data?.[0]?.instanceId;
     if (!id) throw new HcsError(500, 1, 'no folder id returned', 'INTERNAL');
     return { id, created: true };
   } catch (err) {
     // Another tab or a parallel drop created it between our check and create: use theirs.
     if (err instanceof HcsError && err.code === 'NAME_EXISTS') {
-      const again = await checkFileExist({ parentId, instanceName });
+      const again = await checkFileExist({ parentId, instanceName }, QUIET);
       const id = again.data?.instanceId ?? again.msg;
       if (again.data?.data === 1 && again.data.classifierId !== 'File' && id) return { id, created: false };
     }
@@ -142,11 +146,12 @@ export async function planUpload(
   // Folders first, parents before children, so every file has its target id.
   const folderIds = new Map<string, string>([['', target.parentId]]);
   const createdDirs = new Set<string>();
+  let name = '';
   try {
     for (const dir of pick.dirs) {
       const i = dir.lastIndexOf('/');
       const parentDir = i < 0 ? '' : dir.slice(0, i);
-      const name = i < 0 ? dir : dir.slice(i + 1);
+      name = i < 0 ? dir : dir.slice(i + 1);
       const parentId = folderIds.get(parentDir);
       if (parentId === undefined) throw new Error(`missing parent of ${dir}`);
       const folder = await ensureFolder(parentId, name, target);
@@ -154,7 +159,7 @@ export async function planUpload(
       if (folder.created) createdDirs.add(dir);
     }
   } catch (err) {
-    prompts.notice('error', 'transfer.folderCreateFailed', { reason: err instanceof Error ? err.message : String(err) });
+    prompts.notice('error', 'transfer.folderCreateFailed', { reason: errorMessage(err, { name }) });
     return { aborted: 'folders' };
   }
 
@@ -162,7 +167,7 @@ export async function planUpload(
   const checks = await mapLimit(pick.files, 4, async (f) => {
     if (createdDirs.has(f.dir)) return undefined;
     const parentId = folderIds.get(f.dir)!;
-    const r = await checkFileExist({ parentId, instanceName: encodeWireText(f.file.name) });
+    const r = await checkFileExist({ parentId, instanceName: encodeWireText(f.file.name) }, QUIET);
     return r.data?.data === 1 ? f.file.name : undefined;
   });
   const clashes = checks.filter((n): n is string => n !== undefined);

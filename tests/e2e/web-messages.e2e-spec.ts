@@ -1,0 +1,144 @@
+// Issue #22 defects 1 and 2 in a real browser against the real server, in both languages at both window sizes: every
+// message a new user meets comes from the locale files by its error code (with the name), never a raw key or the
+// server's English; pages of features the server lacks say so once, without a toast on top; the sign-out message
+// survives the reload to the sign-in page. Each screen is scanned for raw keys and untranslated English.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { startE2E, visibleTextProblems, type E2E } from './harness.ts';
+
+let e2e: E2E;
+beforeAll(async () => {
+  e2e = await startE2E();
+}, 180_000);
+afterAll(async () => {
+  await e2e?.close();
+});
+
+const url = (path: string) => `${e2e.baseUrl}/drive${path}`;
+
+const TEXT = {
+  zh_CN: {
+    wrongPassword: '用户名或密码错误',
+    exists: (name: string) => `此文件夹中已存在“${name}”`,
+    notAvailable: '此服务器暂不支持该功能',
+    signedOut: '退出登录成功',
+    signOut: '退出登录',
+  },
+  en_US: {
+    wrongPassword: 'Wrong user name or password.',
+    exists: (name: string) => `"${name}" already exists in this folder.`,
+    notAvailable: 'Not available on this server',
+    signedOut: 'Signed out',
+    signOut: 'Sign out',
+  },
+} as const;
+
+/** Every toast the page ever shows, recorded as it appears (a toast may be gone by the time the test looks). */
+async function recordToasts(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const seen: string[] = [];
+    (window as unknown as { __toasts: string[] }).__toasts = seen;
+    new MutationObserver((records) => {
+      for (const r of records)
+        for (const n of r.addedNodes)
+          if (n instanceof HTMLElement)
+            for (const el of [n, ...n.querySelectorAll<HTMLElement>('.ant-message-notice')]) if (el.matches('.ant-message-notice')) seen.push(el.innerText);
+    }).observe(document, { childList: true, subtree: true });
+  });
+}
+const toasts = (page: Page) => page.evaluate(() => [...(window as unknown as { __toasts: string[] }).__toasts]);
+
+const combos = [
+  { lang: 'zh_CN', locale: 'zh-CN', viewport: { width: 1366, height: 800 } },
+  { lang: 'zh_CN', locale: 'zh-CN', viewport: { width: 800, height: 600 } },
+  { lang: 'en_US', locale: 'en-US', viewport: { width: 1366, height: 800 } },
+  { lang: 'en_US', locale: 'en-US', viewport: { width: 800, height: 600 } },
+] as const;
+
+describe.each(combos)('messages in $lang at $viewport.width x $viewport.height', ({ lang, locale, viewport }) => {
+  const T = TEXT[lang];
+  const tag = `${lang}-${viewport.width}`;
+  const folder = `Docs ${tag}`;
+  let context: BrowserContext;
+  let page: Page;
+  const clean = async (where: string) => {
+    expect(await visibleTextProblems(page, { lang, allow: [e2e.adminUser, folder] }), where).toEqual([]);
+  };
+
+  beforeAll(async () => {
+    ({ context, page } = await e2e.newPage({ locale, viewport }));
+    await recordToasts(context);
+  });
+  afterAll(async () => {
+    await context?.close();
+  });
+
+  it('a wrong password reads as a sentence in the language, not a key', async () => {
+    await page.goto(url('/login'));
+    await page.getByTestId('login-username').fill(e2e.adminUser);
+    await page.getByTestId('login-password').fill('not-the-password');
+    await page.getByTestId('login-submit').click();
+    await expect.poll(() => page.getByTestId('login-error').innerText()).toBe(T.wrongPassword);
+    await clean('sign-in page after a wrong password');
+    // Said once, in the form: no toast repeats it.
+    expect(await toasts(page)).toEqual([]);
+  });
+
+  it('signs in; a folder name that exists is named in the message, in the dialog, with no English toast', async () => {
+    await page.getByTestId('login-password').fill(e2e.adminPassword);
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL(/\/drive\/personalFile/);
+    await page.getByTestId('file-browser').waitFor();
+    await clean('personal files');
+    for (let round = 0; round < 2; round++) {
+      await page.getByTestId('new-folder').click();
+      await page.getByTestId('name-dialog-input').fill(folder);
+      await page.getByTestId('name-dialog-ok').click();
+      if (round === 0) await page.getByTestId(`row-name-${folder}`).waitFor();
+    }
+    await expect.poll(() => page.getByTestId('name-dialog-error').innerText()).toBe(T.exists(folder));
+    await clean('the new-folder dialog refused');
+    expect((await toasts(page)).filter((t) => /already exists/.test(t) && lang === 'zh_CN')).toEqual([]);
+    expect((await toasts(page)).filter((t) => t.includes(folder))).toEqual([]);
+    await e2e.screenshot(page, `web-messages-exists-${tag}`);
+    await page.keyboard.press('Escape');
+    await page.getByTestId('name-dialog-input').waitFor({ state: 'detached' });
+  });
+
+  it.each(['/groupFile', '/mySharing'])('%s: the page says the feature is not available, and no toast repeats it', async (path) => {
+    const before = (await toasts(page)).length;
+    await page.goto(url(path));
+    await page.getByTestId('not-available').waitFor();
+    expect(await page.getByTestId('not-available').innerText()).toContain(T.notAvailable);
+    // Every call of the page has been answered: a toast for one of them would be recorded by now.
+    await page.waitForLoadState('networkidle');
+    expect((await toasts(page)).slice(before)).toEqual([]);
+    await clean(path);
+  });
+
+  it('/fileDownload signed out: not available, no "no route" toast', async () => {
+    const anon = await e2e.newPage({ locale, viewport });
+    await recordToasts(anon.context);
+    await anon.page.goto(url('/fileDownload?link=x'));
+    await anon.page.getByTestId('not-available').waitFor();
+    await anon.page.waitForLoadState('networkidle');
+    expect(await toasts(anon.page)).toEqual([]);
+    expect(await visibleTextProblems(anon.page, { lang })).toEqual([]);
+    await anon.context.close();
+  });
+
+  it('the sign-out message is shown on the sign-in page after the reload', async () => {
+    await page.goto(url('/personalFile'));
+    await page.getByTestId('user-menu').click();
+    await page.getByRole('menuitem', { name: T.signOut }).click();
+    await page.waitForURL(/\/drive\/login/);
+    await page.getByText(T.signedOut).waitFor();
+    await clean('sign-in page after sign-out');
+  });
+});
+
+describe('contract', () => {
+  it('sent only responses that match the contract', () => {
+    expect(e2e.server.violations).toEqual([]);
+  });
+});
