@@ -128,12 +128,14 @@ describe('keys used in code', () => {
   it.each(LANGS)('every key built from a template exists in %s', async (lang) => {
     const merged = lang === 'zh_CN' ? zh.merged : en.merged;
     const { strengthLevel } = await import('../features/account/PasswordDialog.tsx');
+    const { NAME_PROBLEMS } = await import('../shared/format.ts');
     const dynamic = [
       ...['zh_CN', 'en_US'].map((l) => `common.languages.${l}`),
       ...[0, 1, 2, 3, 4, 5].map((s) => `account.password.strengthLevel.${strengthLevel(s)}`),
       ...['404', '403', '500', 'init', 'other'].flatMap((k) => [`errors.page.${k}.title`, `errors.page.${k}.text`]),
       ...['simpleConfiguration', 'intelligentCollaboration', 'multiTerminalBackup', 'dataSecurity'].flatMap((s) => [`home.slides.${s}.title`, `home.slides.${s}.text`]),
       ...['feedback', 'help'].flatMap((k) => [`layout.info.${k}`, `layout.userMenu.${k}`]),
+      ...NAME_PROBLEMS.map((p) => `files.nameProblem.${p}`),
     ];
     expect(dynamic.filter((k) => !merged.has(k))).toEqual([]);
   });

@@ -97,6 +97,13 @@ describe('name validity', () => {
     expect(nameProblem(' a.txt')).toBe('whitespace');
     expect(nameProblem('a.txt\t')).toBe('whitespace');
   });
+  it("the server's other rules: 255 characters (code points), no control characters, not . or ..", () => {
+    expect(nameProblem('字'.repeat(255))).toBeNull();
+    expect(nameProblem('😀'.repeat(255))).toBeNull();
+    expect(nameProblem('a'.repeat(256))).toBe('tooLong');
+    expect(nameProblem('a\nb')).toBe('control');
+    expect(nameProblem('..')).toBe('reserved');
+  });
   it('ordinary names pass', () => {
     expect(isValidName('报告 (1).docx')).toBe(true);
     expect(isValidName('a b.c')).toBe(true);

@@ -106,13 +106,20 @@ export function passwordStrength(password: string, userName?: string): number {
 /** Characters a file or folder name may not contain (spec 5). */
 export const FORBIDDEN_NAME_CHARS = ['\\', '[', ']', '/', ':', '*', '?', '"', '<', '>', '|'] as const;
 
-export type NameProblem = 'empty' | 'whitespace' | 'forbiddenChars';
+export const NAME_PROBLEMS = ['empty', 'whitespace', 'tooLong', 'forbiddenChars', 'control', 'reserved'] as const;
+export type NameProblem = (typeof NAME_PROBLEMS)[number];
 
-/** Why a file/folder name is invalid, or null when it is fine. */
+/** Longest name in characters (code points), as the server counts. */
+export const MAX_NAME_LENGTH = 255;
+
+/** Why a file/folder name is invalid, or null when it is fine. The server's rules, so nothing it refuses is sent. */
 export function nameProblem(name: string): NameProblem | null {
   if (name.length === 0) return 'empty';
   if (/^\s|\s$/.test(name)) return name.trim().length === 0 ? 'empty' : 'whitespace';
+  if ([...name].length > MAX_NAME_LENGTH) return 'tooLong';
   if (FORBIDDEN_NAME_CHARS.some((c) => name.includes(c))) return 'forbiddenChars';
+  if (/[\u0000-\u001f\u007f]/.test(name)) return 'control';
+  if (name === '.' || name === '..') return 'reserved';
   return null;
 }
 

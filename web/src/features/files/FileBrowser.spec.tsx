@@ -212,6 +212,24 @@ describe('FileBrowser list', () => {
   });
 });
 
+describe('FileBrowser uploads', () => {
+  it('a selection with a bad name: the bad one is listed with its rule before anything is queued, the others go', async () => {
+    server.use(bigFolder().handler);
+    server.use(getCheckFileExistMockHandler({ ret: 0, msg: '', data: { ret: 0, data: 0, instanceId: null, classifierId: null } }));
+    const store = await renderBrowser('zh_CN');
+    await screen.findByText('file-000001.txt');
+    const files = ['report[1].txt', 'second.png', 'doc.pdf'].map((n) => new File(['x'], n));
+    await act(async () => {
+      fireEvent.change(screen.getByTestId('upload-file-input'), { target: { files } });
+    });
+    const list = await screen.findByTestId('invalid-names');
+    expect(list.textContent).toBe('report[1].txt：名称不能包含 \\ [ ] / : * ? " < > |');
+    expect(store.getSnapshot().uploads).toHaveLength(0);
+    fireEvent.click(screen.getAllByRole('button', { name: '确 定' }).at(-1)!);
+    await waitFor(() => expect(store.getSnapshot().uploads.map((u) => u.name)).toEqual(['second.png', 'doc.pdf']));
+  });
+});
+
 describe('FileBrowser messages', () => {
   it('zh_CN: creating a folder whose name exists says so in Chinese with the name, once, in the dialog', async () => {
     server.use(bigFolder().handler);

@@ -49,6 +49,7 @@ function prompts(answers: Partial<UploadPrompts> = {}) {
       log.push(`conflict:${names.join(',')}`);
       return 'newVersion';
     },
+    invalidNames: async (items) => void log.push(`invalid:${items.map((i) => `${i.path}=${i.problem}`).join(',')}`),
     ...answers,
   };
   return { p, log };
@@ -117,5 +118,69 @@ describe('planUpload', () => {
     const huge = new File([], 'big.iso');
     Object.defineProperty(huge, 'size', { value: 32_212_254_721 });
     expect(await planUpload({ files: [{ file: huge, dir: '' }], dirs: [] }, target, p, { pluginTipShown: true, clientChoice: 'web' }, () => {})).toEqual({ aborted: 'cancelled' });
+  });
+
+  it('one bad name does not stop the others: the valid files go, each invalid one is listed with its rule first', async () => {
+    const checked: string[] = [];
+    drive({});
+    server.use(
+      getCheckFileExistMockHandler(({ request }) => {
+        checked.push(decodeWireText(new URL(request.url).searchParams.get('instanceName')!));
+        return { ret: 0, msg: '', data: { ret: 0, data: 0, instanceId: null, classifierId: null } };
+      }),
+    );
+    const queued: NewUpload[] = [];
+    const { p, log } = prompts({
+      invalidNames: async (items) => {
+        // Shown before anything reaches the server or the queue.
+        expect(checked).toEqual([]);
+        expect(queued).toEqual([]);
+        log.push(`invalid:${items.map((i) => `${i.path}=${i.problem}`).join(',')}`);
+      },
+    });
+    const r = await planUpload(
+      { files: [{ file: f('report[1].txt'), dir: '' }, { file: f('second.png'), dir: '' }, { file: f(' lead.txt'), dir: '' }, { file: f('doc.pdf'), dir: '' }], dirs: [] },
+      target,
+      p,
+      memory(),
+      (i) => queued.push(...i),
+    );
+    expect(log).toEqual(['invalid:report[1].txt=forbiddenChars, lead.txt=whitespace']);
+    expect(r).toEqual({ queued: 2 });
+    expect(queued.map((q) => q.name)).toEqual(['second.png', 'doc.pdf']);
+    expect(checked.sort()).toEqual(['doc.pdf', 'second.png']);
+  });
+
+  it('a folder with a bad name is listed once and skipped with everything in it; the rest of the tree goes', async () => {
+    const created = drive({});
+    const queued: NewUpload[] = [];
+    const { p, log } = prompts();
+    const r = await planUpload(
+      {
+        files: [
+          { file: f('a.txt'), dir: 'top' },
+          { file: f('b.txt'), dir: 'top/bad:dir' },
+          { file: f('c.txt'), dir: 'top/bad:dir/deeper' },
+          { file: f('d?.txt'), dir: 'top/ok' },
+        ],
+        dirs: ['top', 'top/bad:dir', 'top/bad:dir/deeper', 'top/ok'],
+      },
+      target,
+      p,
+      memory(),
+      (i) => queued.push(...i),
+    );
+    expect(log).toEqual(['invalid:top/bad:dir=forbiddenChars,top/ok/d?.txt=forbiddenChars']);
+    expect(created.map((c) => c.name)).toEqual(['top', 'ok']);
+    expect(queued.map((q) => q.name)).toEqual(['a.txt']);
+    expect(r).toEqual({ queued: 1 });
+  });
+
+  it('nothing valid left: nothing is queued after the list', async () => {
+    const queued: NewUpload[] = [];
+    const { p, log } = prompts();
+    expect(await planUpload({ files: [{ file: f('a|b'), dir: '' }], dirs: [] }, target, p, memory(), (i) => queued.push(...i))).toEqual({ aborted: 'invalidNames' });
+    expect(log).toEqual(['invalid:a|b=forbiddenChars']);
+    expect(queued).toEqual([]);
   });
 });

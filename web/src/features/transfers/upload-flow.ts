@@ -4,10 +4,12 @@ import { checkFileExist } from '../../api/gen/upload/upload.ts';
 import { createInstances } from '../../api/gen/files/files.ts';
 import { HcsError } from '../../api/hcs-error.ts';
 import { encodeWireText } from '../../shared/wire-encoding.ts';
+import { nameProblem, type NameProblem } from '../../shared/format.ts';
 import { errorMessage } from '../../app/error-message.ts';
 import type { ConflictChoice } from './engine.ts';
 import type { PickResult } from './pick-files.ts';
 import { evaluateSelection, type SelectionContext } from './selection-rules.ts';
+import { MAX_FILES_PER_SELECTION } from './limits.ts';
 import type { NewUpload } from './transfer-store.ts';
 
 /** The questions and notices of the flow; the UI implements them with antd dialogs, tests with answers. */
@@ -23,6 +25,42 @@ export interface UploadPrompts {
   clientChoice(): Promise<'client' | 'web'>;
   /** Some names already exist in their folders: version them, keep both, or cancel the upload. */
   conflict(names: string[]): Promise<ConflictChoice | 'cancel'>;
+  /** Files and folders whose names break a rule (spec 5): listed before anything is uploaded; the rest go on. */
+  invalidNames(items: InvalidName[]): Promise<void>;
+}
+
+/** A picked file or folder that cannot be uploaded under its name: its path in the pick, and the rule broken. */
+export interface InvalidName {
+  path: string;
+  problem: NameProblem;
+}
+
+/**
+ * Splits a pick into what can go and what cannot by name. A folder with a bad name is reported once and takes its
+ * whole subtree with it (nothing in it has a place to go); files are checked by their own names.
+ */
+export function splitByName(pick: PickResult): { valid: PickResult; invalid: InvalidName[] } {
+  const invalid: InvalidName[] = [];
+  const badDirs: string[] = [];
+  const under = (path: string) => badDirs.some((d) => path === d || path.startsWith(`${d}/`));
+  const dirs: string[] = [];
+  // Parents come before children in pick.dirs, so a bad parent is known before its children are looked at.
+  for (const dir of pick.dirs) {
+    if (under(dir)) continue;
+    const problem = nameProblem(dir.slice(dir.lastIndexOf('/') + 1));
+    if (problem) {
+      badDirs.push(dir);
+      invalid.push({ path: dir, problem });
+    } else dirs.push(dir);
+  }
+  const files: PickResult['files'] = [];
+  for (const f of pick.files) {
+    if (f.dir && under(f.dir)) continue;
+    const problem = nameProblem(f.file.name);
+    if (problem) invalid.push({ path: f.dir ? `${f.dir}/${f.file.name}` : f.file.name, problem });
+    else files.push(f);
+  }
+  return { valid: { files, dirs }, invalid };
 }
 
 export interface UploadTarget {
@@ -105,12 +143,22 @@ async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => 
 }
 
 export async function planUpload(
-  pick: PickResult,
+  picked: PickResult,
   target: UploadTarget,
   prompts: UploadPrompts,
   memory: SessionMemory,
   enqueue: (items: NewUpload[]) => void,
 ): Promise<UploadPlanResult> {
+  // More than the selection limit is refused as a whole (spec 5), whatever the names.
+  if (picked.files.length > MAX_FILES_PER_SELECTION) {
+    prompts.notice('warning', 'transfer.uploadTooMuch', { count: picked.files.length });
+    return { aborted: 'tooMany' };
+  }
+  const { valid: pick, invalid } = splitByName(picked);
+  if (invalid.length > 0) {
+    await prompts.invalidNames(invalid);
+    if (pick.files.length === 0 && pick.dirs.length === 0) return { aborted: 'invalidNames' };
+  }
   const ctx: SelectionContext = { publicPage: target.publicPage ?? false, pluginTipShown: memory.pluginTipShown, clientChoice: memory.clientChoice };
   const outcome = evaluateSelection(
     pick.files.map((f) => ({ name: f.file.name, size: f.file.size })),

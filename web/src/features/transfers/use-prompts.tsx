@@ -50,6 +50,28 @@ export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts
       confirm30G: (names) => choose(t('noMoreThan30G'), <NameList names={names} />, t('files.continue'), t('files.cancel'), true, false),
       pluginTip: () => choose(t('transfer.pluginTip'), t('transfer.pluginTipText'), t('transfer.continueInBrowser'), t('transfer.downloadPlugin'), 'browser' as const, 'download' as const),
       clientChoice: () => choose(t('transfer.clientChoice'), t('transfer.clientChoiceText'), t('transfer.webUpload'), t('transfer.useClient'), 'web' as const, 'client' as const),
+      invalidNames: (items) =>
+        new Promise<void>((resolve) => {
+          modal.warning({
+            title: t('transfer.invalidNames'),
+            content: (
+              <ul style={{ maxHeight: 240, overflow: 'auto', paddingLeft: 20 }} data-testid="invalid-names">
+                {items.map((i) => (
+                  <li key={i.path}>
+                    <strong>{i.path}</strong>
+                    {t('common.colon')}
+                    {t(`files.nameProblem.${i.problem}`)}
+                  </li>
+                ))}
+              </ul>
+            ),
+            okText: t('files.ok'),
+            width: 560,
+            zIndex: Z,
+            onOk: () => resolve(),
+            onCancel: () => resolve(),
+          });
+        }),
       conflict: (names) =>
         new Promise((resolve) => {
           let settled = false;
