@@ -1,6 +1,7 @@
 // Builds the commander program: global options (each also an HCS_* variable) and the commands.
 import { Command, Option } from 'commander';
 import type { Io } from './command-context.ts';
+import { registerAgent } from './commands/agent.ts';
 import { registerFiles } from './commands/files.ts';
 import { registerSession } from './commands/session.ts';
 import { registerTransfer } from './commands/transfer.ts';
@@ -39,6 +40,7 @@ export function buildProgram(io: Io): Command {
   registerSession(program, io);
   registerFiles(program, io);
   registerTransfer(program, io);
+  registerAgent(program, io);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   return program;
 }

@@ -137,9 +137,12 @@ export class RemoteFs {
     }
   }
 
-  /** mkdir -p: resolves the path, creating every missing folder; returns the deepest folder's id. */
-  async ensureFolder(segments: readonly string[], cache?: Map<string, string>): Promise<string> {
-    let id = await this.root();
+  /**
+   * mkdir -p: resolves the path, creating every missing folder; returns the deepest folder's id. `baseId`: the folder
+   * the segments start from (default the library root); cache keys are then relative to it.
+   */
+  async ensureFolder(segments: readonly string[], cache?: Map<string, string>, baseId?: string): Promise<string> {
+    let id = baseId ?? (await this.root());
     for (let i = 0; i < segments.length; i++) {
       const key = formatRemotePath(segments.slice(0, i + 1));
       const cached = cache?.get(key);

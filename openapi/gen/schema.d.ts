@@ -2816,6 +2816,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/controller/API/agent/pairing-token": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A short-lived, single-use token that pairs the local agent with this session's user
+         * @description The web app sends it to the local agent in the `login` (or `getToken`) message; the agent redeems it with
+         *     pairAgent. It grants nothing else: no other call accepts it. It expires after 120 s and works once.
+         */
+        post: operations["issueAgentPairingToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/API/agent/pair": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Redeem a pairing token (the local agent's side of the handshake)
+         * @description Spends the pairing token. When the call carries the agent's live token session (`token` header) of the same
+         *     user, that session stays in use and `token` is empty. Otherwise a new token session of the token's user is
+         *     opened for the agent (as services/System/Token does for the CLI) and returned. An invalid, expired or spent
+         *     pairing token, or an account that is disabled or expired, is refused (401 UNAUTHENTICATED, 403
+         *     ACCOUNT_FROZEN / ACCOUNT_EXPIRED).
+         */
+        post: operations["pairAgent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drive/static/i18n/{lang}/translate.json": {
         parameters: {
             query?: never;
@@ -3577,6 +3636,30 @@ export interface components {
         };
         SignedUrlResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["SignedUrl"];
+        };
+        AgentPairingToken: {
+            /** @description Secret; hand it only to the local agent. */
+            pairingToken: string;
+            /** @description Epoch ms after which the token is refused. */
+            expiresAt: number;
+        };
+        AgentPairingTokenResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["AgentPairingToken"];
+        };
+        AgentPairRequest: {
+            pairingToken: string;
+        };
+        AgentPairResult: {
+            /** @description A new token session for the agent (secret; store it 0600), or empty when the calling session stays in use. */
+            token: string;
+            /** @description Epoch ms of the absolute expiry of the session the agent should use. */
+            expiresAt: number;
+            /** @description The session ends after this long without a call. */
+            idleTimeoutMs?: number;
+            user: components["schemas"]["CurrentUser"];
+        };
+        AgentPairResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["AgentPairResult"];
         };
         BulkUploadFile: {
             fName: components["schemas"]["EncodedName"];
@@ -6682,6 +6765,68 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Any"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    issueAgentPairingToken: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The pairing token. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPairingTokenResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pairAgent: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AgentPairRequest"];
+            };
+        };
+        responses: {
+            /** @description The agent's session and the user it acts for. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentPairResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };

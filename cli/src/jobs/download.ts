@@ -5,7 +5,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import type { Reporter } from '../events.ts';
 import { sha256File } from '../hash-cache.ts';
-import { formatRemotePath, parseRemotePath, RemoteFs } from '../remote-path.ts';
+import { formatRemotePath, notFound, parseRemotePath, RemoteFs, type Resolved } from '../remote-path.ts';
 import { JobStats } from '../stats.ts';
 import { TransferError } from '../transfer.ts';
 import { JobState } from './job-state.ts';
@@ -18,6 +18,15 @@ export interface DownloadJobOptions {
   concurrency: number;
   overwrite: boolean;
   restart: boolean;
+  /** Download these instances (by id) instead of resolving `remotes` (the local agent). */
+  instanceIds?: string[];
+}
+
+/** What identifies a download job's state: the same inputs resume the same journal. */
+export function downloadJobKey(account: JobContext['account'], opts: DownloadJobOptions): unknown {
+  const out = resolve(opts.out);
+  if (opts.instanceIds) return { ...account, instanceIds: opts.instanceIds, out };
+  return { ...account, remotes: opts.remotes.map((r) => formatRemotePath(parseRemotePath(r))), out };
 }
 
 interface RemoteFile {
@@ -61,9 +70,16 @@ export async function runDownload(ctx: JobContext, opts: DownloadJobOptions): Pr
   const files: RemoteFile[] = [];
   const dirs: string[][] = [];
   const problems: Array<{ path: string; code: string; message: string }> = [];
-  for (const remote of opts.remotes) {
-    const segs = parseRemotePath(remote);
-    const r = await fs.resolve(remote);
+  const sources: Array<() => Promise<Resolved>> = opts.instanceIds
+    ? opts.instanceIds.map((id) => async () => {
+        const instance = (await ctx.api.call((c) => c.GET('/hcs/controller/Instances/{id}', { params: { path: { id } }, signal }))).data;
+        if (!instance) throw notFound(id);
+        return { id: instance.instanceId, instance, segments: [instance.instanceName] };
+      })
+    : opts.remotes.map((remote) => () => fs.resolve(remote));
+  for (const source of sources) {
+    const r = await source();
+    const segs = r.segments;
     if (r.instance && r.instance.classifierId === 'File') {
       files.push({ instanceId: r.id, rel: [r.instance.instanceName], size: r.instance.fSize, sha256: r.instance.fMd5 ?? '', remote: formatRemotePath(segs) });
       continue;
@@ -93,8 +109,7 @@ export async function runDownload(ctx: JobContext, opts: DownloadJobOptions): Pr
     }
   }
 
-  const key = { ...ctx.account, remotes: opts.remotes.map((r) => formatRemotePath(parseRemotePath(r))), out: outRoot };
-  const state = await JobState.open(ctx.stateDir, 'download', key, { restart: opts.restart });
+  const state = await JobState.open(ctx.stateDir, 'download', downloadJobKey(ctx.account, opts), { restart: opts.restart });
   const transfer = ctx.transfer(state.path.replace(/\.jsonl$/, '.engine.json'));
   try {
     const pending: Array<RemoteFile & { dest: string }> = [];

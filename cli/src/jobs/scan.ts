@@ -1,7 +1,7 @@
 // Step 1 of an upload: turn the LOCAL arguments into a flat list of files (and empty folders) with their
 // remote relative paths, like `cp -r`: `drive upload dir --to /x` puts dir's tree under /x/dir.
-import { lstat, opendir, stat } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { lstat, opendir, realpath, stat } from 'node:fs/promises';
+import { basename, join, resolve, sep } from 'node:path';
 import { usageError } from '../exit-codes.ts';
 import { nameProblem } from '../remote-path.ts';
 
@@ -21,7 +21,15 @@ export interface ScanResult {
   problems: Array<{ path: string; code: string; message: string }>;
 }
 
-export async function scanSources(sources: readonly string[]): Promise<ScanResult> {
+export interface ScanOptions {
+  /**
+   * Follow a link to a file only when its target lies inside the folder the user named (real paths compared), so
+   * nothing outside what was picked is read (the local agent). Off for `drive upload`, which follows them all.
+   */
+  confine?: boolean;
+}
+
+export async function scanSources(sources: readonly string[], opts: ScanOptions = {}): Promise<ScanResult> {
   const out: ScanResult = { files: [], dirs: [], problems: [] };
   if (sources.length === 0) throw usageError('nothing to upload: name at least one local file or folder');
   for (const src of sources) {
@@ -39,7 +47,7 @@ export async function scanSources(sources: readonly string[]): Promise<ScanResul
       if (problem) out.problems.push({ path: abs, code: 'NAME_INVALID', message: problem });
       else out.files.push({ abs, rel: [name], size: st.size, mtimeMs: Math.trunc(st.mtimeMs) });
     } else if (st.isDirectory()) {
-      await walk(abs, [name], out);
+      await walk(abs, [name], out, opts.confine ? await realpath(abs) : undefined);
     } else {
       throw usageError(`not a regular file or folder: ${src}`);
     }
@@ -57,7 +65,12 @@ export async function scanSources(sources: readonly string[]): Promise<ScanResul
   return out;
 }
 
-async function walk(dirAbs: string, rel: string[], out: ScanResult): Promise<void> {
+function inside(root: string, path: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** `confinedTo`: the real path of the named folder when links must stay inside it. */
+async function walk(dirAbs: string, rel: string[], out: ScanResult, confinedTo?: string): Promise<void> {
   const problem = nameProblem(rel[rel.length - 1]!);
   if (problem) {
     out.problems.push({ path: dirAbs, code: 'NAME_INVALID', message: `${problem} (folder skipped)` });
@@ -80,13 +93,17 @@ async function walk(dirAbs: string, rel: string[], out: ScanResult): Promise<voi
           out.problems.push({ path: abs, code: 'SYMLINK_SKIPPED', message: 'symbolic link to a folder is not followed' });
           continue;
         }
+        if (confinedTo !== undefined && !inside(confinedTo, await realpath(abs))) {
+          out.problems.push({ path: abs, code: 'SYMLINK_SKIPPED', message: 'symbolic link to a file outside the chosen folder is not followed' });
+          continue;
+        }
         st = target;
       }
     } catch (err) {
       out.problems.push({ path: abs, code: 'UNREADABLE', message: (err as Error).message });
       continue;
     }
-    if (st.isDirectory()) await walk(abs, [...rel, name], out);
+    if (st.isDirectory()) await walk(abs, [...rel, name], out, confinedTo);
     else if (st.isFile()) {
       const bad = nameProblem(name);
       if (bad) out.problems.push({ path: abs, code: 'NAME_INVALID', message: bad });

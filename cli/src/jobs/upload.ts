@@ -23,6 +23,17 @@ export interface UploadJobOptions {
   concurrency: number;
   conflict: Conflict;
   restart: boolean;
+  /** Upload into this folder (by id) instead of resolving `to`, which then only names it in events (the local agent). */
+  targetId?: string;
+  /** Links are followed only inside the folder they were found in (see ScanOptions). */
+  confine?: boolean;
+}
+
+/** What identifies an upload job's state: the same inputs resume the same journal. */
+export function uploadJobKey(account: JobContext['account'], opts: UploadJobOptions): unknown {
+  const to = formatRemotePath(parseRemotePath(opts.to));
+  const key = { ...account, sources: opts.sources.map((s) => resolve(s)), to, conflict: opts.conflict };
+  return opts.targetId ? { ...key, targetId: opts.targetId } : key;
 }
 
 export interface JobContext {
@@ -71,10 +82,9 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
   const target = formatRemotePath(targetSegs);
 
   // Step 1: what to send.
-  const scan = await scanSources(opts.sources);
-  const key = { ...ctx.account, sources: opts.sources.map((s) => resolve(s)), to: target, conflict: opts.conflict };
+  const scan = await scanSources(opts.sources, { confine: opts.confine });
   // Step 2: what an earlier run of the same command already finished.
-  const state = await JobState.open(ctx.stateDir, 'upload', key, { restart: opts.restart });
+  const state = await JobState.open(ctx.stateDir, 'upload', uploadJobKey(ctx.account, opts), { restart: opts.restart });
   const cache = new HashCache(ctx.stateDir);
   await cache.load();
   const transfer = ctx.transfer(state.path.replace(/\.jsonl$/, '.engine.json'));
@@ -96,7 +106,7 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
     const fs = new RemoteFs(ctx.api);
     const folderIds = new Map<string, string>();
     const folderErrors = new Map<string, { code: string; message: string }>();
-    const targetId = await fs.ensureFolder(targetSegs);
+    const targetId = opts.targetId ?? (await fs.ensureFolder(targetSegs));
     const needed = new Set<string>();
     for (const f of pending) for (let i = 1; i < f.rel.length; i++) needed.add(f.rel.slice(0, i).join('/'));
     for (const d of scan.dirs) needed.add(d.join('/'));
@@ -107,8 +117,8 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
       const parentRel = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
       if (parentRel && !folderIds.has(parentRel)) continue;
       try {
-        const segs = [...targetSegs, ...rel.split('/')];
-        folderIds.set(rel, await fs.ensureFolder(segs, cacheByAbsPath));
+        const segs = opts.targetId ? rel.split('/') : [...targetSegs, ...rel.split('/')];
+        folderIds.set(rel, await fs.ensureFolder(segs, cacheByAbsPath, opts.targetId));
       } catch (err) {
         if (signal.aborted) break;
         folderErrors.set(rel, errorInfo(err));

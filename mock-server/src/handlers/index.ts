@@ -8,6 +8,7 @@ import { filesHandlers } from './files.ts';
 import { uploadHandlers } from './upload.ts';
 import { bulkUploadHandlers } from './bulk-upload.ts';
 import { downloadHandlers } from './download.ts';
+import { agentHandlers } from './agent.ts';
 
 export function allHandlers(ctx: AppContext): Handlers {
   return {
@@ -18,5 +19,6 @@ export function allHandlers(ctx: AppContext): Handlers {
     ...uploadHandlers(ctx),
     ...bulkUploadHandlers(ctx),
     ...downloadHandlers(ctx),
+    ...agentHandlers(ctx),
   };
 }

@@ -1,5 +1,6 @@
 /* eslint-disable */
 // GENERATED FILE - DO NOT EDIT. Source: openapi/src (run `npm run gen`).
+export * from './agent/agent.ts';
 export * from './capacity/capacity.ts';
 export * from './download/download.ts';
 export * from './files/files.ts';

@@ -14,6 +14,11 @@
  * OpenAPI spec version: 0.1.0
  */
 
+export * from './agentPairingToken.ts';
+export * from './agentPairingTokenResponse.ts';
+export * from './agentPairRequest.ts';
+export * from './agentPairResponse.ts';
+export * from './agentPairResult.ts';
 export * from './anyEnvelope.ts';
 export * from './anyEnvelopeRet.ts';
 export * from './anyResponse.ts';

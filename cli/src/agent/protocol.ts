@@ -1,0 +1,161 @@
+// The local plugin protocol the web app speaks to `drive agent` (spec sections 4 and 7): JSON text messages on a
+// WebSocket. The web sends `login` (or `getToken`) with a pairing token, then an operation; every reply names the
+// request's type and reqId and carries resultCode (0 = success). The agent also pushes `job` updates and, when its
+// server session has ended, a `getToken` asking the web for a fresh pairing token.
+//
+// Everything that arrives is untrusted: parseMessage accepts only the shapes below, with bounded sizes.
+
+/** resultCode values; the reply's `code` says the same in words for logs and the web's locale keys. */
+export const RESULT = {
+  OK: 0,
+  /** Not JSON, unknown type or a malformed field. */
+  BAD_MESSAGE: 1,
+  /** An operation before a successful login on this connection. */
+  NOT_PAIRED: 2,
+  /** The pairing token was refused by the server (invalid, expired, used) or the account may not be used. */
+  PAIRING_REFUSED: 3,
+  /** A typed local path outside the allowed roots, or not found. */
+  PATH_REFUSED: 4,
+  /** No native picker on this machine, or the user cancelled it. */
+  PICKER: 5,
+  /** No such job (or not this user's). */
+  NOT_FOUND: 6,
+  /** The drive server could not be reached. */
+  UNREACHABLE: 7,
+  /** The server refused an operation (the reply's code is the server's). */
+  REFUSED: 8,
+  INTERNAL: 9,
+} as const;
+
+export type ResultCode = (typeof RESULT)[keyof typeof RESULT];
+
+export type Conflict = 'newVersion' | 'keepBoth' | 'skip';
+
+export type Request =
+  | { type: 'login' | 'getToken'; reqId?: string; token: string }
+  | { type: 'heartBeat'; reqId?: string }
+  | { type: 'upload'; reqId?: string; parentId: string; to: string; conflict: Conflict; paths?: string[]; pick?: 'files' | 'folder' }
+  | { type: 'download'; reqId?: string; instanceIds: string[] }
+  | { type: 'jobs'; reqId?: string }
+  | { type: 'pause' | 'resume' | 'delete'; reqId?: string; jobId: string };
+
+export type JobState = 'running' | 'paused' | 'done' | 'failed';
+
+/** A job as the web panel shows it. */
+export interface JobView {
+  id: string;
+  kind: 'upload' | 'download';
+  name: string;
+  state: JobState;
+  /** Where it goes: the remote folder of an upload, the local folder of a download. */
+  target: string;
+  createdAt: number;
+  files: number;
+  done: number;
+  failed: number;
+  bytes: number;
+  bytesDone: number;
+  /** Bytes per second over the last seconds; 0 when not running. */
+  speed: number;
+  timeLeft?: number;
+  /** Waiting for the web to pair again (the agent's server session ended). */
+  needsToken?: boolean;
+  failures: Array<{ path: string; code: string; message: string }>;
+  error?: { code: string; message: string };
+}
+
+export interface Reply {
+  type: string;
+  reqId?: string;
+  resultCode: ResultCode;
+  code?: string;
+  msg?: string;
+  data?: unknown;
+}
+
+export class ProtocolError extends Error {
+  readonly resultCode: ResultCode;
+  readonly code: string;
+  constructor(resultCode: ResultCode, code: string, message: string) {
+    super(message);
+    this.name = 'ProtocolError';
+    this.resultCode = resultCode;
+    this.code = code;
+  }
+}
+
+const bad = (message: string) => new ProtocolError(RESULT.BAD_MESSAGE, 'BAD_MESSAGE', message);
+
+const ID_RE = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX_PATHS = 500;
+const CONFLICTS: readonly Conflict[] = ['newVersion', 'keepBoth', 'skip'];
+
+function str(v: unknown, name: string, max: number, re?: RegExp): string {
+  if (typeof v !== 'string' || v.length === 0 || v.length > max || (re && !re.test(v))) throw bad(`${name} is missing or malformed`);
+  return v;
+}
+
+function optReqId(v: unknown): string | undefined {
+  return v === undefined ? undefined : str(v, 'reqId', 64, /^[A-Za-z0-9_.:-]+$/);
+}
+
+/** The reqId of a frame that failed to parse, when it has a well-formed one, so the refusal reaches its caller. */
+export function reqIdOf(text: string): string | undefined {
+  try {
+    const o = JSON.parse(text) as { reqId?: unknown };
+    return optReqId(o?.reqId);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses one text frame into a request, or throws ProtocolError (BAD_MESSAGE). */
+export function parseMessage(text: string): Request {
+  let m: unknown;
+  try {
+    m = JSON.parse(text);
+  } catch {
+    throw bad('not JSON');
+  }
+  if (!m || typeof m !== 'object' || Array.isArray(m)) throw bad('not an object');
+  const o = m as Record<string, unknown>;
+  const reqId = optReqId(o.reqId);
+  switch (o.type) {
+    case 'login':
+    case 'getToken':
+      return { type: o.type, reqId, token: str(o.token, 'token', 512, /^[A-Za-z0-9_.-]+$/) };
+    case 'heartBeat':
+    case 'jobs':
+      return { type: o.type, reqId };
+    case 'pause':
+    case 'resume':
+    case 'delete':
+      return { type: o.type, reqId, jobId: str(o.jobId, 'jobId', 64, ID_RE) };
+    case 'download': {
+      const ids = o.instanceIds;
+      if (!Array.isArray(ids) || ids.length === 0 || ids.length > MAX_PATHS) throw bad('instanceIds must list 1 to 500 ids');
+      return { type: 'download', reqId, instanceIds: ids.map((id) => str(id, 'instanceIds[]', 64, ID_RE)) };
+    }
+    case 'upload': {
+      const conflict = o.conflict === undefined ? 'newVersion' : o.conflict;
+      if (!CONFLICTS.includes(conflict as Conflict)) throw bad('conflict must be newVersion, keepBoth or skip');
+      const base = {
+        type: 'upload' as const,
+        reqId,
+        parentId: str(o.parentId, 'parentId', 64, ID_RE),
+        to: o.to === undefined ? '/' : str(o.to, 'to', 4096),
+        conflict: conflict as Conflict,
+      };
+      if (o.pick !== undefined) {
+        if (o.paths !== undefined) throw bad('send either paths or pick');
+        if (o.pick !== 'files' && o.pick !== 'folder') throw bad('pick must be files or folder');
+        return { ...base, pick: o.pick };
+      }
+      const paths = o.paths;
+      if (!Array.isArray(paths) || paths.length === 0 || paths.length > MAX_PATHS) throw bad('paths must list 1 to 500 local paths (or send pick)');
+      return { ...base, paths: paths.map((p) => str(p, 'paths[]', 4096)) };
+    }
+    default:
+      throw bad('unknown message type');
+  }
+}
