@@ -2875,6 +2875,55 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/services/API/agent/install": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How to install and run the client tool on a platform (what getToolName points to)
+         * @description A page (no script) with the download link of the client tool and the commands to run it as the local agent for
+         *     this server, for Windows, macOS or Linux, in Chinese or English. Opened in a new tab, so no header is required.
+         */
+        get: operations["getAgentInstallPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/API/agent/hcs-drive.mjs": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The client tool (the `drive` CLI and local agent) as one file
+         * @description `drive` with all its dependencies in one ES module, run with `node hcs-drive.mjs` (Node.js 22.18 or later), built
+         *     by `npm run build -w cli`. Always an attachment, never script of this origin. 404 NOT_FOUND when this server
+         *     was started without building it.
+         */
+        get: operations["downloadAgentPackage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drive/static/i18n/{lang}/translate.json": {
         parameters: {
             query?: never;
@@ -6825,6 +6874,64 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AgentPairResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getAgentInstallPage: {
+        parameters: {
+            query?: {
+                /** @description Client platform: windows, mac, linux (others get all three). */
+                type?: string;
+                lang?: "zh_CN" | "en_US";
+            };
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    downloadAgentPackage: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    /** @description attachment; filename="hcs-drive.mjs" */
+                    "Content-Disposition"?: string;
+                    /** @description The file's SHA-256 (hex), also shown on the install page. */
+                    "X-Checksum-SHA256"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
                 };
             };
             "4XX": components["responses"]["Error"];

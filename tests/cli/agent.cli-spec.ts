@@ -130,9 +130,9 @@ function agentEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   };
 }
 
-/** Starts `drive agent` on random ports and waits for its ready line. */
-async function startAgent(extra: Record<string, string> = {}): Promise<Agent> {
-  const child = spawn(process.execPath, [DRIVE, 'agent'], { env: agentEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `drive agent` (or another build of drive) on random ports and waits for its ready line. */
+async function startAgent(extra: Record<string, string> = {}, script = DRIVE): Promise<Agent> {
+  const child = spawn(process.execPath, [script, 'agent'], { env: agentEnv(extra), stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.setEncoding('utf8');
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (out += d));
@@ -509,6 +509,54 @@ describe('drive agent against the real server', () => {
     expect(done).toMatchObject({ state: 'done', failed: 0 });
     const [stored] = await listRemote(target);
     expect(stored).toMatchObject({ instanceName: 'restart.bin', fSize: 30 * MiB + 7, fMd5: sha(readFileSync(file)) });
+  });
+
+  it('hands out the client tool: getToolName, an install page per platform, and a single file that runs as the agent', async () => {
+    const tool = unwrap(await createHcsClient({ baseUrl: base }).GET('/hcs/services/API/getToolName', { params: { query: { lang: 'en_US', type: 'linux' } } }));
+    expect(tool.msg).toBe('/hcs/services/API/agent/install?type=linux&lang=en_US');
+    const page = await fetch(base + tool.msg);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    const html = await page.text();
+    const built = readFileSync(fileURLToPath(new URL('../../cli/dist/hcs-drive.mjs', import.meta.url)));
+    expect(html).toContain(`<code>${sha(built)}</code>`);
+    expect(html).toContain('href="/hcs/services/API/agent/hcs-drive.mjs"');
+    expect(html).toContain(`node ~/.local/bin/hcs-drive.mjs --server ${base} agent install`);
+    expect(html.indexOf('Linux')).toBeLessThan(html.indexOf('macOS'));
+    expect(html).not.toMatch(/<script/i);
+    const zh = (await (await fetch(`${base}/hcs/services/API/agent/install?type=windows&lang=zh_CN`)).text()).replace(/&quot;/g, '"');
+    expect(zh).toContain('客户端工具');
+    expect(zh).toContain(`node "$env:LOCALAPPDATA\\hcs-drive\\hcs-drive.mjs" --server ${base} agent`);
+
+    const res = await fetch(`${base}/hcs/services/API/agent/hcs-drive.mjs`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-disposition')).toBe('attachment; filename="hcs-drive.mjs"');
+    expect(res.headers.get('content-type')).toBe('application/octet-stream');
+    const bytes = Buffer.from(await res.arrayBuffer());
+    expect(sha(bytes)).toBe(sha(built));
+    expect(res.headers.get('x-checksum-sha256')).toBe(sha(bytes));
+
+    // The downloaded file alone (outside the repository, no node_modules) is a working agent.
+    const alone = mkdtempSync(join(tmpdir(), 'hcs-tool-'));
+    try {
+      writeFileSync(join(alone, 'hcs-drive.mjs'), bytes);
+      const tooled = await startAgent({ HCS_STATE_DIR: join(alone, 'state'), HCS_CONFIG: join(alone, 'auth.json') }, join(alone, 'hcs-drive.mjs'));
+      try {
+        const c = track(await paired(tooled));
+        const target = await mkdirRemote('from-the-tool');
+        const file = join(work, 'allowed', 'tool.txt');
+        writeFileSync(file, randomBytes(5000));
+        const up = await c.request({ type: 'upload', parentId: target, paths: [file] });
+        expect(await c.jobIn(up.data!.job!.id, ['done', 'failed'])).toMatchObject({ state: 'done' });
+        expect((await listRemote(target)).map((i) => [i.instanceName, i.fMd5])).toEqual([['tool.txt', sha(readFileSync(file))]]);
+      } finally {
+        tooled.child.kill('SIGTERM');
+        await tooled.exit;
+      }
+    } finally {
+      rmSync(alone, { recursive: true, force: true });
+    }
   });
 
   it('uploads what the native picker returns, and another user sees none of the jobs', async () => {

@@ -27,3 +27,7 @@ export const getIssueAgentPairingTokenResponseMock = (): AgentPairingTokenRespon
 
 export const getPairAgentResponseMock = (): AgentPairResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {token: faker.string.alpha({length: {min: 10, max: 20}}), expiresAt: faker.number.int(), idleTimeoutMs: faker.helpers.arrayElement([faker.number.int(), undefined]), user: {userId: faker.string.alpha({length: {min: 10, max: 20}}), userName: faker.string.alpha({length: {min: 10, max: 20}}), userRealName: faker.string.alpha({length: {min: 10, max: 20}}), userDeptId: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), userIsEnabled: faker.helpers.arrayElement([0,1] as const), userExpiredTime: faker.number.int(), platformId: faker.string.alpha({length: {min: 10, max: 20}}), isAdmin: faker.helpers.arrayElement([faker.datatype.boolean(), undefined]), languageId: faker.helpers.arrayElement([faker.helpers.arrayElement(['zh_CN','en_US'] as const), undefined]), mustChangePassword: faker.helpers.arrayElement([faker.datatype.boolean(), undefined])}}},})
 
+export const getGetAgentInstallPageResponseMock = (): string => (faker.word.sample())
+
+export const getDownloadAgentPackageResponseMock = (): Blob => (new Blob([new Uint8Array(faker.number.int({ min: 1, max: 64 }))]))
+

@@ -27,11 +27,13 @@ import type {
 } from '../model';
 
 import {
+  getDownloadAgentPackageResponseMock,
+  getGetAgentInstallPageResponseMock,
   getIssueAgentPairingTokenResponseMock,
   getPairAgentResponseMock
 } from './agent.faker.ts';
 
-export { getIssueAgentPairingTokenResponseMock, getPairAgentResponseMock } from './agent.faker.ts';
+export { getIssueAgentPairingTokenResponseMock, getPairAgentResponseMock, getGetAgentInstallPageResponseMock, getDownloadAgentPackageResponseMock } from './agent.faker.ts';
 
 
 export const getIssueAgentPairingTokenMockHandler = (overrideResponse?: AgentPairingTokenResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AgentPairingTokenResponse> | AgentPairingTokenResponse), options?: RequestHandlerOptions) => {
@@ -57,7 +59,35 @@ export const getPairAgentMockHandler = (overrideResponse?: AgentPairResponse | (
       })
   }, options)
 }
+
+export const getGetAgentInstallPageMockHandler = (overrideResponse?: string | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<string> | string), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/API/agent/install', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+  const resolvedBody = overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetAgentInstallPageResponseMock();
+    const textBody = typeof resolvedBody === 'string' ? resolvedBody : JSON.stringify(resolvedBody ?? null);
+    return HttpResponse.html(textBody,
+      { status: 200
+      })
+  }, options)
+}
+
+export const getDownloadAgentPackageMockHandler = (overrideResponse?: Blob | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<Blob> | Blob), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/API/agent/hcs-drive.mjs', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+  const binaryBody = overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getDownloadAgentPackageResponseMock();
+    return new HttpResponse(binaryBody,
+      { status: 200,
+        headers: { 'Content-Type': 'application/octet-stream' }
+      })
+  }, options)
+}
 export const getAgentMock = () => [
   getIssueAgentPairingTokenMockHandler(),
-  getPairAgentMockHandler()
+  getPairAgentMockHandler(),
+  getGetAgentInstallPageMockHandler(),
+  getDownloadAgentPackageMockHandler()
 ]

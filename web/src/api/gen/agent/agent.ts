@@ -32,7 +32,8 @@ import type {
   AgentPairRequest,
   AgentPairResponse,
   AgentPairingTokenResponse,
-  ErrorResponse
+  ErrorResponse,
+  GetAgentInstallPageParams
 } from '../model';
 
 import { hcsFetch } from '../../http.ts';
@@ -271,6 +272,218 @@ export function usePairAgent<TData = Awaited<ReturnType<typeof pairAgent>>, TErr
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getPairAgentQueryOptions(agentPairRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetAgentInstallPageUrl = (params?: GetAgentInstallPageParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/services/API/agent/install?${stringifiedParams}` : `/hcs/services/API/agent/install`
+}
+
+/**
+ * A page (no script) with the download link of the client tool and the commands to run it as the local agent for
+ * this server, for Windows, macOS or Linux, in Chinese or English. Opened in a new tab, so no header is required.
+ * @summary How to install and run the client tool on a platform (what getToolName points to)
+ */
+export const getAgentInstallPage = async (params?: GetAgentInstallPageParams, options?: Parameters<typeof hcsFetch>[1]): Promise<string> => {
+
+  return hcsFetch<string>(getGetAgentInstallPageUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetAgentInstallPageQueryKey = (params?: GetAgentInstallPageParams,) => {
+    return [
+    `/hcs/services/API/agent/install`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getGetAgentInstallPageQueryOptions = <TData = Awaited<ReturnType<typeof getAgentInstallPage>>, TError = ErrorResponse>(params?: GetAgentInstallPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getAgentInstallPage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetAgentInstallPageQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getAgentInstallPage>>> = ({ signal }) => getAgentInstallPage(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getAgentInstallPage>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetAgentInstallPageQueryResult = NonNullable<Awaited<ReturnType<typeof getAgentInstallPage>>>
+export type GetAgentInstallPageQueryError = ErrorResponse
+
+
+export function useGetAgentInstallPage<TData = Awaited<ReturnType<typeof getAgentInstallPage>>, TError = ErrorResponse>(
+ params: undefined |  GetAgentInstallPageParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getAgentInstallPage>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getAgentInstallPage>>,
+          TError,
+          Awaited<ReturnType<typeof getAgentInstallPage>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetAgentInstallPage<TData = Awaited<ReturnType<typeof getAgentInstallPage>>, TError = ErrorResponse>(
+ params?: GetAgentInstallPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getAgentInstallPage>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getAgentInstallPage>>,
+          TError,
+          Awaited<ReturnType<typeof getAgentInstallPage>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetAgentInstallPage<TData = Awaited<ReturnType<typeof getAgentInstallPage>>, TError = ErrorResponse>(
+ params?: GetAgentInstallPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getAgentInstallPage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary How to install and run the client tool on a platform (what getToolName points to)
+ */
+
+export function useGetAgentInstallPage<TData = Awaited<ReturnType<typeof getAgentInstallPage>>, TError = ErrorResponse>(
+ params?: GetAgentInstallPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getAgentInstallPage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetAgentInstallPageQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getDownloadAgentPackageUrl = () => {
+
+
+
+
+  return `/hcs/services/API/agent/hcs-drive.mjs`
+}
+
+/**
+ * `drive` with all its dependencies in one ES module, run with `node hcs-drive.mjs` (Node.js 22.18 or later), built
+ * by `npm run build -w cli`. Always an attachment, never script of this origin. 404 NOT_FOUND when this server
+ * was started without building it.
+ * @summary The client tool (the `drive` CLI and local agent) as one file
+ */
+export const downloadAgentPackage = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<Blob> => {
+
+  return hcsFetch<Blob>(getDownloadAgentPackageUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getDownloadAgentPackageQueryKey = () => {
+    return [
+    `/hcs/services/API/agent/hcs-drive.mjs`
+    ] as const;
+    }
+
+
+export const getDownloadAgentPackageQueryOptions = <TData = Awaited<ReturnType<typeof downloadAgentPackage>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof downloadAgentPackage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getDownloadAgentPackageQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof downloadAgentPackage>>> = ({ signal }) => downloadAgentPackage({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof downloadAgentPackage>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type DownloadAgentPackageQueryResult = NonNullable<Awaited<ReturnType<typeof downloadAgentPackage>>>
+export type DownloadAgentPackageQueryError = ErrorResponse
+
+
+export function useDownloadAgentPackage<TData = Awaited<ReturnType<typeof downloadAgentPackage>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof downloadAgentPackage>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof downloadAgentPackage>>,
+          TError,
+          Awaited<ReturnType<typeof downloadAgentPackage>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDownloadAgentPackage<TData = Awaited<ReturnType<typeof downloadAgentPackage>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof downloadAgentPackage>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof downloadAgentPackage>>,
+          TError,
+          Awaited<ReturnType<typeof downloadAgentPackage>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDownloadAgentPackage<TData = Awaited<ReturnType<typeof downloadAgentPackage>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof downloadAgentPackage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary The client tool (the `drive` CLI and local agent) as one file
+ */
+
+export function useDownloadAgentPackage<TData = Awaited<ReturnType<typeof downloadAgentPackage>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof downloadAgentPackage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getDownloadAgentPackageQueryOptions(options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 

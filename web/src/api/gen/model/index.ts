@@ -90,6 +90,8 @@ export * from './folderInfoEntry.ts';
 export * from './folderInfoEntryClassifierId.ts';
 export * from './folderInfoResponse.ts';
 export * from './gatewayMappingRequest.ts';
+export * from './getAgentInstallPageLang.ts';
+export * from './getAgentInstallPageParams.ts';
 export * from './getBusinessMenuParams.ts';
 export * from './getCdnDownloadParams.ts';
 export * from './getCloudProviderParams.ts';
