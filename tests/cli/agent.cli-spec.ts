@@ -511,6 +511,29 @@ describe('drive agent against the real server', () => {
     expect(stored).toMatchObject({ instanceName: 'restart.bin', fSize: 30 * MiB + 7, fMd5: sha(readFileSync(file)) });
   });
 
+  it('asks the web for a new pairing token (getToken) when its session ends, and the transfer goes on after it', async () => {
+    const c = track(await paired(agent));
+    const target = await mkdirRemote('agent-token');
+    // The agent's session ends on the server (signed out elsewhere, expired, revoked).
+    const agentToken = (JSON.parse(readFileSync(join(work, 'config', 'agent-auth.json'), 'utf8')) as { token: string }).token;
+    unwrap(await createHcsClient({ baseUrl: base, token: () => agentToken }).GET('/hcs/controller/System/sso/logout', {}));
+
+    const file = join(work, 'allowed', 'token.txt');
+    writeFileSync(file, randomBytes(4000));
+    const up = await c.request({ type: 'upload', parentId: target, paths: [file] });
+    expect(up).toMatchObject({ resultCode: 0 });
+    const asked = await c.until((m) => m.type === 'getToken' && m.reqId === undefined);
+    expect(asked).toMatchObject({ resultCode: 0, code: 'SESSION_ENDED' });
+    // The job waits, still running, marked as needing a token.
+    const waiting = await c.until((m) => m.type === 'job' && m.data?.id === up.data!.job!.id && m.data.needsToken === true);
+    expect(waiting.data).toMatchObject({ state: 'running', done: 0 });
+    expect(await c.request({ type: 'download', instanceIds: [target] })).toMatchObject({ resultCode: 2, code: 'SESSION_ENDED' });
+
+    expect(await c.request({ type: 'getToken', token: await pairingToken() })).toMatchObject({ resultCode: 0, data: { userName: 'admin' } });
+    expect(await c.jobIn(up.data!.job!.id, ['done', 'failed'])).toMatchObject({ state: 'done', failed: 0 });
+    expect((await listRemote(target)).map((i) => i.instanceName)).toEqual(['token.txt']);
+  });
+
   it('hands out the client tool: getToolName, an install page per platform, and a single file that runs as the agent', async () => {
     const tool = unwrap(await createHcsClient({ baseUrl: base }).GET('/hcs/services/API/getToolName', { params: { query: { lang: 'en_US', type: 'linux' } } }));
     expect(tool.msg).toBe('/hcs/services/API/agent/install?type=linux&lang=en_US');

@@ -79,6 +79,10 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     for (const c of conns) if (c.userId === userId) send(c, msg);
   };
 
+  /** The server said the session ended: forget it and ask the user's pages for a new pairing token. */
+  const sessionEnded = (userId: string, token: string) =>
+    session.dropIfCurrent(token).then(() => toUser(userId, { type: 'getToken', resultCode: RESULT.OK, code: 'SESSION_ENDED', msg: 'the agent needs a new pairing token' }));
+
   const jobs = new JobManager({
     server: opts.server,
     stateDir: opts.stateDir,
@@ -86,7 +90,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     host: {
       sessionFor: (userId) => session.sessionFor(userId),
       sessionEnded(userId, token) {
-        void session.dropIfCurrent(token).then(() => toUser(userId, { type: 'getToken', resultCode: RESULT.OK, code: 'SESSION_ENDED', msg: 'the agent needs a new pairing token' }));
+        void sessionEnded(userId, token);
       },
       changed: (job, userId) => toUser(userId, { type: 'job', resultCode: RESULT.OK, data: job }),
     },
@@ -107,10 +111,20 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     }
   };
 
-  const apiOf = (userId: string): Api => {
+  const needToken = () => new ProtocolError(RESULT.NOT_PAIRED, 'SESSION_ENDED', 'the agent needs a new pairing token (send getToken), then the request again');
+
+  /** Runs a server call as the user; a session that ended is dropped and the web asked for a new pairing token. */
+  const asUser = async <T>(userId: string, fn: (api: Api) => Promise<T>): Promise<T> => {
     const s = session.sessionFor(userId);
-    if (!s) throw new ProtocolError(RESULT.NOT_PAIRED, 'SESSION_ENDED', 'the agent needs a new pairing token (getToken)');
-    return s.api;
+    if (!s) throw needToken();
+    try {
+      return await fn(s.api);
+    } catch (err) {
+      const e = protocolErrorOf(err);
+      if (e.resultCode !== RESULT.PAIRING_REFUSED) throw e;
+      await sessionEnded(userId, s.token);
+      throw needToken();
+    }
   };
 
   async function handle(c: Conn, req: Request): Promise<unknown> {
@@ -162,13 +176,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
       }
       case 'download': {
         // The first item names the job, and a wrong id is refused now rather than as a failed job.
-        const api = apiOf(userId);
-        let first;
-        try {
-          first = (await api.call((cl) => cl.GET('/hcs/controller/Instances/{id}', { params: { path: { id: req.instanceIds[0]! } } }))).data;
-        } catch (err) {
-          throw protocolErrorOf(err);
-        }
+        const first = (await asUser(userId, (api) => api.call((cl) => cl.GET('/hcs/controller/Instances/{id}', { params: { path: { id: req.instanceIds[0]! } } })))).data;
         const names = [first?.instanceName ?? req.instanceIds[0]!, ...req.instanceIds.slice(1)];
         const job = await jobs.add({ kind: 'download', userId, userName: c.userName, name: jobName(names), download: { instanceIds: req.instanceIds, out: opts.downloadDir } });
         return { job };

@@ -199,7 +199,11 @@ export class JobManager {
       account: this.account(job),
       signal: abort.signal,
     };
-    const run = job.kind === 'upload' ? runUpload(ctx, this.uploadOptions(job)) : runDownload(ctx, this.downloadOptions(job));
+    // One cheap call first: a session that ended while the agent was idle (or stopped) shows as such, and the job
+    // waits for a new pairing, instead of every file failing with the transfer engine's generic refusal.
+    const run = api
+      .call((c) => c.GET('/hcs/controller/System/Current/User', { signal: abort.signal }))
+      .then(() => (job.kind === 'upload' ? runUpload(ctx, this.uploadOptions(job)) : runDownload(ctx, this.downloadOptions(job))));
     const finished = run.then(
       (result) => this.settle(job, result, abort.signal, undefined, token),
       (err: unknown) => this.settle(job, stats, abort.signal, err, token),
@@ -224,9 +228,13 @@ export class JobManager {
           job.error = { code: e.code, message: e.message };
         }
       } else {
-        const authFailure = s.failures.some((f) => f.code === 'UNAUTHENTICATED');
-        if (authFailure) this.host.sessionEnded(job.userId, token);
-        job.state = s.failed > 0 ? 'failed' : 'done';
+        if (s.failures.some((f) => f.code === 'UNAUTHENTICATED')) {
+          // Files refused because the session ended mid-way: the job waits, running, and the next run after the
+          // web pairs again sends only what is not done yet.
+          this.host.sessionEnded(job.userId, token);
+        } else {
+          job.state = s.failed > 0 ? 'failed' : 'done';
+        }
       }
     }
     await this.save();
