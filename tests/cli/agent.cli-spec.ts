@@ -479,6 +479,7 @@ describe('drive agent against the real server', () => {
     const deleting = c.request({ type: 'delete', jobId: del.data!.job!.id });
     gate.release();
     expect(await deleting).toMatchObject({ resultCode: 0, data: { jobId: del.data!.job!.id } });
+    expect(await c.jobIn(del.data!.job!.id, ['deleted'])).toMatchObject({ state: 'deleted' });
     const list = await c.request({ type: 'jobs' });
     expect(list.data!.jobs!.map((j) => j.id)).not.toContain(del.data!.job!.id);
     expect(await c.request({ type: 'resume', jobId: del.data!.job!.id })).toMatchObject({ resultCode: 6 });

@@ -60,6 +60,8 @@ export interface JobHost {
 }
 
 const PROGRESS_EVERY_MS = 250;
+/** Finished jobs kept in the list. */
+const KEEP_DONE = 100;
 const MAX_FAILURES_SHOWN = 50;
 
 export class JobManager {
@@ -105,6 +107,9 @@ export class JobManager {
   async add(job: Omit<JobRecord, 'id' | 'createdAt' | 'state'>): Promise<JobView> {
     const rec: JobRecord = { ...job, id: randomBytes(12).toString('base64url'), createdAt: Date.now(), state: 'running' };
     this.jobs.set(rec.id, rec);
+    // Finished jobs are kept for the panel's finished list, up to a bound, oldest forgotten first.
+    const done = [...this.jobs.values()].filter((j) => j.state === 'done').sort((a, b) => a.createdAt - b.createdAt);
+    for (const old of done.slice(0, Math.max(0, done.length - KEEP_DONE))) await this.forget(old);
     await this.save();
     this.start(rec);
     return this.view(rec);
@@ -133,13 +138,17 @@ export class JobManager {
 
   /** Stops the job and forgets it with its journal (files already transferred stay where they are). */
   async delete(job: JobRecord): Promise<void> {
+    await this.forget(job);
+    await this.save();
+    this.host.changed({ ...this.view(job), state: 'deleted' }, job.userId);
+  }
+
+  private async forget(job: JobRecord): Promise<void> {
     this.jobs.delete(job.id);
     await this.stop(job);
     const key = job.kind === 'upload' ? uploadJobKey(this.account(job), this.uploadOptions(job)) : downloadJobKey(this.account(job), this.downloadOptions(job));
     const base = join(this.stateDir, 'jobs', journalId(job.kind, key));
     await Promise.all([rm(`${base}.jsonl`, { force: true }), rm(`${base}.engine.json`, { force: true })]);
-    await this.save();
-    this.host.changed({ ...this.view(job), state: job.state }, job.userId);
   }
 
   /** Stops the running jobs of every other user; they stay running and go on when their user pairs again. */

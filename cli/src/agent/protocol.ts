@@ -39,7 +39,8 @@ export type Request =
   | { type: 'jobs'; reqId?: string }
   | { type: 'pause' | 'resume' | 'delete'; reqId?: string; jobId: string };
 
-export type JobState = 'running' | 'paused' | 'done' | 'failed';
+/** `deleted` appears only in the last update of a deleted job. */
+export type JobState = 'running' | 'paused' | 'done' | 'failed' | 'deleted';
 
 /** A job as the web panel shows it. */
 export interface JobView {
