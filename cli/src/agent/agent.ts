@@ -264,7 +264,8 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
     async close() {
       for (const c of conns) c.ws.terminate();
       wss.close();
-      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+      // Idle keep-alive connections of the web app would otherwise hold close() open.
+      await Promise.all(servers.map((s) => new Promise((r) => (s.close(r), s.closeAllConnections()))));
       await jobs.shutdown();
     },
   };
