@@ -351,7 +351,7 @@ describe('personal files', () => {
 
     await pickIntoOpfs();
     await page.getByTestId('row-download-big.bin').click();
-    await page.getByRole('tab', { name: /Uploading/ }).click();
+    await page.getByRole('tab', { name: /Downloading/ }).click();
     await gate.held();
     await downloadStatus('big.bin').and(page.locator('[data-status="resume"]')).waitFor({ timeout: 60000 });
     await page.getByTestId('download-pause-big.bin').click();
@@ -383,7 +383,7 @@ describe('personal files', () => {
     phase = 'after';
     await page.getByTestId('file-browser').waitFor();
     await page.getByTestId('open-transfers').click();
-    await page.getByRole('tab', { name: /Uploading/ }).click();
+    await page.getByRole('tab', { name: /Downloading/ }).click();
     await waitOrExplain(downloadStatus('big.bin').and(page.locator('[data-status="pause"]')), 15000);
     await e2e.screenshot(page, 'files-download-restored');
     expect(ranges.after, 'nothing fetched before the user resumes').toEqual([]);

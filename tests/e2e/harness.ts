@@ -1,6 +1,6 @@
 // Browser test harness: the real server (with the built web app) and Debian's Chromium driven by
 // playwright-core. A browser is never downloaded: /usr/bin/chromium comes from Debian's chromium package.
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, ADMIN_USER, ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
@@ -96,4 +96,69 @@ export async function visibleTextProblems(page: Page, opts: { lang: 'zh_CN' | 'e
     else if (opts.lang === 'zh_CN' && ENGLISH.test(line)) problems.push(line);
   }
   return problems;
+}
+
+/**
+ * Holds the page's storage requests (/s3/) that `match` picks until release(), so a test sees a transfer in a known
+ * state (running, with its row and actions on screen) on a fast machine too, without racing its progress.
+ */
+export async function holdStorageRequests(page: Page) {
+  let match: ((r: Request) => boolean) | null = null;
+  const held: Array<() => void> = [];
+  const waiters: Array<() => void> = [];
+  await page.route(
+    (url) => url.pathname.startsWith('/s3/'),
+    async (route) => {
+      if (match?.(route.request())) {
+        await new Promise<void>((go) => {
+          held.push(go);
+          for (const w of waiters.splice(0)) w();
+        });
+      }
+      // The page may have given the request up meanwhile (pause, reload).
+      await route.continue().catch(() => {});
+    },
+  );
+  return {
+    arm(fn: (r: Request) => boolean) {
+      match = fn;
+    },
+    /** Resolves once a request is being held. */
+    held: () => (held.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
+    release() {
+      match = null;
+      for (const go of held.splice(0)) go();
+    },
+  };
+}
+
+/** Every toast the page ever shows, recorded as it appears (a toast may be gone by the time the test looks). */
+export async function recordToasts(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const seen: string[] = [];
+    const counted = new WeakSet<Element>();
+    (window as unknown as { __toasts: string[] }).__toasts = seen;
+    // A notice is counted once, by its element: its entry animation may move it in the DOM after it first appears.
+    new MutationObserver((records) => {
+      for (const r of records)
+        for (const n of r.addedNodes)
+          if (n instanceof HTMLElement)
+            for (const el of [n, ...n.querySelectorAll<HTMLElement>('.ant-message-notice')])
+              if (el.matches('.ant-message-notice') && !counted.has(el)) {
+                counted.add(el);
+                seen.push(el.innerText);
+              }
+    }).observe(document, { childList: true, subtree: true });
+  });
+}
+export const toastsSeen = (page: Page) => page.evaluate(() => [...(window as unknown as { __toasts: string[] }).__toasts]);
+
+/** Signs in through the sign-in page and waits for the file list. */
+export async function signInAsAdmin(e2e: E2E, page: Page): Promise<void> {
+  await page.goto(`${e2e.baseUrl}/drive/login`);
+  await page.getByTestId('login-username').fill(e2e.adminUser);
+  await page.getByTestId('login-password').fill(e2e.adminPassword);
+  await page.getByTestId('login-submit').click();
+  await page.waitForURL(/\/drive\/personalFile/);
+  await page.getByTestId('file-browser').waitFor();
 }

@@ -4,7 +4,7 @@
 // survives the reload to the sign-in page. Each screen is scanned for raw keys and untranslated English.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { startE2E, visibleTextProblems, type E2E } from './harness.ts';
+import { recordToasts, startE2E, toastsSeen as toasts, visibleTextProblems, type E2E } from './harness.ts';
 
 let e2e: E2E;
 beforeAll(async () => {
@@ -32,21 +32,6 @@ const TEXT = {
     signOut: 'Sign out',
   },
 } as const;
-
-/** Every toast the page ever shows, recorded as it appears (a toast may be gone by the time the test looks). */
-async function recordToasts(context: BrowserContext): Promise<void> {
-  await context.addInitScript(() => {
-    const seen: string[] = [];
-    (window as unknown as { __toasts: string[] }).__toasts = seen;
-    new MutationObserver((records) => {
-      for (const r of records)
-        for (const n of r.addedNodes)
-          if (n instanceof HTMLElement)
-            for (const el of [n, ...n.querySelectorAll<HTMLElement>('.ant-message-notice')]) if (el.matches('.ant-message-notice')) seen.push(el.innerText);
-    }).observe(document, { childList: true, subtree: true });
-  });
-}
-const toasts = (page: Page) => page.evaluate(() => [...(window as unknown as { __toasts: string[] }).__toasts]);
 
 const combos = [
   { lang: 'zh_CN', locale: 'zh-CN', viewport: { width: 1366, height: 800 } },

@@ -30,6 +30,8 @@ export interface StorageRequest {
   body?: Uint8Array | string;
   headers?: Record<string, string>;
   signal?: AbortSignal;
+  /** Bytes of the body sent so far by the current attempt (restarts at 0 on a retry). */
+  onUploadProgress?: (sentBytes: number) => void;
   /** The error class to report a signing failure with ([201] by default, [203] for completion). */
   signError?: new (opts?: TransferErrorOptions) => TransferError;
   /** Called with the response of a 2xx answer; runs inside the retry and timeout (streams are read here). */
@@ -91,6 +93,7 @@ export class StorageClient {
           },
           body: req.body,
           signal: t.signal,
+          ...(req.onUploadProgress ? { onUploadProgress: req.onUploadProgress } : {}),
         });
         if (res.status < 200 || res.status > 299) {
           const text = await res.text().catch(() => '');
@@ -110,8 +113,18 @@ export class StorageClient {
     return uploadId;
   }
 
-  async uploadPart(bucket: string, key: string, fId: string, uploadId: string, partNumber: number, body: Uint8Array, signal?: AbortSignal): Promise<string> {
+  async uploadPart(
+    bucket: string,
+    key: string,
+    fId: string,
+    uploadId: string,
+    partNumber: number,
+    body: Uint8Array,
+    signal?: AbortSignal,
+    onUploadProgress?: (sentBytes: number) => void,
+  ): Promise<string> {
     return this.send<string>({
+      ...(onUploadProgress ? { onUploadProgress } : {}),
       method: 'PUT',
       bucket,
       key,
@@ -166,8 +179,8 @@ export class StorageClient {
     if (code) throw new StorageHttpError(code === 'InternalError' ? 500 : 400, code, xmlValue(xml, 'Message'));
   }
 
-  async putObject(bucket: string, key: string, fId: string, body: Uint8Array, signal?: AbortSignal): Promise<void> {
-    await this.send({ method: 'PUT', bucket, key, action: 'putObject', fId, body, signal, consume: (r) => r.text() });
+  async putObject(bucket: string, key: string, fId: string, body: Uint8Array, signal?: AbortSignal, onUploadProgress?: (sentBytes: number) => void): Promise<void> {
+    await this.send({ method: 'PUT', bucket, key, action: 'putObject', fId, body, signal, consume: (r) => r.text(), ...(onUploadProgress ? { onUploadProgress } : {}) });
   }
 }
 

@@ -7,6 +7,7 @@ import { MemorySource, randomBytes } from '../test/memory-source.ts';
 import { computeProof } from './hash.ts';
 import { UploadTask, uploadRecordKey, type UploadRecord } from './upload.ts';
 import { createWasmHasherFactory } from './wasm-hasher.ts';
+import type { Transport } from '../ports/index.ts';
 
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
@@ -211,6 +212,35 @@ describe('UploadTask: the upload protocol', () => {
     for (const r of t.s3.partRequests()) counts.set(r.query.get('partNumber')!, (counts.get(r.query.get('partNumber')!) ?? 0) + 1);
     for (const n of sentBefore) expect(counts.get(n!)).toBe(1);
     expect(sha(storedContent(t, t.task.result!.instanceId)!)).toBe(sha(t.source.data));
+  });
+
+  it('reports the bytes of a part as storage receives them, not only when the part is done', async () => {
+    const t = setup(20 * MiB, { partSize: 8 * MiB });
+    t.cp.syncSpeed = 1e12;
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const s3 = t.s3;
+    // Part 1 reports half its bytes sent, then waits: what the page sees meanwhile is the point of the test.
+    const transport: Transport = {
+      async request(req) {
+        if (req.method === 'PUT' && new URL(req.url).searchParams.get('partNumber') === '1') {
+          req.onUploadProgress?.(4 * MiB);
+          await gate;
+        }
+        return s3.request(req);
+      },
+    };
+    const task = new UploadTask({ source: t.source, target: { parentId: 'root' } }, { ...t.deps, transport, progressIntervalMs: 0 });
+    const seen: number[] = [];
+    task.events.on('progress', (p) => p.phase === 'transferring' && seen.push(p.loaded));
+    const running = task.run();
+    // Parts 2 and 3 (12 MiB) are done; part 1 has half of its 8 MiB on storage.
+    await vi.waitFor(() => expect(seen.at(-1)).toBe(16 * MiB));
+    expect(seen[1]).toBe(4 * MiB);
+    release();
+    await running;
+    expect(task.status).toBe('success');
+    expect(task.progress.loaded).toBe(20 * MiB);
   });
 
   it('resumes from another machine (empty local store) through getPartInfo + ListParts', async () => {

@@ -321,7 +321,9 @@ export class UploadTask {
   async #putObject(rec: UploadRecord, session: Session, bucket: TokenBucket, signal: AbortSignal): Promise<void> {
     const body = await this.#readExact(0, this.source.size, signal);
     await bucket.take(body.byteLength, signal);
-    await this.#storage.putObject(session.bucketName, session.objectKey, session.fId, body, signal).catch(async (err) => {
+    this.#setProgress(0, 'transferring', true);
+    const onSent = (sent: number) => this.#setProgress(Math.min(sent, body.byteLength), 'transferring');
+    await this.#storage.putObject(session.bucketName, session.objectKey, session.fId, body, signal, onSent).catch(async (err) => {
       // A single PUT is signed with the hash the file had when it was hashed: storage refuses bytes that differ.
       if (err instanceof StorageHttpError && err.s3Code === 'XAmzContentSHA256Mismatch') await this.#hashWasWrong(rec, session, err);
       throw asTransferError(err, DirectUploadError);
@@ -379,6 +381,9 @@ export class UploadTask {
     const uploadId = session.uploadId;
     let loaded = [...done.values()].reduce((s, p) => s + p.size, 0);
     this.#setProgress(loaded, 'transferring', true);
+    // Bytes of the parts in flight that storage has received so far: the bar moves within a part, not in part steps.
+    const sending = new Map<number, number>();
+    const inFlight = () => [...sending.values()].reduce((a, b) => a + b, 0);
     const pending: number[] = [];
     for (let n = 1; n <= plan.partCount; n++) if (!done.has(n)) pending.push(n);
 
@@ -393,13 +398,19 @@ export class UploadTask {
         const { start, size } = partRange(plan, n);
         const body = await this.#readExact(start, size, batch.signal);
         await bucket.take(size, batch.signal);
-        const etag = await this.#storage.uploadPart(bucketName, objectKey, fId, uploadId, n, body, batch.signal);
+        const etag = await this.#storage.uploadPart(bucketName, objectKey, fId, uploadId, n, body, batch.signal, (sent) => {
+          sending.set(n, Math.min(sent, size));
+          this.#setProgress(loaded + inFlight(), 'transferring');
+        });
+        // Fully sent: counted as in flight until it is recorded, so the total never dips in between.
+        sending.set(n, size);
         done.set(n, { etag, size });
         await this.#retry(() => cp.setPartInfo({ fId, parts: [{ partNumber: n, etag, size }] }, batch.signal), batch.signal).catch((err) => {
           throw asTransferError(err, PartInfoError);
         });
         loaded += size;
-        this.#setProgress(loaded, 'transferring');
+        sending.delete(n);
+        this.#setProgress(loaded + inFlight(), 'transferring');
       }
     };
     const workers = Array.from({ length: Math.min(this.#deps.partConcurrency ?? PART_CONCURRENCY, Math.max(1, pending.length)) }, () =>

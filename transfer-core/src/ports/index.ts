@@ -53,6 +53,11 @@ export interface TransportRequest {
   headers: Record<string, string>;
   body?: Uint8Array | string;
   signal?: AbortSignal;
+  /**
+   * Bytes of the body sent so far in this attempt, so progress moves within a part. A transport that cannot tell
+   * never calls it (the part then counts when it is done).
+   */
+  onUploadProgress?: (sentBytes: number) => void;
 }
 
 export interface TransportResponse {

@@ -9,7 +9,8 @@ export interface TransferCounts {
 
 let counts: TransferCounts = { upload: 0, download: 0 };
 const listeners = new Set<() => void>();
-const panelListeners = new Set<() => void>();
+export type TransferTab = 'upload' | 'download' | 'finished';
+const panelListeners = new Set<(tab?: TransferTab) => void>();
 
 export function getTransferCounts(): TransferCounts {
   return counts;
@@ -35,12 +36,12 @@ export function useTransferCounts(): TransferCounts {
   return useSyncExternalStore(subscribeTransferCounts, getTransferCounts, getTransferCounts);
 }
 
-/** The header's transfer-list button calls this; the transfer panel subscribes and opens itself. */
-export function openTransferPanel(): void {
-  for (const l of panelListeners) l();
+/** The header's transfer-list button calls this; the transfer panel subscribes and opens itself (on `tab` if given). */
+export function openTransferPanel(tab?: TransferTab): void {
+  for (const l of panelListeners) l(tab);
 }
 
-export function onTransferPanelRequest(listener: () => void): () => void {
+export function onTransferPanelRequest(listener: (tab?: TransferTab) => void): () => void {
   panelListeners.add(listener);
   return () => panelListeners.delete(listener);
 }

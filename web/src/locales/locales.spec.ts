@@ -136,6 +136,7 @@ describe('keys used in code', () => {
       ...['simpleConfiguration', 'intelligentCollaboration', 'multiTerminalBackup', 'dataSecurity'].flatMap((s) => [`home.slides.${s}.title`, `home.slides.${s}.text`]),
       ...['feedback', 'help'].flatMap((k) => [`layout.info.${k}`, `layout.userMenu.${k}`]),
       ...NAME_PROBLEMS.map((p) => `files.nameProblem.${p}`),
+      ...['wait', 'resume', 'pause', 'success', 'deleted'].map((s) => `transfer.downloadStatus.${s}`),
     ];
     expect(dynamic.filter((k) => !merged.has(k))).toEqual([]);
   });

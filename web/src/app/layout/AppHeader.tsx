@@ -108,7 +108,7 @@ export function AppHeader() {
       )}
       <div style={{ flex: 1 }} />
       <Space size="middle">
-        <Button type="text" className="hcs-header-btn" onClick={openTransferPanel} data-testid="transfer-list">
+        <Button type="text" className="hcs-header-btn" onClick={() => openTransferPanel()} data-testid="transfer-list">
           {t('layout.header.transferList')}
           <Badge count={counts.upload} showZero size="small" title={t('layout.header.uploads')} data-testid="upload-count" color="#1677ff" style={{ marginInlineStart: 6 }}>
             <ArrowUpOutlined />

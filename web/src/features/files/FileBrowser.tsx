@@ -86,7 +86,7 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
         // New folders of a folder upload appear at once.
         if (pick.dirs.length > 0) refresh();
         prompts.upload.notice('info', 'transfer.queued', { count: r.queued });
-        openTransferPanel();
+        openTransferPanel('upload');
       }
     } catch (err) {
       notifyError(err);
@@ -295,7 +295,6 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
           sortField={state.sortField}
           sortOrder={state.sortOrder}
           onSort={(sortField, sortOrder) => update({ sortField, sortOrder })}
-          pageSize={state.pageSize}
           loading={query.isFetching}
         />
       ) : (

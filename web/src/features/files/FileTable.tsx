@@ -6,6 +6,9 @@ import type { Instance } from '../../api/gen/model/instance.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
 import type { SortField, SortOrder } from './list-state.ts';
 
+const NAME_MIN_WIDTH = 220;
+const ACTIONS_WIDTH = 190;
+
 export type RowAction = 'open' | 'preview' | 'download' | 'delete' | 'rename' | 'move' | 'copy' | 'properties';
 
 export const isBlocked = (i: Instance): boolean => i.editIsDisabled === true || i.isDisabled === true;
@@ -29,11 +32,10 @@ export interface FileTableProps {
   sortField: SortField;
   sortOrder: SortOrder;
   onSort: (f: SortField, o: SortOrder) => void;
-  pageSize: number;
   loading: boolean;
 }
 
-export function FileTable({ rows, selected, onSelect, onAction, sortField, sortOrder, onSort, pageSize, loading }: FileTableProps) {
+export function FileTable({ rows, selected, onSelect, onAction, sortField, sortOrder, onSort, loading }: FileTableProps) {
   const { t } = useTranslation();
   const order = (f: SortField) => (sortField === f ? (sortOrder === 'asc' ? 'ascend' : 'descend') : null);
   const columns: ColumnsType<Instance> = [
@@ -44,6 +46,9 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
       sorter: true,
       sortOrder: order('instanceName'),
       ellipsis: true,
+      // The name is what a row is: it keeps its width and its place when the window narrows; the other columns scroll.
+      minWidth: NAME_MIN_WIDTH,
+      fixed: 'left',
       render: (_: unknown, r) => (
         <Space>
           {r.classifierId === 'Folder' ? <FolderFilled style={{ color: '#e8a33d' }} /> : <FileOutlined />}
@@ -58,7 +63,8 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
     {
       title: t('files.actions'),
       key: 'actions',
-      width: 220,
+      width: ACTIONS_WIDTH,
+      fixed: 'right',
       render: (_: unknown, r) => (
         <Space size={0}>
           <Button type="link" size="small" onClick={() => onAction('download', r)} data-testid={`row-download-${r.instanceName}`}>
@@ -74,8 +80,6 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
       ),
     },
   ];
-  // 50 and 100 rows per page scroll inside a virtual body so the page stays responsive.
-  const virtual = pageSize >= 50;
   return (
     <Table<Instance>
       rowKey="instanceId"
@@ -84,9 +88,8 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
       dataSource={rows}
       loading={loading}
       pagination={false}
-      virtual={virtual}
-      scroll={virtual ? { y: 600 } : undefined}
-      rowSelection={{ selectedRowKeys: selected.map((s) => s.instanceId), onChange: (_, sel) => onSelect(sel) }}
+      scroll={{ x: NAME_MIN_WIDTH + 120 + 180 + ACTIONS_WIDTH + 48 }}
+      rowSelection={{ selectedRowKeys: selected.map((s) => s.instanceId), onChange: (_, sel) => onSelect(sel), fixed: 'left' }}
       onChange={(_p, _f, sorter) => {
         const s = Array.isArray(sorter) ? sorter[0] : sorter;
         const key = (s?.columnKey ?? 'instanceName') as SortField;

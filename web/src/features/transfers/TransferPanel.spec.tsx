@@ -84,8 +84,15 @@ describe('TransferLists', () => {
 
   it('lists engine downloads with progress, pause and start', async () => {
     const { store, downloads } = setup();
-    store.addDownload({ instanceId: 'i1', name: 'big.iso', size: 1000, path: '/', handle: {} as FileSystemFileHandle });
+    store.addDownload({ instanceId: 'i1', name: 'big.iso', size: 1000, path: '/isos', handle: {} as FileSystemFileHandle });
     await renderPanel(store);
+    // Downloads have their own tab (spec 2), not a table under the uploads.
+    expect(screen.queryByTestId('transfer-download-table')).toBeNull();
+    fireEvent.click(screen.getByText('Downloading (1)'));
+    const table = await screen.findByTestId('transfer-download-table');
+    const headers = within(table).getAllByRole('columnheader').map((h) => h.textContent);
+    expect(headers).toEqual(['', 'File name', 'File size', 'Speed', 'Status', 'Location', 'Actions']);
+    expect(within(table).getByText('/isos')).toBeTruthy();
     await act(async () => {
       downloads[0]!.emitProgress({ loaded: 250, total: 1000, phase: 'transferring', speed: 100, timeLeft: 7 });
       await new Promise((r) => setTimeout(r, 10));
@@ -93,7 +100,8 @@ describe('TransferLists', () => {
     const cell = screen.getByTestId('download-status-big.iso');
     expect(cell.getAttribute('data-status')).toBe('resume');
     expect(cell.textContent).toContain('25%');
-    expect(cell.textContent).toContain('100.00B/s');
+    expect(cell.textContent).toContain('Downloading');
+    expect(screen.getByTestId('download-speed-big.iso').textContent).toBe('100.00B/s');
     await act(async () => fireEvent.click(screen.getByTestId('download-pause-big.iso')));
     expect(screen.getByTestId('download-status-big.iso').getAttribute('data-status')).toBe('pause');
     await act(async () => {
@@ -102,7 +110,7 @@ describe('TransferLists', () => {
     });
     expect(downloads[0]!.runs).toBe(2);
     await act(async () => fireEvent.click(screen.getByTestId('download-delete-big.iso')));
-    expect(screen.queryByTestId('transfer-download-table')).toBeNull();
+    expect(screen.queryByTestId('download-status-big.iso')).toBeNull();
   });
 
   it("zh_CN: a failure the server caused reads in Chinese by its code, never the server's English", async () => {

@@ -1,10 +1,12 @@
-// The transfer panel of spec 2: tabs upload and finished, pause all / resume all / delete, per-row actions,
+// The transfer panel of spec 2: tabs upload, download and finished, pause all / resume all / delete, per-row actions,
 // speed and time left. Opens from the header's transfer-list button (openTransferPanel) or from the file screen.
+// It does not block the page (no mask), and at any width the name and the actions stay in view: the columns between
+// them scroll.
 import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Button, Drawer, Progress, Space, Table, Tabs, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useTranslation } from 'react-i18next';
-import { onTransferPanelRequest } from '../../app/transfer-counters.ts';
+import { onTransferPanelRequest, type TransferTab } from '../../app/transfer-counters.ts';
 import { toastInfo, toastWarning } from '../../app/notify.ts';
 import { formatDate, formatDuration, formatSize } from '../../shared/format.ts';
 import { TRANSFER_PAGE_SIZE } from './limits.ts';
@@ -20,7 +22,15 @@ export interface TransferPanelProps {
 
 export function TransferPanel({ store, open: controlledOpen, onClose }: TransferPanelProps) {
   const [selfOpen, setSelfOpen] = useState(false);
-  useEffect(() => onTransferPanelRequest(() => setSelfOpen(true)), []);
+  const [tab, setTab] = useState<TransferTab>('upload');
+  useEffect(
+    () =>
+      onTransferPanelRequest((t) => {
+        setSelfOpen(true);
+        if (t) setTab(t);
+      }),
+    [],
+  );
   const open = controlledOpen ?? selfOpen;
   const close = () => {
     setSelfOpen(false);
@@ -28,17 +38,26 @@ export function TransferPanel({ store, open: controlledOpen, onClose }: Transfer
   };
   const { t } = useTranslation();
   return (
-    <Drawer open={open} onClose={close} title={t('transfer.title')} size="large" destroyOnHidden={false} data-testid="transfer-panel">
-      <TransferLists store={store} />
+    <Drawer open={open} onClose={close} title={t('transfer.title')} size={PANEL_WIDTH} mask={false} destroyOnHidden={false} data-testid="transfer-panel">
+      <TransferLists store={store} tab={tab} onTab={setTab} />
     </Drawer>
   );
 }
 
-export function TransferLists({ store }: { store: TransferStore }) {
+/** Wide enough for every column at 1366 px; a narrower window gets the whole width. */
+const PANEL_WIDTH = 'min(960px, 100vw)';
+const NAME_WIDTH = 220;
+const ACTIONS_WIDTH = 150;
+
+type Tab = TransferTab;
+
+export function TransferLists({ store, ...props }: { store: TransferStore; tab?: Tab; onTab?: (t: Tab) => void }) {
   const { t } = useTranslation();
   const snap = useTransferSnapshot(store);
   const [selected, setSelected] = useState<string[]>([]);
-  const [tab, setTab] = useState<'upload' | 'finished'>('upload');
+  const [ownTab, setOwnTab] = useState<Tab>('upload');
+  const tab = props.tab ?? ownTab;
+  const setTab = props.onTab ?? setOwnTab;
   const repick = useRef<HTMLInputElement>(null);
   const waitingForFile = snap.uploads.some((u) => u.needsFile);
   const units = useMemo(
@@ -50,42 +69,46 @@ export function TransferLists({ store }: { store: TransferStore }) {
   const selectedLive = selected.filter((id) => liveIds.has(id));
 
   const uploadColumns: ColumnsType<UploadItem> = [
-    { title: t('transfer.col.filename'), dataIndex: 'name', key: 'name', ellipsis: true, width: 200 },
+    { title: t('transfer.col.filename'), dataIndex: 'name', key: 'name', ellipsis: { showTitle: true }, width: NAME_WIDTH, fixed: 'left' },
     { title: t('transfer.col.fileSize'), dataIndex: 'size', key: 'size', width: 100, render: (v: number) => formatSize(v) },
-    { title: t('transfer.col.uploadTo'), dataIndex: 'uploadTo', key: 'uploadTo', ellipsis: true, width: 130 },
+    { title: t('transfer.col.uploadTo'), dataIndex: 'uploadTo', key: 'uploadTo', ellipsis: { showTitle: true }, width: 150 },
     {
       title: t('transfer.col.status'),
       key: 'status',
-      width: 200,
+      width: 220,
       render: (_: unknown, u) => <UploadStatusCell item={u} units={units} />,
     },
     {
       title: t('transfer.col.actions'),
       key: 'actions',
-      width: 140,
+      width: ACTIONS_WIDTH,
+      fixed: 'right',
       render: (_: unknown, u) => <RowActions item={u} store={store} />,
     },
   ];
 
   const finishedColumns: ColumnsType<FinishedItem> = [
-    { title: t('transfer.col.filename'), dataIndex: 'filename', key: 'filename', ellipsis: true, width: 200 },
+    { title: t('transfer.col.filename'), dataIndex: 'filename', key: 'filename', ellipsis: { showTitle: true }, width: NAME_WIDTH, fixed: 'left' },
     { title: t('transfer.col.fileSize'), dataIndex: 'fileSize', key: 'fileSize', width: 110, render: (v: number) => formatSize(v) },
     { title: t('transfer.col.position'), dataIndex: 'filePosition', key: 'filePosition', ellipsis: true, width: 160 },
     { title: t('transfer.col.type'), dataIndex: 'transferType', key: 'transferType', width: 90, render: (v: string) => t(`transfer.type.${v}`) },
     { title: t('transfer.col.finishedAt'), dataIndex: 'finishedAt', key: 'finishedAt', width: 170, render: (v: number) => formatDate(v) },
   ];
 
+  const liveDownloads = new Set(snap.downloads.map((d) => d.uid));
   const onDelete = () => {
     if (tab === 'finished') {
       store.clearFinished(selected.length > 0 ? selected : undefined);
       setSelected([]);
       return;
     }
-    if (selectedLive.length === 0) {
+    const chosen = tab === 'upload' ? selectedLive : selected.filter((id) => liveDownloads.has(id));
+    if (chosen.length === 0) {
       toastWarning(t('transfer.selectToDelete'));
       return;
     }
-    store.removeMany(selectedLive);
+    if (tab === 'upload') store.removeMany(chosen);
+    else for (const id of chosen) store.removeDownload(id);
     setSelected([]);
   };
 
@@ -125,7 +148,7 @@ export function TransferLists({ store }: { store: TransferStore }) {
       <Tabs
         activeKey={tab}
         onChange={(k) => {
-          setTab(k as 'upload' | 'finished');
+          setTab(k as Tab);
           setSelected([]);
         }}
         items={[
@@ -133,20 +156,30 @@ export function TransferLists({ store }: { store: TransferStore }) {
             key: 'upload',
             label: `${t('transfer.tab.upload')} (${snap.uploads.length})`,
             children: (
-              <>
               <Table<UploadItem>
                 rowKey="uid"
                 size="small"
                 columns={uploadColumns}
                 dataSource={snap.uploads as UploadItem[]}
-                scroll={{ x: 820 }}
-                rowSelection={{ selectedRowKeys: selectedLive, onChange: (keys) => setSelected(keys.map(String)) }}
+                scroll={{ x: 'max-content' }}
+                rowSelection={{ selectedRowKeys: selectedLive, onChange: (keys) => setSelected(keys.map(String)), fixed: 'left' }}
                 pagination={{ pageSize: TRANSFER_PAGE_SIZE, showSizeChanger: false, hideOnSinglePage: true }}
                 locale={{ emptyText: t('transfer.noUploads') }}
                 data-testid="transfer-upload-table"
               />
-              {snap.downloads.length > 0 && <DownloadTable store={store} items={snap.downloads} units={units} />}
-              </>
+            ),
+          },
+          {
+            key: 'download',
+            label: `${t('transfer.tab.download')} (${snap.downloads.length})`,
+            children: (
+              <DownloadTable
+                store={store}
+                items={snap.downloads}
+                units={units}
+                selected={selected.filter((id) => liveDownloads.has(id))}
+                onSelect={setSelected}
+              />
             ),
           },
           {
@@ -158,7 +191,7 @@ export function TransferLists({ store }: { store: TransferStore }) {
                 size="small"
                 columns={finishedColumns}
                 dataSource={snap.finished as FinishedItem[]}
-                scroll={{ x: 820 }}
+                scroll={{ x: 'max-content' }}
                 rowSelection={{ selectedRowKeys: selected, onChange: (keys) => setSelected(keys.map(String)) }}
                 pagination={{ pageSize: TRANSFER_PAGE_SIZE, showSizeChanger: false, hideOnSinglePage: true }}
                 locale={{ emptyText: t('transfer.noFinished') }}
@@ -242,48 +275,45 @@ export function failureText(item: Pick<UploadItem, 'errorKey' | 'errorText' | 'e
   return key === 'transfer.error.UPLOAD_FAILED' ? detail : `${t(key)}${t('files.reasonSeparator')}${detail}`;
 }
 
-/**
- * Engine downloads (File System Access API browsers). Spec 2 defines a download tab but lists only upload and
- * finished, so running downloads sit under the uploads: filename, size, status with speed, actions.
- */
-function DownloadTable({ store, items, units }: { store: TransferStore; items: readonly DownloadItem[]; units: Units }) {
+/** Spec 2's download table: filename, fileSize, speed, status, uploadTo (where the file is on the drive), actions. */
+function DownloadTable(props: { store: TransferStore; items: readonly DownloadItem[]; units: Units; selected: string[]; onSelect: (ids: string[]) => void }) {
+  const { store, items, units } = props;
   const { t } = useTranslation();
   const columns: ColumnsType<DownloadItem> = [
-    { title: t('transfer.col.filename'), dataIndex: 'name', key: 'name', ellipsis: true, width: 200 },
+    { title: t('transfer.col.filename'), dataIndex: 'name', key: 'name', ellipsis: { showTitle: true }, width: NAME_WIDTH, fixed: 'left' },
     { title: t('transfer.col.fileSize'), dataIndex: 'size', key: 'size', width: 100, render: (v: number) => formatSize(v) },
-    { title: t('transfer.col.status'), key: 'status', width: 240, render: (_: unknown, d) => <DownloadStatusCell item={d} units={units} /> },
-    { title: t('transfer.col.actions'), key: 'actions', width: 140, render: (_: unknown, d) => <DownloadActions item={d} store={store} /> },
+    {
+      title: t('transfer.col.speed'),
+      key: 'speed',
+      width: 110,
+      render: (_: unknown, d) => <span data-testid={`download-speed-${d.name}`}>{d.status === 'resume' && d.speed > 0 ? `${formatSize(d.speed)}/s` : '-'}</span>,
+    },
+    { title: t('transfer.col.status'), key: 'status', width: 200, render: (_: unknown, d) => <DownloadStatusCell item={d} units={units} /> },
+    { title: t('transfer.col.position'), dataIndex: 'path', key: 'uploadTo', ellipsis: { showTitle: true }, width: 150 },
+    { title: t('transfer.col.actions'), key: 'actions', width: ACTIONS_WIDTH, fixed: 'right', render: (_: unknown, d) => <DownloadActions item={d} store={store} /> },
   ];
   return (
-    <>
-      <Typography.Title level={5} style={{ marginTop: 16 }}>
-        {t('transfer.type.download')}
-      </Typography.Title>
-      <Table<DownloadItem>
-        rowKey="uid"
-        size="small"
-        columns={columns}
-        dataSource={items as DownloadItem[]}
-        scroll={{ x: 680 }}
-        pagination={{ pageSize: TRANSFER_PAGE_SIZE, showSizeChanger: false, hideOnSinglePage: true }}
-        data-testid="transfer-download-table"
-      />
-    </>
+    <Table<DownloadItem>
+      rowKey="uid"
+      size="small"
+      columns={columns}
+      dataSource={items as DownloadItem[]}
+      scroll={{ x: 'max-content' }}
+      rowSelection={{ selectedRowKeys: props.selected, onChange: (keys) => props.onSelect(keys.map(String)), fixed: 'left' }}
+      pagination={{ pageSize: TRANSFER_PAGE_SIZE, showSizeChanger: false, hideOnSinglePage: true }}
+      locale={{ emptyText: t('transfer.noDownloads') }}
+      data-testid="transfer-download-table"
+    />
   );
 }
 
 function DownloadStatusCell({ item, units }: { item: DownloadItem; units: Units }) {
   const { t } = useTranslation();
-  const percent = item.size > 0 ? Math.min(100, Math.floor((item.loaded / item.size) * 100)) : 0;
-  // Existing labels: wait reads as waiting, refresh as the spec's request exception.
+  // A zip's size is what its files hold; its own headers make it a little larger, so it never shows 100% early.
+  const percent = item.size > 0 ? Math.min(99, Math.floor((item.loaded / item.size) * 100)) : 0;
+  // Refresh reads as the spec's request exception; error says why.
   const label =
-    item.status === 'wait'
-      ? t('transfer.status.ready')
-      : item.status === 'pause'
-        ? t('transfer.status.pause')
-        : item.status === 'refresh' || item.status === 'error'
-          ? t(item.errorKey ?? 'transfer.error.REQUEST')
-          : t('transfer.type.download');
+    item.status === 'refresh' || item.status === 'error' ? t(item.errorKey ?? 'transfer.error.REQUEST') : t(`transfer.downloadStatus.${item.status}`);
   return (
     <div data-testid={`download-status-${item.name}`} data-status={item.status}>
       <Space size={4}>
@@ -291,11 +321,10 @@ function DownloadStatusCell({ item, units }: { item: DownloadItem; units: Units 
         {item.status !== 'wait' && item.status !== 'error' && <span>{percent}%</span>}
       </Space>
       {item.status === 'resume' && <Progress percent={percent} size="small" showInfo={false} />}
-      {item.status === 'resume' && item.speed > 0 && (
+      {item.status === 'resume' && item.timeLeft !== undefined && (
         <div>
           <Typography.Text type="secondary" style={{ fontSize: 12 }}>
-            {formatSize(item.speed)}/s
-            {item.timeLeft !== undefined && ` · ${t('transfer.timeLeft', { time: formatDuration(item.timeLeft, units) })}`}
+            {t('transfer.timeLeft', { time: formatDuration(item.timeLeft, units) })}
           </Typography.Text>
         </div>
       )}

@@ -19,6 +19,16 @@ import {
 } from '@hcs/transfer-core/browser';
 import { getUserInfo } from '../../app/session.ts';
 import { DownloadTargetError, type DownloadJob, type DownloadTaskLike, type TransferEngine, type UploadJob } from './engine.ts';
+import { ZipDownload } from './zip-download.ts';
+import { createProgressTransport } from './progress-transport.ts';
+import { getZipDownloadUrl } from '../../api/gen/download/download.ts';
+
+/** A fresh single-use ticket URL for each run of a zip download. */
+async function zipUrl(zip: { ids: string[]; name: string }): Promise<string> {
+  const res = await getZipDownloadUrl({ ids: zip.ids.join(','), name: zip.name }, { quiet: true });
+  if (!res.data?.url) throw new Error('no zip url');
+  return res.data.url;
+}
 
 export function createBrowserEngine(owner: string): TransferEngine {
   const client = createHcsClient({ baseUrl: window.location.origin, credentials: 'same-origin', userName: () => getUserInfo()?.userName });
@@ -27,6 +37,8 @@ export function createBrowserEngine(owner: string): TransferEngine {
     controlPlane: createHcsControlPlane(client),
     resumeStore: createResumeStore(`hcs-transfers:${owner}`),
     platformId: 'NetDisk',
+    // Parts report their bytes as they leave, so the bar and the speed move within a part.
+    transport: createProgressTransport(),
   });
   const source = (job: UploadJob): FileSource => {
     const s = createFileSource(job.file, job.name);
@@ -40,7 +52,10 @@ export function createBrowserEngine(owner: string): TransferEngine {
         { id: job.uid, source: source(job), target: { parentId: job.parentId, instanceType: job.instanceType, category: job.libCode, conflict: job.conflict } },
         deps,
       ),
-    createDownload: (job) => createPickedFileDownload(job, deps),
+    createDownload: (job) =>
+      job.zip
+        ? new ZipDownload({ uid: job.uid, handle: job.handle, url: () => zipUrl(job.zip!) })
+        : createPickedFileDownload(job, deps),
     identityOf: (file, name) => createFileSource(file, name).identity,
   };
 }

@@ -43,6 +43,8 @@ export interface DownloadJob {
   handle: FileSystemFileHandle;
   /** Brought back from a previous page load: the task starts paused and continues from its saved parts. */
   restored?: true;
+  /** Not one file but the server's zip of these instances (a folder, or several items), named `name`.zip. */
+  zip?: { ids: string[]; name: string };
 }
 
 /** The picked file cannot be written: permission refused, or the file is gone. */

@@ -17,6 +17,8 @@ export interface PersistedUpload {
   addedAt: number;
   /** The engine's resume identity of the file (absent in records written before it was kept). */
   identity?: string;
+  /** The pick or drop it came with: its success is announced once for all of them. */
+  batch?: string;
 }
 
 export interface PersistedDownload {

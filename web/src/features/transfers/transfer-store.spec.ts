@@ -334,3 +334,52 @@ describe('TransferStore downloads on the engine queue', () => {
     expect(await persistence.loadDownloads()).toEqual([]);
   });
 });
+
+describe('TransferStore (issue #22 defect 4)', () => {
+  it('pause all and resume all take the downloads along', async () => {
+    const { store, add, downloads, statuses } = setup();
+    add('a');
+    store.addDownload({ instanceId: 'i1', name: 'd1.bin', size: 100, path: '/', handle });
+    store.addDownload({ instanceId: 'i2', name: 'd2.bin', size: 100, path: '/', handle });
+    await flush();
+    const dstatus = () => store.getSnapshot().downloads.map((d) => d.status);
+    expect(dstatus()).toEqual(['resume', 'wait']);
+    store.pauseAll();
+    await flush();
+    expect(statuses()).toEqual(['pause']);
+    expect(dstatus()).toEqual(['pause', 'pause']);
+    store.resumeAll();
+    await flush();
+    expect(statuses()).toEqual(['checking']);
+    expect(dstatus()).toEqual(['resume', 'wait']);
+    expect(downloads[0]!.runs).toBe(2);
+  });
+
+  it('one success notice for a batch (a folder upload), when its last file is done; a lone file is named', async () => {
+    const { store, upload, notices } = setup();
+    const batch = (...names: string[]) =>
+      store.add(names.map((name) => ({ file: file(name), name, parentId: 'p', uploadTo: '/docs', instanceType: '1', libCode: 'NetDisk', conflict: 'keepBoth' as const })));
+    batch('a', 'b', 'c');
+    batch('solo');
+    const successes = () => notices.filter((n) => n.level === 'success');
+    for (const name of ['a', 'b']) {
+      upload(name).succeed(`id-${name}`);
+      await flush();
+    }
+    expect(successes()).toEqual([]);
+    upload('c').fail(failure('304'), 'error');
+    await flush();
+    // The batch has settled: what went is reported once; the failed file keeps its row and its message.
+    expect(successes()).toEqual([{ level: 'success', key: 'transfer.batchUploadSuccess', values: { count: 2 } }]);
+    upload('solo').succeed('id-solo');
+    await flush();
+    expect(successes().at(-1)).toEqual({ level: 'success', key: 'transfer.uploadSuccess', values: { name: 'solo' } });
+    // Retried on its own later, the failed file is reported by name.
+    store.retry('u3');
+    await flush();
+    upload('c').succeed('id-c');
+    await flush();
+    expect(successes()).toHaveLength(3);
+    expect(successes().at(-1)).toEqual({ level: 'success', key: 'transfer.uploadSuccess', values: { name: 'c' } });
+  });
+});

@@ -79,6 +79,16 @@ export interface NewDownload {
   handle: FileSystemFileHandle;
 }
 
+export interface NewZipDownload {
+  ids: string[];
+  /** The file name, ending in .zip. */
+  name: string;
+  /** What the zip holds (the files' bytes): its size is known only once it is written. */
+  size: number;
+  path: string;
+  handle: FileSystemFileHandle;
+}
+
 export interface TransferStoreDeps {
   engine: TransferEngine;
   persistence: QueuePersistence;
@@ -109,6 +119,8 @@ interface DownloadRow {
   blocked?: string;
   /** A resume click is checking the picked file (permission prompt open). */
   preparing?: boolean;
+  /** A zip: not kept across a reload (it cannot continue), and its size is what was written. */
+  zip?: boolean;
 }
 
 type UploadQueue = TransferQueue<UploadStatus, QueuedUpload>;
@@ -129,6 +141,9 @@ export class TransferStore {
   readonly #downloads = new Map<string, DownloadRow>();
   #finished: FinishedItem[] = [];
   #online = true;
+  /** Per batch (one pick or drop), the names that succeeded and were not announced yet. */
+  readonly #batchDone = new Map<string, string[]>();
+  #batchSeq = 0;
   /** Waiting rows held by a network loss (running ones the engine's queue remembers itself). */
   readonly #heldByNetwork = new Set<string>();
   readonly #listeners = new Set<() => void>();
@@ -176,7 +191,9 @@ export class TransferStore {
     this.#emit();
   }
 
+  /** Queues one pick or drop: its successes are announced once, when the last of them is done (not per file). */
   add(entries: readonly NewUpload[]): void {
+    const batch = `b${++this.#batchSeq}:${this.#deps.now()}`;
     for (const e of entries) {
       const uid = this.#deps.newId();
       const meta: PersistedUpload = {
@@ -191,6 +208,7 @@ export class TransferStore {
         conflict: e.conflict,
         addedAt: this.#deps.now(),
         identity: this.#deps.engine.identityOf(e.file, e.name),
+        batch,
       };
       // Offline, a new row waits paused like the others and starts when the network returns.
       const upload = new QueuedUpload(uid, this.#deps.engine.createUpload(this.#job(meta, e.file)), !this.#online);
@@ -248,18 +266,24 @@ export class TransferStore {
   }
 
   remove(uid: string): void {
-    if (!this.#uploads.has(uid)) return;
+    const row = this.#uploads.get(uid);
+    if (!row) return;
     this.#dropUpload(uid);
+    this.#announceIfSettled(row.meta);
     // The engine aborts the requests, ends the server session and forgets the resume record.
     void this.#uploadQueue.delete(uid).catch(() => {});
     this.#emit();
   }
 
+  /** Pauses every upload and download (spec 2: the panel's pause all). */
   pauseAll(): void {
     // Waiting rows first: pausing the running one first would let the queue start the next in between.
     const rows = [...this.#uploads.values()];
     for (const r of rows) if (r.upload.status === 'ready') r.upload.pause();
     for (const r of rows) r.upload.pause();
+    const downloads = [...this.#downloads.values()];
+    for (const d of downloads) if (d.task.status === 'wait') this.#downloadQueue.pause(d.meta.uid);
+    for (const d of downloads) this.#downloadQueue.pause(d.meta.uid);
   }
 
   resumeAll(): void {
@@ -273,7 +297,12 @@ export class TransferStore {
       if (this.#online) this.#uploadQueue.resume(r.meta.uid);
     }
     if (asked) this.#deps.notify({ level: 'warning', key: 'transfer.repickFiles' });
-    if (!this.#online) this.#deps.notify({ level: 'error', key: 'transfer.networkFault' });
+    if (!this.#online) {
+      this.#deps.notify({ level: 'error', key: 'transfer.networkFault' });
+      return;
+    }
+    // Paused and interrupted downloads, in list order; each checks its picked file first (resumeDownload).
+    for (const d of [...this.#downloads.values()]) if (d.task.status === 'pause' || d.task.status === 'refresh') this.resumeDownload(d.meta.uid);
   }
 
   removeMany(uids: readonly string[]): void {
@@ -308,6 +337,16 @@ export class TransferStore {
     const task = this.#deps.engine.createDownload({ uid, instanceId: d.instanceId, handle: d.handle });
     this.#addDownloadRow(meta, d.handle, task);
     void this.#deps.persistence.saveDownload(meta, d.handle).catch(() => {});
+    this.#emit();
+    return uid;
+  }
+
+  /** A zip of folders or several items into the file the user picked; it counts as finished once fully written. */
+  addZipDownload(d: NewZipDownload): string {
+    const uid = this.#deps.newId();
+    const meta: PersistedDownload = { uid, instanceId: d.ids.join(','), name: d.name, size: d.size, path: d.path, addedAt: this.#deps.now() };
+    const task = this.#deps.engine.createDownload({ uid, instanceId: meta.instanceId, handle: d.handle, zip: { ids: d.ids, name: d.name.replace(/\.zip$/i, '') } });
+    this.#addDownloadRow(meta, d.handle, task, true);
     this.#emit();
     return uid;
   }
@@ -406,8 +445,8 @@ export class TransferStore {
     ];
   }
 
-  #addDownloadRow(meta: PersistedDownload, handle: FileSystemFileHandle, task: DownloadTaskLike): void {
-    this.#downloads.set(meta.uid, { meta, handle, task, progress: undefined });
+  #addDownloadRow(meta: PersistedDownload, handle: FileSystemFileHandle, task: DownloadTaskLike, zip = false): void {
+    this.#downloads.set(meta.uid, { meta, handle, task, progress: undefined, ...(zip ? { zip } : {}) });
     this.#downloadQueue.add(task);
   }
 
@@ -428,7 +467,10 @@ export class TransferStore {
         transferType: 'upload',
         fileId: upload.task?.result?.instanceId ?? '',
       });
-      this.#deps.notify({ level: 'success', key: 'transfer.uploadSuccess', values: { name: row.meta.name } });
+      const done = this.#batchDone.get(this.#batchOf(row.meta)) ?? [];
+      done.push(row.meta.name);
+      this.#batchDone.set(this.#batchOf(row.meta), done);
+      this.#announceIfSettled(row.meta);
       return;
     }
     if (to === 'error' || to === 'onTimeout') {
@@ -444,8 +486,30 @@ export class TransferStore {
       row.errorText = undefined;
       row.errorCode = undefined;
     }
-    if (to === 'pause' || to === 'error' || to === 'onTimeout') row.progress = row.progress && { ...row.progress, speed: 0, timeLeft: undefined };
+    if (to === 'pause' || to === 'error' || to === 'onTimeout') {
+      row.progress = row.progress && { ...row.progress, speed: 0, timeLeft: undefined };
+      this.#announceIfSettled(row.meta);
+    }
     this.#emit();
+  }
+
+  #batchOf(meta: PersistedUpload): string {
+    return meta.batch ?? meta.uid;
+  }
+
+  /** Once no file of the batch is waiting or running, its successes so far are announced in one notice. */
+  #announceIfSettled(meta: PersistedUpload): void {
+    const batch = this.#batchOf(meta);
+    const done = this.#batchDone.get(batch);
+    if (!done || done.length === 0) return;
+    const busy: readonly UploadStatus[] = ['ready', 'checking', 'uploading', 'merging'];
+    for (const r of this.#uploads.values()) if (this.#batchOf(r.meta) === batch && busy.includes(r.upload.status)) return;
+    this.#batchDone.delete(batch);
+    this.#deps.notify(
+      done.length === 1
+        ? { level: 'success', key: 'transfer.uploadSuccess', values: { name: done[0]! } }
+        : { level: 'success', key: 'transfer.batchUploadSuccess', values: { count: done.length } },
+    );
   }
 
   #onDownloadStatus(task: DownloadTaskLike, to: DownloadStatus, from: DownloadStatus, error: TransferError | undefined): void {
@@ -455,7 +519,8 @@ export class TransferStore {
       this.#downloads.delete(task.id);
       void this.#deps.persistence.removeDownload(task.id).catch(() => {});
       const { name, size, path, instanceId } = row.meta;
-      this.addFinished({ filename: name, fileSize: size, filePosition: path, transferType: 'download', fileId: instanceId });
+      const fileSize = row.zip ? (row.progress?.loaded ?? size) : size;
+      this.addFinished({ filename: name, fileSize, filePosition: path, transferType: 'download', fileId: instanceId });
       return;
     }
     if (to === 'error' || to === 'refresh') {
@@ -470,7 +535,7 @@ export class TransferStore {
       }
     } else if (to === 'wait' || to === 'resume') {
       // A fresh start after a failure is a download again worth keeping across a reload.
-      if (from === 'error') void this.#deps.persistence.saveDownload(row.meta, row.handle).catch(() => {});
+      if (from === 'error' && !row.zip) void this.#deps.persistence.saveDownload(row.meta, row.handle).catch(() => {});
       row.errorKey = undefined;
     }
     if (to !== 'resume') row.progress = row.progress && { ...row.progress, speed: 0, timeLeft: undefined };
