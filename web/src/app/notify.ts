@@ -66,8 +66,9 @@ export function toastWarning(text: string): void {
   void messageApi?.warning({ content: text, duration: TOAST_SECONDS });
 }
 
-export function toastInfo(text: string): void {
-  void messageApi?.info({ content: text, duration: TOAST_SECONDS });
+/** `seconds`: the spec gives a few infos their own duration (the 'wake up plugin' info shows for 4 s). */
+export function toastInfo(text: string, seconds = TOAST_SECONDS): void {
+  void messageApi?.info({ content: text, duration: seconds });
 }
 
 /** An alert with one confirm button; resolves when confirmed. */

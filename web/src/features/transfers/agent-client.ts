@@ -1,0 +1,330 @@
+// The web side of the local transfer plugin (`drive agent`, spec 4 "Local plugin handshake", 7 "Static and local",
+// 9 constants): check the plugin is online (10 s timeout); if not, wake it through the custom protocol up to 5 times
+// at 1 s intervals and give up (the caller falls back to the browser); connect the WebSocket, retrying every 2 s up to
+// 60 times before logging the failure; send login (a pairing token from the signed-in session), then the operation;
+// every reply carries resultCode (0 = success); a heartbeat every 40 s. The agent pushes its jobs' progress and,
+// when its own server session ended, a getToken the client answers with a fresh pairing token.
+// Framework-free (clock, fetch, WebSocket and the wake are injected) so every interval is testable without waiting.
+
+export const AGENT_TIMING = {
+  pluginPort: 8756,
+  wsPort: 8801,
+  clientPort: 8754,
+  heartbeatMs: 40_000,
+  onlineTimeoutMs: 10_000,
+  wakeTries: 5,
+  wakeIntervalMs: 1000,
+  connectTries: 60,
+  connectIntervalMs: 2000,
+  wakeInfoMs: 4000,
+} as const;
+
+/** The custom URL scheme `drive agent install` registers (hcs-drive-agent.desktop). */
+export const WAKE_URL = 'hcs-drive://wake';
+
+export type AgentJobState = 'running' | 'paused' | 'done' | 'failed' | 'deleted';
+
+/** A transfer running in the agent, as it reports it (cli/src/agent/protocol.ts JobView). */
+export interface AgentJob {
+  id: string;
+  kind: 'upload' | 'download';
+  name: string;
+  state: AgentJobState;
+  target: string;
+  createdAt: number;
+  files: number;
+  done: number;
+  failed: number;
+  bytes: number;
+  bytesDone: number;
+  speed: number;
+  timeLeft?: number;
+  needsToken?: boolean;
+  failures: Array<{ path: string; code: string; message: string }>;
+  error?: { code: string; message: string };
+}
+
+export interface AgentInfo {
+  userName: string;
+  downloadDir: string;
+  /** The agent's native file picker, or null: then the user types paths inside `roots`. */
+  picker: string | null;
+  roots: string[];
+}
+
+/** A refused request: the agent's resultCode and code (locale key transfer.agent.code.<code> when known). */
+export class AgentError extends Error {
+  readonly resultCode: number;
+  readonly code: string;
+  constructor(resultCode: number, code: string, message: string) {
+    super(message);
+    this.name = 'AgentError';
+    this.resultCode = resultCode;
+    this.code = code;
+  }
+}
+
+export interface SocketLike {
+  readonly readyState: number;
+  send(data: string): void;
+  close(): void;
+  onopen: ((ev: unknown) => void) | null;
+  onclose: ((ev: unknown) => void) | null;
+  onerror: ((ev: unknown) => void) | null;
+  onmessage: ((ev: { data: unknown }) => void) | null;
+}
+
+export interface AgentDeps {
+  fetch: typeof fetch;
+  openSocket(url: string): SocketLike;
+  /** Opens the custom protocol once (a hidden frame in the browser). */
+  wake(): void;
+  sleep(ms: number): Promise<void>;
+  setInterval(fn: () => void, ms: number): unknown;
+  clearInterval(handle: unknown): void;
+  /** A fresh pairing token from the signed-in session (issueAgentPairingToken). */
+  pairingToken(): Promise<string>;
+  /** Shows an info message for `ms` (the 'wake up plugin' info, 4 s). */
+  info(key: string, ms: number): void;
+  log(message: string): void;
+  host?: string;
+}
+
+export type AgentStatus = 'unknown' | 'offline' | 'connecting' | 'online' | 'lost';
+
+export interface AgentSnapshot {
+  status: AgentStatus;
+  jobs: readonly AgentJob[];
+  info: AgentInfo | null;
+}
+
+const OPEN = 1;
+
+export class AgentClient {
+  private readonly deps: AgentDeps;
+  private readonly host: string;
+  private socket: SocketLike | null = null;
+  private connecting: Promise<SocketLike> | null = null;
+  private heartbeat: unknown = null;
+  private n = 0;
+  private readonly pending = new Map<string, { resolve: (data: unknown) => void; reject: (err: Error) => void }>();
+  private readonly jobs = new Map<string, AgentJob>();
+  private readonly listeners = new Set<() => void>();
+  private snapshot: AgentSnapshot = { status: 'unknown', jobs: [], info: null };
+  private info: AgentInfo | null = null;
+  private status: AgentStatus = 'unknown';
+
+  constructor(deps: AgentDeps) {
+    this.deps = deps;
+    this.host = deps.host ?? '127.0.0.1';
+  }
+
+  subscribe = (fn: () => void): (() => void) => {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
+  };
+
+  getSnapshot = (): AgentSnapshot => this.snapshot;
+
+  private changed(): void {
+    const jobs = [...this.jobs.values()].sort((a, b) => b.createdAt - a.createdAt);
+    this.snapshot = { status: this.status, jobs, info: this.info };
+    for (const l of this.listeners) l();
+  }
+
+  private setStatus(s: AgentStatus): void {
+    if (this.status === s) return;
+    this.status = s;
+    this.changed();
+  }
+
+  /** GET api/isAppOnline, answered within the online-check timeout. */
+  async isOnline(): Promise<boolean> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), AGENT_TIMING.onlineTimeoutMs);
+    try {
+      const res = await this.deps.fetch(`http://${this.host}:${AGENT_TIMING.pluginPort}/api/isAppOnline`, { signal: controller.signal, cache: 'no-store' });
+      if (!res.ok) return false;
+      const body = (await res.json()) as { resultCode?: number };
+      return body.resultCode === 0;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Online, or woken through the custom protocol (5 tries, 1 s apart); false means: use the browser. */
+  async ensureOnline(): Promise<boolean> {
+    if (this.socket?.readyState === OPEN) return true;
+    if (await this.isOnline()) return true;
+    this.deps.info('transfer.agent.waking', AGENT_TIMING.wakeInfoMs);
+    for (let i = 0; i < AGENT_TIMING.wakeTries; i++) {
+      this.deps.wake();
+      await this.deps.sleep(AGENT_TIMING.wakeIntervalMs);
+      if (await this.isOnline()) return true;
+    }
+    this.setStatus('offline');
+    return false;
+  }
+
+  /** The logged-in connection: connects (2 s retries, 60 tries) and sends login first. */
+  private session(): Promise<SocketLike> {
+    if (this.socket?.readyState === OPEN) return Promise.resolve(this.socket);
+    this.connecting ??= this.connect().finally(() => {
+      this.connecting = null;
+    });
+    return this.connecting;
+  }
+
+  private async connect(): Promise<SocketLike> {
+    this.setStatus('connecting');
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const ws = await this.open();
+        this.socket = ws;
+        const data = (await this.send(ws, { type: 'login', token: await this.deps.pairingToken() })) as AgentInfo & { jobs: AgentJob[] };
+        this.info = { userName: data.userName, downloadDir: data.downloadDir, picker: data.picker, roots: data.roots };
+        this.jobs.clear();
+        for (const j of data.jobs) this.jobs.set(j.id, j);
+        this.startHeartbeat(ws);
+        this.setStatus('online');
+        this.changed();
+        return ws;
+      } catch (err) {
+        if (err instanceof AgentError) {
+          this.socket?.close();
+          this.socket = null;
+          this.setStatus('offline');
+          throw err;
+        }
+        if (attempt >= AGENT_TIMING.connectTries) {
+          this.deps.log(`local transfer plugin: no connection after ${attempt} attempts`);
+          this.setStatus('offline');
+          throw new AgentError(-1, 'UNREACHABLE', 'the local transfer plugin cannot be reached');
+        }
+        await this.deps.sleep(AGENT_TIMING.connectIntervalMs);
+      }
+    }
+  }
+
+  private open(): Promise<SocketLike> {
+    return new Promise((resolve, reject) => {
+      const ws = this.deps.openSocket(`ws://${this.host}:${AGENT_TIMING.wsPort}`);
+      ws.onopen = () => resolve(ws);
+      ws.onerror = () => reject(new Error('connection failed'));
+      ws.onclose = () => {
+        reject(new Error('connection closed'));
+        this.lost(ws);
+      };
+      ws.onmessage = (ev) => this.onMessage(ev.data);
+    });
+  }
+
+  private startHeartbeat(ws: SocketLike): void {
+    if (this.heartbeat !== null) this.deps.clearInterval(this.heartbeat);
+    this.heartbeat = this.deps.setInterval(() => {
+      if (ws.readyState === OPEN) void this.send(ws, { type: 'heartBeat' }).catch(() => undefined);
+    }, AGENT_TIMING.heartbeatMs);
+  }
+
+  /** The connection dropped: running jobs are shown as lost until it comes back. */
+  private lost(ws: SocketLike): void {
+    if (this.socket !== ws) return;
+    this.socket = null;
+    if (this.heartbeat !== null) this.deps.clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    for (const p of this.pending.values()) p.reject(new Error('connection closed'));
+    this.pending.clear();
+    this.setStatus('lost');
+  }
+
+  private send(ws: SocketLike, msg: Record<string, unknown>): Promise<unknown> {
+    const reqId = `w${++this.n}`;
+    return new Promise((resolve, reject) => {
+      this.pending.set(reqId, { resolve, reject });
+      ws.send(JSON.stringify({ ...msg, reqId }));
+    });
+  }
+
+  private onMessage(raw: unknown): void {
+    let m: { type?: string; reqId?: string; resultCode?: number; code?: string; msg?: string; data?: unknown };
+    try {
+      m = JSON.parse(String(raw)) as typeof m;
+    } catch {
+      return;
+    }
+    if (m.reqId && this.pending.has(m.reqId)) {
+      const p = this.pending.get(m.reqId)!;
+      this.pending.delete(m.reqId);
+      if (m.resultCode === 0) p.resolve(m.data);
+      else p.reject(new AgentError(m.resultCode ?? -1, m.code ?? 'ERROR', m.msg ?? ''));
+      return;
+    }
+    if (m.type === 'job' && m.data && typeof m.data === 'object') {
+      const job = m.data as AgentJob;
+      if (job.state === 'deleted') this.jobs.delete(job.id);
+      else this.jobs.set(job.id, job);
+      this.changed();
+    } else if (m.type === 'getToken' && this.socket) {
+      // The agent's own session ended: a fresh pairing token lets its waiting transfers go on.
+      const ws = this.socket;
+      void this.deps
+        .pairingToken()
+        .then((token) => this.send(ws, { type: 'getToken', token }))
+        .catch((err: unknown) => this.deps.log(`local transfer plugin: re-pairing failed: ${String(err)}`));
+    }
+  }
+
+  /** Sends an operation after the handshake (online, login); AgentError when the agent refuses it. */
+  async request<T = unknown>(msg: Record<string, unknown>): Promise<T> {
+    const ws = await this.session();
+    return (await this.send(ws, msg)) as T;
+  }
+
+  /** Connects if the agent is (or can be woken) online; false when the browser must do it. */
+  async available(): Promise<boolean> {
+    if (!(await this.ensureOnline())) return false;
+    try {
+      await this.session();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Reconnects quietly when the agent is online (a reopened tab sees its transfers again); no waking. */
+  async reattach(): Promise<void> {
+    if (this.socket || !(await this.isOnline())) return;
+    await this.session().catch(() => undefined);
+  }
+
+  get agentInfo(): AgentInfo | null {
+    return this.info;
+  }
+
+  upload(target: { parentId: string; to: string }, source: { pick: 'files' | 'folder' } | { paths: string[] }): Promise<{ job: AgentJob }> {
+    return this.request({ type: 'upload', parentId: target.parentId, to: target.to, ...source });
+  }
+
+  download(instanceIds: string[]): Promise<{ job: AgentJob }> {
+    return this.request({ type: 'download', instanceIds });
+  }
+
+  control(type: 'pause' | 'resume' | 'delete', jobId: string): Promise<unknown> {
+    return this.request({ type, jobId });
+  }
+
+  /** Sign-out or user change: forget the connection and the jobs shown. */
+  reset(): void {
+    const ws = this.socket;
+    this.socket = null;
+    ws?.close();
+    if (this.heartbeat !== null) this.deps.clearInterval(this.heartbeat);
+    this.heartbeat = null;
+    this.jobs.clear();
+    this.info = null;
+    this.status = 'unknown';
+    this.changed();
+  }
+}
