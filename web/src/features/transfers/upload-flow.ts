@@ -19,8 +19,13 @@ export interface UploadPrompts {
   over80G(names: string[]): Promise<void>;
   /** noMoreThan30G: true to continue. */
   confirm30G(names: string[]): Promise<boolean>;
-  /** Plugin tip: download the plugin, or continue in the browser. */
-  pluginTip(): Promise<'download' | 'browser'>;
+  /** Plugin tip: hand the upload to the local agent, download the plugin, or continue in the browser. */
+  pluginTip(): Promise<'agent' | 'download' | 'browser'>;
+  /**
+   * Hands the upload to the local agent (the handshake, then the agent's own picker chooses the files: the browser's
+   * File objects cannot be handed over); false when the browser must upload after all. Absent: no agent here.
+   */
+  handOver?(target: UploadTarget): Promise<boolean>;
   /** Desktop client or web upload for files of 1 GB or more. */
   clientChoice(): Promise<'client' | 'web'>;
   /** Some names already exist in their folders: version them, keep both, or cancel the upload. */
@@ -101,7 +106,7 @@ export function sessionMemory(storage: Storage | undefined = globalThis.sessionS
 // Every failure of the flow reaches the user as one of its notices; the HTTP hooks must not toast it as well.
 const QUIET = { quiet: true } as const;
 
-export type UploadPlanResult = { queued: number } | { aborted: string };
+export type UploadPlanResult = { queued: number } | { aborted: string } | { handedOver: true };
 
 /** Finds or creates the folder `name` in `parentId`, returning its id. */
 async function ensureFolder(parentId: string, name: string, target: UploadTarget): Promise<{ id: string; created: boolean }> {
@@ -182,8 +187,8 @@ export async function planUpload(
       if (!(await prompts.confirm30G(step.names))) return { aborted: 'cancelled' };
     } else if (step.kind === 'pluginTip') {
       memory.pluginTipShown = true;
-      // No local transfer plugin ships with this drive: after the tip the browser path is taken either way.
-      await prompts.pluginTip();
+      const choice = await prompts.pluginTip();
+      if (choice === 'agent' && prompts.handOver && (await prompts.handOver(target))) return { handedOver: true };
     } else {
       const choice = await prompts.clientChoice();
       memory.clientChoice = choice;
