@@ -24,6 +24,8 @@ export interface DownloadPrompts {
   notice(level: 'info' | 'warning' | 'error', key: string, values?: Record<string, string | number>): void;
   /** Spec 5: client or web download for big files on Windows. */
   clientOrWeb(name: string): Promise<'client' | 'web' | 'cancel'>;
+  /** Hands the download to the local agent (its download folder); false when the browser must do it. */
+  handOver?(instanceIds: string[]): Promise<boolean>;
 }
 
 const isWindows = (): boolean => /Windows/i.test(navigator.userAgent);
@@ -91,7 +93,10 @@ export async function downloadItems(items: readonly DownloadTarget[], store: Tra
   if (file.fSize >= CLIENT_SUGGEST_BYTES && isWindows()) {
     const choice = await prompts.clientOrWeb(file.instanceName);
     if (choice === 'cancel') return;
-    if (choice === 'client') prompts.notice('info', 'transfer.clientUnavailable');
+    if (choice === 'client') {
+      if (prompts.handOver && (await prompts.handOver([file.instanceId]))) return;
+      prompts.notice('info', 'transfer.clientUnavailable');
+    }
   }
   if (canWriteFiles()) {
     const handle = await pickFile(file.instanceName);
