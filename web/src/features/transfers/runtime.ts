@@ -9,6 +9,7 @@ import type { TransferEngine } from './engine.ts';
 import { createBrowserEngine } from './browser-engine.ts';
 import { indexedDbPersistence } from './queue-persistence.ts';
 import { TransferStore, type Notice, type TransferSnapshot } from './transfer-store.ts';
+import { reattachAgent } from './agent-runtime.ts';
 
 let current: { owner: string; store: TransferStore } | undefined;
 let engineFactory: (owner: string) => TransferEngine = createBrowserEngine;
@@ -40,6 +41,8 @@ export function getTransferStore(owner: string): TransferStore {
     setTransferCounts({ upload: c.uploads, download: c.downloads });
   });
   void store.restore().catch(() => {});
+  // Transfers handed to the local agent went on while no tab was open: show them again (no waking).
+  reattachAgent(owner);
   if (typeof window !== 'undefined') {
     window.addEventListener('online', () => store.setOnline(true));
     window.addEventListener('offline', () => store.setOnline(false));
