@@ -99,7 +99,8 @@ export function securityHeaders(url: string, contentType: string): Record<string
   if (contentType.startsWith('text/html') && !url.startsWith('/s3')) {
     h['Content-Security-Policy'] =
       "default-src 'self'; img-src 'self' data: blob: *; media-src 'self' blob: *; connect-src 'self' *; " +
-      "style-src 'self' 'unsafe-inline'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; frame-src 'self' blob: *; object-src 'none'; base-uri 'self'";
+      // hcs-drive: is the local agent's wake-up scheme (spec 4), opened in a hidden frame; it loads nothing.
+      "style-src 'self' 'unsafe-inline'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; frame-src 'self' blob: * hcs-drive:; object-src 'none'; base-uri 'self'";
   }
   if (url.startsWith('/hcs/')) h['Cache-Control'] = 'no-store';
   return h;
