@@ -55,6 +55,8 @@ class SignGate {
 }
 
 const gate = new SignGate();
+/** The server answers pairAgent once this resolves (a test holds a pairing to order it after something else). */
+let pairingHeld: Promise<void> = Promise.resolve();
 const partNumberOf = (q: SignQuery) => Number(/[?&]partNumber=(\d+)/.exec(q.resourceUri ?? '')?.[1] ?? 0);
 
 let built: BuiltApp;
@@ -77,6 +79,18 @@ function registeredFrom(from: number, name: string): Promise<void> {
     };
     if (!check()) registeredWaiters.push(() => void check());
   });
+}
+
+/** Resolves once the agent's saved job list (agent/jobs.json, written atomically) shows the job in `state`. */
+async function jobRecorded(id: string, state: string): Promise<void> {
+  const file = join(work, 'state', 'agent', 'jobs.json');
+  // Each look is one small file read; it gives up with the test's timeout.
+  for (const until = Date.now() + 120_000; Date.now() < until; ) {
+    const list = existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as Array<{ id: string; state: string }>) : [];
+    if (list.some((j) => j.id === id && j.state === state)) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`job ${id} never recorded as ${state}`);
 }
 
 interface JobView {
@@ -196,10 +210,16 @@ class Client {
     return reply;
   }
 
-  /** The job's first update in one of these states from now on, or already current. */
+  /**
+   * The job's first update in one of these states from now on, or its latest known view if already there. The
+   * latest view may come from a job list (the login reply carries one): a job that finished while this connection
+   * was pairing is reported there, not by a job update, since updates go only to paired connections.
+   */
   jobIn(id: string, states: string[]): Promise<JobView> {
-    const latest = [...this.messages].reverse().find((m) => m.type === 'job' && m.data?.id === id);
-    if (latest && states.includes(String(latest.data!.state))) return Promise.resolve(latest.data as unknown as JobView);
+    const viewIn = (m: Msg): JobView | undefined =>
+      m.type === 'job' && m.data?.id === id ? (m.data as unknown as JobView) : m.data?.jobs?.find((j) => j.id === id);
+    const latest = [...this.messages].reverse().map(viewIn).find((v) => v !== undefined);
+    if (latest && states.includes(String(latest.state))) return Promise.resolve(latest);
     return this.until((m) => m.type === 'job' && m.data?.id === id && states.includes(String(m.data.state)), { fresh: true }).then((m) => m.data as unknown as JobView);
   }
 
@@ -279,6 +299,7 @@ describe('drive agent against the real server', () => {
         contract = watchContract(app, 'agent suite server');
         app.addHook('preHandler', async (req) => {
           if (req.operationId === 'signStorageRequest') await gate.pass(req.query as SignQuery);
+          if (req.operationId === 'pairAgent') await pairingHeld;
         });
         app.addHook('onSend', async (req, reply, payload) => {
           if (req.operationId === 'saveInstance' && reply.statusCode === 200 && typeof payload === 'string' && (JSON.parse(payload) as { ret: number }).ret === 0) {
@@ -308,6 +329,7 @@ describe('drive agent against the real server', () => {
 
   afterEach(() => {
     gate.release();
+    pairingHeld = Promise.resolve();
     for (const c of clients.splice(0)) c.close();
   });
 
@@ -505,7 +527,11 @@ describe('drive agent against the real server', () => {
     agent = await startAgent();
     // Nobody logs in: the agent resumes with the session it kept; the web sees the result when it comes back.
     await arrived;
+    // The web comes back while the job finishes: its pairing is answered only once the agent has recorded the job
+    // as done, so the job's end falls inside the pairing and is reported by the login reply's list.
+    pairingHeld = jobRecorded(id, 'done');
     const again = track(await paired(agent));
+    pairingHeld = Promise.resolve();
     const done = await again.jobIn(id, ['done', 'failed']);
     expect(done).toMatchObject({ state: 'done', failed: 0 });
     const [stored] = await listRemote(target);
