@@ -1,6 +1,7 @@
 // One place that turns the typed /hcs client's failures into CLI exit codes, so every command reports
 // "not signed in", "server unreachable" and "refused" the same way.
 import { createHcsClient, HcsError, unwrap, type HcsClient } from '@hcs/openapi/client';
+import type { ErrorCode } from '@hcs/openapi/operations';
 import { CliError, EXIT } from './exit-codes.ts';
 import type { Settings } from './settings.ts';
 
@@ -16,7 +17,8 @@ export interface Api {
   ): Promise<T>;
 }
 
-const AUTH_CODES = new Set(['UNAUTHENTICATED', 'ACCOUNT_FROZEN', 'ACCOUNT_EXPIRED', 'LOGIN_FAILED', 'CAPTCHA_REQUIRED', 'CAPTCHA_INVALID']);
+/** The contract's codes that mean "sign in again" (exit code EXIT.AUTH). */
+const AUTH_CODES: ReadonlySet<string> = new Set<ErrorCode>(['UNAUTHENTICATED', 'ACCOUNT_FROZEN', 'ACCOUNT_EXPIRED', 'LOGIN_FAILED', 'CAPTCHA_REQUIRED', 'CAPTCHA_INVALID']);
 
 /** Maps any failure of a /hcs call (or of a storage request) to a CliError. */
 export function toCliError(err: unknown): CliError {

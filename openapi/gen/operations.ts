@@ -135,3 +135,43 @@ export const operations = {
 } as const satisfies Record<string, OperationInfo>;
 
 export type OperationId = keyof typeof operations;
+
+/** Every error code a failure envelope may carry (ErrorData.code), with the HTTP status the server answers it with. */
+export const errorStatus = {
+  BAD_REQUEST: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  CSRF_HEADER_MISSING: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  NAME_INVALID: 422,
+  NAME_EXISTS: 409,
+  VALIDATION_FAILED: 422,
+  PAYLOAD_TOO_LARGE: 413,
+  REQUEST_TIMEOUT: 408,
+  RATE_LIMITED: 429,
+  NOT_IMPLEMENTED: 501,
+  METHOD_NOT_ALLOWED: 405,
+  ACCOUNT_FROZEN: 403,
+  ACCOUNT_EXPIRED: 403,
+  LOGIN_FAILED: 401,
+  CAPTCHA_REQUIRED: 401,
+  CAPTCHA_INVALID: 401,
+  PASSWORD_POLICY: 422,
+  PASSWORD_WRONG: 403,
+  SPACE_NOT_ENOUGH: 409,
+  HASH_MISMATCH: 409,
+  PROOF_REJECTED: 403,
+  UPLOAD_SESSION_MISSING: 404,
+  TOO_MANY_UPLOADS: 409,
+  STORAGE_ERROR: 502,
+  INTERNAL: 500,
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export const ERROR_CODES = Object.keys(errorStatus) as readonly ErrorCode[];
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(errorStatus, code);
+}

@@ -3035,16 +3035,17 @@ export interface components {
         CurrentUserResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["CurrentUser"];
         };
+        /**
+         * @description Stable machine-readable code of a failure (ErrorData.code). Clients show the message of errors.codes.<CODE>
+         *     from their locale files; the envelope's msg is English for logs and is shown only for a code the client does
+         *     not know yet. `x-hcs-status` is the HTTP status this server answers each code with (a route may answer a more
+         *     specific status with the same code).
+         * @enum {string}
+         */
+        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "STORAGE_ERROR" | "INTERNAL";
         /** @description The `data` of a failure envelope. */
         ErrorData: {
-            /**
-             * @description Stable machine-readable error code. Clients map it to an i18n key. Known codes:
-             *     UNAUTHENTICATED, FORBIDDEN, CSRF_HEADER_MISSING, NOT_FOUND, CONFLICT, NAME_INVALID, NAME_EXISTS,
-             *     VALIDATION_FAILED, PAYLOAD_TOO_LARGE, REQUEST_TIMEOUT, RATE_LIMITED, NOT_IMPLEMENTED, METHOD_NOT_ALLOWED, ACCOUNT_FROZEN, ACCOUNT_EXPIRED,
-             *     LOGIN_FAILED, CAPTCHA_REQUIRED, CAPTCHA_INVALID, PASSWORD_POLICY, PASSWORD_WRONG, SPACE_NOT_ENOUGH, HASH_MISMATCH, PROOF_REJECTED,
-             *     UPLOAD_SESSION_MISSING, TOO_MANY_UPLOADS, STORAGE_ERROR, INTERNAL.
-             */
-            code: string;
+            code: components["schemas"]["ErrorCode"];
             /** @description The request's trace id (from the traceId header or generated), for support. */
             traceId?: string;
             /** @description Validation failures, one per offending field. */
@@ -3377,7 +3378,7 @@ export interface components {
             done: components["schemas"]["Instance"][];
             failed: {
                 instanceId: string;
-                code: string;
+                code: components["schemas"]["ErrorCode"];
                 msg: string;
             }[];
         };
@@ -3564,8 +3565,8 @@ export interface components {
             outcome: "uploaded" | "instant" | "skipped" | "failed";
             /** @description The file (uploaded, instant) or the existing entry (skipped). */
             instanceId?: string;
-            /** @description With failed: a stable error code (NAME_INVALID, NAME_EXISTS, SPACE_NOT_ENOUGH, HASH_MISMATCH, NOT_FOUND, FORBIDDEN, STORAGE_ERROR). */
-            code?: string;
+            /** @description With failed: why (NAME_INVALID, NAME_EXISTS, SPACE_NOT_ENOUGH, HASH_MISMATCH, NOT_FOUND, FORBIDDEN, STORAGE_ERROR, ...). */
+            code?: components["schemas"]["ErrorCode"];
             /** @description With failed: what went wrong. */
             msg?: string;
         };

@@ -15,6 +15,13 @@ for (const [path, item] of Object.entries<any>(doc.paths)) {
   }
 }
 rows.sort();
+// The error codes: the contract's ErrorCode enum, with the HTTP status of each (x-hcs-status).
+const errorCode = doc.components.schemas.ErrorCode;
+const statusOf: Record<string, number> = errorCode?.['x-hcs-status'] ?? {};
+if (!Array.isArray(errorCode?.enum) || errorCode.enum.length === 0) throw new Error('the contract has no ErrorCode enum');
+for (const c of errorCode.enum) if (!Number.isInteger(statusOf[c])) throw new Error(`ErrorCode ${c} has no x-hcs-status`);
+for (const c of Object.keys(statusOf)) if (!errorCode.enum.includes(c)) throw new Error(`x-hcs-status names ${c}, which ErrorCode lacks`);
+const codeRows = errorCode.enum.map((c: string) => `  ${c}: ${statusOf[c]},`);
 const out = `/* eslint-disable */
 // GENERATED FILE - DO NOT EDIT. Source: openapi/src (run \`npm run gen\`).
 export interface OperationInfo {
@@ -36,6 +43,19 @@ ${rows.join('\n')}
 } as const satisfies Record<string, OperationInfo>;
 
 export type OperationId = keyof typeof operations;
+
+/** Every error code a failure envelope may carry (ErrorData.code), with the HTTP status the server answers it with. */
+export const errorStatus = {
+${codeRows.join('\n')}
+} as const;
+
+export type ErrorCode = keyof typeof errorStatus;
+
+export const ERROR_CODES = Object.keys(errorStatus) as readonly ErrorCode[];
+
+export function isErrorCode(code: unknown): code is ErrorCode {
+  return typeof code === 'string' && Object.hasOwn(errorStatus, code);
+}
 `;
 writeFileSync(new URL('../gen/operations.ts', import.meta.url), out);
-console.log(`operations: ${rows.length}`);
+console.log(`operations: ${rows.length}, error codes: ${codeRows.length}`);

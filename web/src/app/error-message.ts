@@ -2,6 +2,7 @@
 // (errors.codes.<CODE>), with the caller's parameters (the name it sent) and the server's (seconds to wait) when the
 // message has a variant for them (errors.param.<CODE>). The server's msg is English meant for logs and scripts; it is
 // shown only for a code this app does not know yet, so a newer server still explains itself.
+import type { ErrorCode } from '../api/gen/model/errorCode.ts';
 import { HcsError } from '../api/hcs-error.ts';
 import { i18n } from './i18n.ts';
 
@@ -12,7 +13,7 @@ export type MessageParams = { name?: string } & Record<string, string | number |
  * Codes whose message has a variant naming a parameter, and the parameter it needs. The variant is used only when
  * that parameter is known, so no message ever shows an empty placeholder.
  */
-export const PARAM_VARIANTS: Readonly<Record<string, string>> = {
+export const PARAM_VARIANTS: Readonly<Partial<Record<ErrorCode, string>>> = {
   NAME_EXISTS: 'name',
   NAME_INVALID: 'name',
   NOT_FOUND: 'name',
@@ -48,7 +49,7 @@ export function hasCodeMessage(code: string): boolean {
 /** The message for an envelope code, or undefined when the code is unknown to this app. */
 export function codeMessage(code: string, params: MessageParams = {}): string | undefined {
   if (!hasCodeMessage(code)) return undefined;
-  const param = PARAM_VARIANTS[code];
+  const param = PARAM_VARIANTS[code as ErrorCode];
   const value = param ? params[param] : undefined;
   if (param && value !== undefined && value !== '' && i18n.exists(`errors.param.${code}`)) {
     return i18n.t(`errors.param.${code}`, { ...params, [param]: value });

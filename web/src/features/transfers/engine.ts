@@ -2,6 +2,7 @@
 // tasks on the engine's own queues; it only needs to create them, which the browser wiring (browser-engine.ts) does
 // with the real adapters and the tests do with scripted tasks.
 import type { DownloadStatus, QueueTask, UploadStatus } from '@hcs/transfer-core';
+import type { ErrorCode } from '../../api/gen/model/errorCode.ts';
 
 export type { DownloadStatus, UploadStatus } from '@hcs/transfer-core';
 
@@ -84,7 +85,7 @@ const envelopeCode = (e: unknown): string | undefined => {
 export function describeFailure(err: unknown): TransferFailure {
   const e = err as { code?: unknown; messageKey?: unknown; serverMessage?: unknown; message?: unknown; ret?: unknown };
   const code = typeof e?.code === 'string' ? e.code : 'UPLOAD_FAILED';
-  let key = typeof e?.messageKey === 'string' ? e.messageKey : `transfer.error.${KNOWN_HTTP_CODES[code] ?? 'UPLOAD_FAILED'}`;
+  let key = typeof e?.messageKey === 'string' ? e.messageKey : `transfer.error.${KNOWN_HTTP_CODES[code as ErrorCode] ?? 'UPLOAD_FAILED'}`;
   // Spec 8: space-not-enough says "group" for group files.
   if (code === '002' && (err as { group?: unknown })?.group === true) key = 'transfer.error.002group';
   const serverMessage =
@@ -93,8 +94,8 @@ export function describeFailure(err: unknown): TransferFailure {
   return { key, code, ...(serverCode ? { serverCode } : {}), ...(serverMessage !== undefined ? { serverMessage } : {}) };
 }
 
-/** HcsError codes of the envelope that have a spec 8 counterpart. */
-const KNOWN_HTTP_CODES: Record<string, string> = {
+/** Envelope codes (the contract's) and the engine's own network codes that have a spec 8 counterpart. */
+const KNOWN_HTTP_CODES: Readonly<Partial<Record<ErrorCode | 'NETWORK' | 'TIMEOUT', string>>> = {
   SPACE_NOT_ENOUGH: '002',
   HASH_MISMATCH: '202',
   NETWORK: 'NETWORK',

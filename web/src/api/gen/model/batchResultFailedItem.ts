@@ -13,9 +13,10 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { ErrorCode } from './errorCode.ts';
 
 export type BatchResultFailedItem = {
   instanceId: string;
-  code: string;
+  code: ErrorCode;
   msg: string;
 };

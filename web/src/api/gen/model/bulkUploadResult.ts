@@ -14,14 +14,15 @@
  * OpenAPI spec version: 0.1.0
  */
 import type { BulkUploadResultOutcome } from './bulkUploadResultOutcome.ts';
+import type { ErrorCode } from './errorCode.ts';
 
 export interface BulkUploadResult {
   /** uploaded: stored and filed; instant: filed on content the server already held; skipped: the name existed (conflict skip); failed: see code. */
   outcome: BulkUploadResultOutcome;
   /** The file (uploaded, instant) or the existing entry (skipped). */
   instanceId?: string;
-  /** With failed: a stable error code (NAME_INVALID, NAME_EXISTS, SPACE_NOT_ENOUGH, HASH_MISMATCH, NOT_FOUND, FORBIDDEN, STORAGE_ERROR). */
-  code?: string;
+  /** With failed: why (NAME_INVALID, NAME_EXISTS, SPACE_NOT_ENOUGH, HASH_MISMATCH, NOT_FOUND, FORBIDDEN, STORAGE_ERROR, ...). */
+  code?: ErrorCode;
   /** With failed: what went wrong. */
   msg?: string;
 }

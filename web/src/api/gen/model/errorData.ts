@@ -13,20 +13,14 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { ErrorCode } from './errorCode.ts';
 import type { ErrorDataFieldsItem } from './errorDataFieldsItem.ts';
 
 /**
  * The `data` of a failure envelope.
  */
 export interface ErrorData {
-  /**
-     * Stable machine-readable error code. Clients map it to an i18n key. Known codes:
-     * UNAUTHENTICATED, FORBIDDEN, CSRF_HEADER_MISSING, NOT_FOUND, CONFLICT, NAME_INVALID, NAME_EXISTS,
-     * VALIDATION_FAILED, PAYLOAD_TOO_LARGE, REQUEST_TIMEOUT, RATE_LIMITED, NOT_IMPLEMENTED, METHOD_NOT_ALLOWED, ACCOUNT_FROZEN, ACCOUNT_EXPIRED,
-     * LOGIN_FAILED, CAPTCHA_REQUIRED, CAPTCHA_INVALID, PASSWORD_POLICY, PASSWORD_WRONG, SPACE_NOT_ENOUGH, HASH_MISMATCH, PROOF_REJECTED,
-     * UPLOAD_SESSION_MISSING, TOO_MANY_UPLOADS, STORAGE_ERROR, INTERNAL.
-     */
-  code: string;
+  code: ErrorCode;
   /** The request's trace id (from the traceId header or generated), for support. */
   traceId?: string;
   /** Validation failures, one per offending field. */

@@ -73,6 +73,7 @@ export * from './downloadFileInfoResponse.ts';
 export * from './encodedName.ts';
 export * from './envelope.ts';
 export * from './envelopeRet.ts';
+export * from './errorCode.ts';
 export * from './errorData.ts';
 export * from './errorDataFieldsItem.ts';
 export * from './errorEnvelope.ts';
