@@ -3,6 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
+import noImportCycle from './eslint-rules/no-import-cycle.js';
 
 const DB_ONLY = 'Only mock-server/src/db/ talks to the database: use or add a repository function there.';
 
@@ -39,6 +40,12 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Issue #13 item 8: no import cycles in the CLI or the engine, type-only imports included (see the rule).
+    files: ['cli/**/*.{ts,tsx}', 'transfer-core/**/*.ts'],
+    plugins: { local: { rules: { 'no-import-cycle': noImportCycle } } },
+    rules: { 'local/no-import-cycle': 'error' },
   },
   {
     files: ['web/**/*.{ts,tsx}'],

@@ -20,7 +20,7 @@ import {
   type Transport,
 } from '@hcs/transfer-core/node';
 import type { Api } from './api.ts';
-import type { BatchFile, BatchFileResult, DownloadRequest, DownloadResult, Phase, Transfer, UploadRequest, UploadResult } from './transfer.ts';
+import type { BatchFile, BatchFileResult, DownloadRequest, DownloadResult, Phase, Transfer, UploadRequest, UploadResult } from './transfer-types.ts';
 
 function smallFileSource(f: BatchFile): FileSource {
   return {

@@ -7,7 +7,7 @@ import type { Reporter } from '../events.ts';
 import { sha256File } from '../hash-cache.ts';
 import { formatRemotePath, notFound, parseRemotePath, RemoteFs, type Resolved } from '../remote-path.ts';
 import { JobStats } from '../stats.ts';
-import { TransferError } from '../transfer.ts';
+import { TransferError } from '../transfer-types.ts';
 import { JobState } from './job-state.ts';
 import { runQueue } from './queue.ts';
 import { errorInfo, type JobContext } from './upload.ts';
