@@ -3,9 +3,23 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
+import { builtinModules } from 'node:module';
 import noImportCycle from './eslint-rules/no-import-cycle.js';
 
 const DB_ONLY = 'Only mock-server/src/db/ talks to the database: use or add a repository function there.';
+const DB_IMPORTS = {
+  paths: ['node:sqlite', 'pg', 'kysely'].map((name) => ({ name, message: DB_ONLY })),
+  patterns: [{ group: ['kysely/*', 'pg/*', 'pg-*'], message: DB_ONLY }],
+};
+
+const CORE_NEUTRAL =
+  'transfer-core/src/core runs unchanged in Node and in browsers: put platform code in src/node or src/browser behind a port (src/ports).';
+// Globals one runtime has and the other lacks; the ones both share are typed in transfer-core/types/web-common.d.ts.
+const PLATFORM_GLOBALS = [
+  ...['window', 'document', 'navigator', 'location', 'history', 'self', 'localStorage', 'sessionStorage', 'indexedDB', 'caches'],
+  ...['XMLHttpRequest', 'Worker', 'FileReader', 'alert', 'requestAnimationFrame', 'matchMedia'],
+  ...['process', 'Buffer', 'global', 'require', 'module', '__dirname', '__filename', 'setImmediate', 'clearImmediate'],
+];
 
 export default tseslint.config(
   {
@@ -32,13 +46,28 @@ export default tseslint.config(
     files: ['**/*.{ts,tsx,js,mjs,cjs}'],
     ignores: ['mock-server/src/db/**', 'mock-server/src/**/*.spec.ts', 'tests/**', 'bench/src/listing.ts'],
     rules: {
+      'no-restricted-imports': ['error', DB_IMPORTS],
+    },
+  },
+  {
+    // Issue #13 item 8: the engine's core is runtime-neutral (tsconfig.core.json checks it without DOM or Node
+    // types). Specs run under Node and may use it. The options repeat DB_IMPORTS because a later block replaces
+    // an earlier block's options for the same rule.
+    files: ['transfer-core/src/core/**/*.ts', 'transfer-core/src/ports/**/*.ts'],
+    ignores: ['**/*.spec.ts'],
+    rules: {
       'no-restricted-imports': [
         'error',
         {
-          paths: ['node:sqlite', 'pg', 'kysely'].map((name) => ({ name, message: DB_ONLY })),
-          patterns: [{ group: ['kysely/*', 'pg/*', 'pg-*'], message: DB_ONLY }],
+          paths: [...DB_IMPORTS.paths, ...builtinModules.map((name) => ({ name, message: CORE_NEUTRAL }))],
+          patterns: [
+            ...DB_IMPORTS.patterns,
+            { group: ['node:*'], message: CORE_NEUTRAL },
+            { group: ['../node/**', '../browser/**', '@hcs/transfer-core/node', '@hcs/transfer-core/browser'], message: CORE_NEUTRAL },
+          ],
         },
       ],
+      'no-restricted-globals': ['error', ...PLATFORM_GLOBALS.map((name) => ({ name, message: CORE_NEUTRAL }))],
     },
   },
   {
