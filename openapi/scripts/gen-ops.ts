@@ -9,8 +9,11 @@ for (const [path, item] of Object.entries<any>(doc.paths)) {
     const op = item[method];
     if (!op) continue;
     const isPublic = Array.isArray(op.security) && op.security.length === 0;
+    // normalize.ts checked the mark when bundling; here it only changes shape (one list of needs, or a level).
+    const mark = op['x-hcs-access'];
+    const access = typeof mark === 'string' ? `'${mark}'` : JSON.stringify([mark].flat().map((n: any) => ({ permission: n.permission, ids: n.ids })));
     rows.push(
-      `  ${op.operationId}: { method: '${method.toUpperCase()}', path: '${path}', tag: '${op.tags?.[0] ?? ''}', public: ${isPublic}, csrf: ${op['x-hcs-csrf'] !== false}, raw: ${op['x-hcs-raw'] === true}, mutating: ${method !== 'get' || op['x-hcs-mutating'] === true} },`,
+      `  ${op.operationId}: { method: '${method.toUpperCase()}', path: '${path}', tag: '${op.tags?.[0] ?? ''}', public: ${isPublic}, csrf: ${op['x-hcs-csrf'] !== false}, raw: ${op['x-hcs-raw'] === true}, mutating: ${method !== 'get' || op['x-hcs-mutating'] === true}, access: ${access} },`,
     );
   }
 }
@@ -24,6 +27,15 @@ for (const c of Object.keys(statusOf)) if (!errorCode.enum.includes(c)) throw ne
 const codeRows = errorCode.enum.map((c: string) => `  ${c}: ${statusOf[c]},`);
 const out = `/* eslint-disable */
 // GENERATED FILE - DO NOT EDIT. Source: openapi/src (run \`npm run gen\`).
+/** What a caller needs on the instances a request names (x-hcs-access; see the contract's description). */
+export type Permission = 'view' | 'preview' | 'download' | 'upload' | 'create' | 'edit' | 'delete' | 'version' | 'share' | 'shareExternal' | 'manage';
+export interface AccessNeed {
+  readonly permission: Permission;
+  /** Where the instance ids are: query.X, path.X or body.X (each item's X for a list body). */
+  readonly ids: readonly string[];
+}
+export type Access = 'public' | 'signed-in' | 'admin' | readonly AccessNeed[];
+
 export interface OperationInfo {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
   readonly path: string;
@@ -36,6 +48,8 @@ export interface OperationInfo {
   readonly raw: boolean;
   /** Changes state (every non-GET, and the GETs the spec uses for changes: x-hcs-mutating). */
   readonly mutating: boolean;
+  /** What the caller needs (x-hcs-access), enforced by the server's route layer. */
+  readonly access: Access;
 }
 
 export const operations = {

@@ -4,6 +4,9 @@
 //  - every 2xx/4XX/5XX JSON response is the {ret, msg, data} envelope, unless the operation is marked x-hcs-raw
 //    (file streams, translation and skin files);
 //  - every /hcs operation declares the X-Requested-With header unless it is marked x-hcs-csrf: false;
+//  - every operation has an access mark (x-hcs-access: public | signed-in | admin | {permission, ids} or a list of
+//    them), `public` exactly when it has security: [], a known permission, and ids that name a declared parameter or
+//    body field;
 //  - every number a client sends is bounded: numeric schemas in parameters, request bodies and input-only schemas
 //    (no response uses them, e.g. the bulk-upload manifest read from a raw body) declare a minimum and a maximum
 //    (or an enum). Ajv's `integer` accepts 2^53 and query strings coerce to Infinity, so only a maximum keeps such
@@ -68,6 +71,45 @@ function refsUnder(node: unknown, acc = new Set<string>()): Set<string> {
   return acc;
 }
 
+const PERMISSIONS = ['view', 'preview', 'download', 'upload', 'create', 'edit', 'delete', 'version', 'share', 'shareExternal', 'manage'];
+
+/** Properties of a JSON request body (of its items, for a list body), through allOf. */
+function bodyFields(op: Json): Set<string> {
+  const out = new Set<string>();
+  const walk = (node: Json | undefined) => {
+    const s = node && deref(node);
+    if (!s) return;
+    if (s.items) walk(s.items);
+    for (const k of Object.keys(s.properties ?? {})) out.add(k);
+    for (const sub of s.allOf ?? []) walk(sub);
+  };
+  walk(deref(op.requestBody ?? {})?.content?.['application/json']?.schema);
+  return out;
+}
+
+function accessProblems(where: string, op: Json, params: Json[]): string[] {
+  const mark = op['x-hcs-access'];
+  const isPublic = Array.isArray(op.security) && op.security.length === 0;
+  if (mark === undefined) return [`${where}: needs an access mark (x-hcs-access)`];
+  if (typeof mark === 'string') {
+    if (!['public', 'signed-in', 'admin'].includes(mark)) return [`${where}: x-hcs-access ${mark} is not public, signed-in or admin`];
+    return (mark === 'public') === isPublic ? [] : [`${where}: x-hcs-access public goes with security: [] and only with it`];
+  }
+  const out: string[] = [];
+  if (isPublic) out.push(`${where}: a public operation cannot require a permission`);
+  const fields = bodyFields(op);
+  for (const need of [mark].flat()) {
+    if (!PERMISSIONS.includes(need?.permission)) out.push(`${where}: x-hcs-access permission ${need?.permission} is not one of ${PERMISSIONS.join(', ')}`);
+    if (!Array.isArray(need?.ids) || need.ids.length === 0) out.push(`${where}: x-hcs-access needs ids (where the instance ids are)`);
+    for (const at of need?.ids ?? []) {
+      const [from, name] = String(at).split('.');
+      const declared = from === 'body' ? fields.has(name!) : params.some((p) => p.in === from && p.name === name);
+      if (!declared || !['query', 'path', 'body'].includes(from!)) out.push(`${where}: x-hcs-access ids ${at} names no declared parameter or body field`);
+    }
+  }
+  return out;
+}
+
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'];
 const inResponses = new Set<string>();
 const checked = new Set<string>();
@@ -82,6 +124,7 @@ for (const [path, item] of Object.entries<Json>(doc.paths)) {
     if (path.startsWith('/hcs/') && csrf && !params.some((p) => p.in === 'header' && p.name === 'X-Requested-With' && p.required)) {
       problems.push(`${where}: must require the X-Requested-With header (or be marked x-hcs-csrf: false)`);
     }
+    problems.push(...accessProblems(where, op, params));
     for (const p of params) {
       for (const at of unboundedNumbers(p.schema ?? {}, `${p.in} parameter ${p.name}`)) problems.push(`${where}: ${at} needs a minimum and a maximum`);
     }

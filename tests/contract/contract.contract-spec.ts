@@ -3,6 +3,8 @@
 // operations without a handler answer 501 with the envelope, and every response matches its schema (checked after
 // each test by the server helper's ContractWatch).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { operations, type OperationId } from '@hcs/openapi/operations';
+import { createUser } from '../../mock-server/src/db/users-repo.ts';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { contractOps as ops, deref, type ContractOp as Op } from '../helpers/contract.ts';
 
@@ -95,6 +97,35 @@ describe('the contract', () => {
     // The operations this release implements must not answer 501.
     for (const id of ['getCurrentUser', 'getPlatformInfo', 'login', 'getTranslations', 'getSkin']) {
       expect.soft(statuses.get(id), id).not.toBe(501);
+    }
+  });
+
+  it('marks every operation with what a caller needs (x-hcs-access), the same in the bundle and the generated table', () => {
+    const unmarked = ops.filter((o) => o.op['x-hcs-access'] === undefined).map((o) => o.id);
+    expect(unmarked).toEqual([]);
+    for (const o of ops) {
+      const mark = o.op['x-hcs-access'];
+      const generated = operations[o.id as OperationId]?.access;
+      expect.soft(generated, o.id).toEqual(typeof mark === 'string' ? mark : [mark].flat());
+      expect.soft(mark === 'public', `${o.id}: public exactly when security is []`).toBe(o.public);
+    }
+    expect(ops.filter((o) => o.op['x-hcs-access'] === 'admin').length).toBeGreaterThan(5);
+  });
+
+  it("refuses every administrators' operation to a signed-in user who is not one (403 FORBIDDEN), before the request is read", async () => {
+    const password = 'Plain#User-pass-1';
+    await createUser(server.built.ctx.db, { userName: 'plain-user', password });
+    const plain = (await server.login('plain-user', password)).token;
+    const adminOps = ops.filter((o) => o.op['x-hcs-access'] === 'admin');
+    for (const o of adminOps) {
+      // No query and an empty body: refused for who is asking, not for what is asked.
+      const res = await server.call(urlOf(o, false), { method: o.method, token: plain, ...requestOf(o) });
+      expect.soft(res.status, o.id).toBe(403);
+      expect.soft(((await res.json()) as any).data?.code, o.id).toBe('FORBIDDEN');
+      // An administrator gets past the gate: whatever the answer, it is not the gate's refusal.
+      const asAdmin = await server.call(urlOf(o), { method: o.method, token, ...requestOf(o) });
+      const body = (await asAdmin.json()) as any;
+      expect.soft(asAdmin.status === 403 && /for administrators/.test(body.msg), `${o.id} refused an administrator`).toBe(false);
     }
   });
 

@@ -2,6 +2,7 @@
 // schemas (dereferenced) and the flags the server acts on (public, CSRF, raw body).
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { operations, type Access, type OperationId } from '@hcs/openapi/operations';
 
 type Json = Record<string, any>;
 
@@ -17,6 +18,7 @@ export interface ContractOperation {
   csrf: boolean;
   raw: boolean;
   mutating: boolean;
+  access: Access;
   schema: { querystring?: Json; params?: Json; body?: Json };
 }
 
@@ -78,17 +80,21 @@ export function operationsOf(doc: Json): ContractOperation[] {
       const body = op.requestBody ? deref(doc, op.requestBody) : undefined;
       const bodySchema = body?.content?.['application/json']?.schema;
       if (bodySchema) schema.body = bodySchema;
+      // The flags come from the one generated table of operations (openapi/gen/operations.ts), the same the clients
+      // use; the bundle only gives what the table does not hold: the request schemas.
+      const info = operations[op.operationId as OperationId];
+      if (!info) throw new Error(`operation ${op.operationId} is not in openapi/gen/operations.ts: run npm run gen`);
       ops.push({
         operationId: op.operationId,
-        method: method.toUpperCase() as ContractOperation['method'],
+        method: info.method,
         path,
         url: path.replace(/\{([^}]+)\}/g, ':$1'),
-        tag: op.tags?.[0] ?? '',
-        public: Array.isArray(op.security) && op.security.length === 0,
-        csrf: op['x-hcs-csrf'] !== false,
-        raw: op['x-hcs-raw'] === true,
-        // The spec uses GET for several changes (delete, moveInstance, ...); the contract marks them x-hcs-mutating.
-        mutating: method !== 'get' || op['x-hcs-mutating'] === true,
+        tag: info.tag,
+        public: info.public,
+        csrf: info.csrf,
+        raw: info.raw,
+        mutating: info.mutating,
+        access: info.access,
         schema,
       });
     }

@@ -54,6 +54,8 @@ export function registerContractRoutes(app: FastifyInstance, ctx: AppContext, ha
           throw new AppError('CSRF_HEADER_MISSING', 'the X-Requested-With header is required');
         }
         req.user = op.public ? await ctx.auth.peek(req) : await ctx.auth.authenticate(req, reply);
+        // The contract's access mark: administrators' operations refuse everyone else before anything is parsed.
+        if (op.access === 'admin' && !req.user?.isAdmin) throw new AppError('FORBIDDEN', `${op.operationId} is for administrators`);
       },
       handler: async (req, reply) => {
         if (!handler) {

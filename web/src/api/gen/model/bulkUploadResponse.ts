@@ -11,6 +11,22 @@
  * clients also work against a company's own `/hcs` backend. Every response is the envelope `{ret, msg, data}`.
  * Every call sends `X-Requested-With: XMLHttpRequest` (CSRF guard); the server refuses calls without it.
  *
+ * **Access.** Every operation says what a caller needs in `x-hcs-access`, and the server's route layer enforces it
+ * before the handler runs:
+ * - `public`: no session (the operation has `security: []`); share-link calls carry their own credential;
+ * - `signed-in`: any signed-in user; the handler only reaches the caller's own data (sessions, upload sessions,
+ *   favourites, own capacity);
+ * - `admin`: administrators only (403 FORBIDDEN otherwise);
+ * - `{ permission, ids }` (or a list of them): signed in, and the caller holds `permission` on every instance the
+ *   named request values hold (`query.X`, `path.X`, `body.X`; for a list body, that field of every item; a
+ *   comma-separated value names several). An absent value means the caller's own library root. One instance the
+ *   caller may not see answers 404 NOT_FOUND; one they see without the permission answers 403 FORBIDDEN.
+ *
+ * Permissions (the authority catalogue that roles are sets of): `view` (list, read properties), `preview`,
+ * `download`, `upload`, `create` (folders, copies and moves into a folder), `edit` (rename, move, remarks),
+ * `delete` (recycle, restore, purge), `version` (history, rollback), `share` (internal shares), `shareExternal`
+ * (links), `manage` (grants). The owner of a space holds all of them on it.
+ *
  * OpenAPI spec version: 0.1.0
  */
 import type { BulkUploadResponseData } from './bulkUploadResponseData.ts';
