@@ -1,5 +1,6 @@
 // The text users read for a failure comes from the locale files by the envelope's code, never the server's English.
 import { afterAll, describe, expect, it } from 'vitest';
+import { unwrap } from '@hcs/openapi/client';
 import { HcsError } from '../api/hcs-error.ts';
 import { errorMessage, LocalizedError } from './error-message.ts';
 import { initI18n } from './i18n.ts';
@@ -24,6 +25,20 @@ describe('errorMessage', () => {
     const limited = new HcsError(429, 1, 'too many sign-in attempts, try again later', 'RATE_LIMITED', 't', 42);
     expect(errorMessage(limited)).toBe('操作过于频繁，请 42 秒后再试');
     expect(errorMessage(new HcsError(429, 1, 'too many', 'RATE_LIMITED'))).toBe('操作过于频繁，请稍后再试');
+  });
+
+  it('zh_CN: a failure from the typed client (transfer engine) reads by its code like any other', async () => {
+    await initI18n('zh_CN');
+    const response = new Response(null, { status: 409 });
+    const error = { ret: 1, msg: '"Docs" already exists in this folder', data: { code: 'NAME_EXISTS', traceId: 't' } };
+    let thrown: unknown;
+    try {
+      unwrap({ error, response });
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(HcsError);
+    expect(errorMessage(thrown, { name: 'Docs' })).toBe('此文件夹中已存在“Docs”');
   });
 
   it('en_US: the same codes in English', async () => {
