@@ -10,7 +10,8 @@ export class Emitter<E extends Record<string, unknown>> {
   }
 
   emit<K extends keyof E>(event: K, payload: E[K]): void {
-    for (const fn of this.#listeners.get(event) ?? []) {
+    // A snapshot: a listener that subscribes another (re-arming itself) must not be called again by this event.
+    for (const fn of [...(this.#listeners.get(event) ?? [])]) {
       try {
         (fn as (p: E[K]) => void)(payload);
       } catch (err) {

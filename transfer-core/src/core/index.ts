@@ -8,6 +8,7 @@ export { withRetry, classify, statusOf, type RetryOptions } from './retry.ts';
 export { TokenBucket } from './throttle.ts';
 export { SpeedMeter, type Progress } from './progress.ts';
 export { systemClock, sleep } from './clock.ts';
+export { Emitter } from './emitter.ts';
 export { hashSource, computeProof, type HashCheckpoint, type HashOptions } from './hash.ts';
 export { StorageClient, resourceUri, encodeKey } from './s3.ts';
 export { createFetchTransport } from './fetch-transport.ts';

@@ -2,9 +2,8 @@
 // things only the web has. A *held* upload is paused before it ever ran (pause all on a waiting row, a network loss,
 // a row restored after a page reload: spec 4 brings them back paused), which the engine's state machine does not
 // allow from ready. And a row restored without its File has no task until the user picks the file again.
-import type { Progress, TransferError, UploadStatus } from '@hcs/transfer-core';
+import { Emitter, type Progress, type TransferError, type UploadStatus } from '@hcs/transfer-core';
 import type { UploadTaskLike } from './engine.ts';
-import { Emitter } from './emitter.ts';
 
 type StatusEvent = { to: UploadStatus; from: UploadStatus; error?: TransferError };
 type Events = { status: StatusEvent; progress: Progress };

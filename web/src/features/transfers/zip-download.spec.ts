@@ -1,6 +1,6 @@
 // A folder (or several items) downloaded as the server's streamed zip into a picked file: the row has the real size
 // while it runs and counts as finished only when the last byte is written.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { DownloadStatus } from '@hcs/transfer-core';
 import { memoryPersistence } from './queue-persistence.ts';
 import { scriptedEngine } from './fake-engine.ts';
@@ -103,5 +103,32 @@ describe('TransferStore zip rows', () => {
     fake.downloads[0]!.succeed();
     await new Promise((r) => setTimeout(r, 0));
     expect(store.getSnapshot().finished[0]).toMatchObject({ filename: 'photos.zip', fileSize: 5000, transferType: 'download' });
+  });
+});
+
+describe('ZipDownload events', () => {
+  it('a throwing listener neither keeps the others from hearing nor breaks the task', async () => {
+    const task = new ZipDownload({
+      uid: 'z9',
+      handle: pickedFile().handle,
+      url: async () => '/hcs/services/API/zip/t9',
+      fetch: async () => new Response(null, { status: 500 }),
+    });
+    task.events.on('status', () => {
+      throw new Error('a bug in one panel');
+    });
+    const heard: DownloadStatus[] = [];
+    task.events.on('status', (e) => void heard.push(e.to));
+    const reported = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(task.pause()).toBe(true);
+      await task.delete();
+      // Not swallowed silently: developers see the bug in the console.
+      expect(reported).toHaveBeenCalledTimes(2);
+    } finally {
+      reported.mockRestore();
+    }
+    expect(heard).toEqual(['pause', 'deleted']);
+    expect(task.status).toBe('deleted');
   });
 });

@@ -2,9 +2,8 @@
 // picked file, the zip streams into it through this task, so the transfer panel shows its real progress and lists it
 // as finished only once the last byte is written. The zip has no length up front and no byte ranges (each ticket is
 // single-use), so a stopped zip starts over; memory stays at one network chunk.
-import { createDownloadMachine, RequestError, SpeedMeter, systemClock, type DownloadStatus, type Progress, type TransferError } from '@hcs/transfer-core';
+import { createDownloadMachine, Emitter, RequestError, SpeedMeter, systemClock, type DownloadStatus, type Progress, type TransferError } from '@hcs/transfer-core';
 import type { DownloadTaskLike } from './engine.ts';
-import { Emitter } from './emitter.ts';
 
 export interface ZipDownloadInput {
   uid: string;
