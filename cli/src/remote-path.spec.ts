@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeName } from '@hcs/openapi/client';
 import { createApi } from './api.ts';
+import { EXIT } from './exit-codes.ts';
 import { nameProblem, parseRemotePath, RemoteFs, type Instance } from './remote-path.ts';
 
 describe('parseRemotePath', () => {
@@ -108,6 +109,17 @@ describe('RemoteFs', () => {
     expect(s.rows.filter((r) => r.classifierId === 'Folder').map((r) => r.instanceName).sort()).toEqual(['docs', 'x', 'y']);
     expect(await fs.ensureFolder(['docs', 'x', 'y'])).toBe(id);
     expect(s.rows).toHaveLength(3);
+  });
+
+  it('refuses a control character or a reserved name before any call', async () => {
+    expect(nameProblem('a\u0007b')).toMatch(/control/);
+    expect(nameProblem('..')).toMatch(/reserved/);
+    expect(nameProblem('.')).toMatch(/reserved/);
+    const s = fakeServer();
+    const fs = new RemoteFs(s.api);
+    await expect(fs.resolve('/docs/line\nbreak.txt')).rejects.toMatchObject({ exitCode: EXIT.USAGE, message: expect.stringContaining('control') });
+    await expect(fs.resolve('/docs/tab\there')).rejects.toMatchObject({ exitCode: EXIT.USAGE });
+    expect(s.calls).toEqual([]);
   });
 
   it('maps a rejected session to the auth exit code', async () => {

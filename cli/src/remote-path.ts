@@ -1,22 +1,26 @@
 // Remote paths such as /docs/a are resolved by walking the folder tree from the personal library root
 // with listInstances (filtered by name, then matched exactly), because the /hcs API addresses
 // instances by id only. Paths are normalised lexically first, so ".." can never climb above the root.
-import { encodeName, type components } from '@hcs/openapi/client';
+import { encodeName, FORBIDDEN_NAME_CHARS, MAX_NAME_LENGTH, nameProblem as sharedNameProblem, type components, type NameProblem } from '@hcs/openapi/client';
 import type { Api } from './api.ts';
 import { CliError, EXIT, usageError } from './exit-codes.ts';
 
 export type Instance = components['schemas']['Instance'];
 
-/** The spec's forbidden name characters (section 5). */
-const FORBIDDEN = /[\\[\]/:*?"<>|]/;
+// The contract's name rules (shared with the server and the web), in the CLI's words.
+const MESSAGES: Record<NameProblem, string> = {
+  empty: 'empty name',
+  whitespace: 'name starts or ends with whitespace',
+  tooLong: `name longer than ${MAX_NAME_LENGTH} characters`,
+  forbiddenChars: `name contains one of ${FORBIDDEN_NAME_CHARS.join(' ')}`,
+  control: 'name contains control characters',
+  reserved: 'name is reserved ("." or "..")',
+};
 
 /** Why a name is invalid on the server, or null when it is valid. */
 export function nameProblem(name: string): string | null {
-  if (name === '') return 'empty name';
-  if (name !== name.trim()) return 'name starts or ends with whitespace';
-  if (FORBIDDEN.test(name)) return 'name contains one of \\ [ ] / : * ? " < > |';
-  if ([...name].length > 255) return 'name longer than 255 characters';
-  return null;
+  const problem = sharedNameProblem(name);
+  return problem && MESSAGES[problem];
 }
 
 /** Splits a remote path into validated segments. "/" and "" are the root (no segments). */

@@ -15,6 +15,7 @@ export type HcsPaths = {
 };
 export type HcsClient = Client<HcsPaths>;
 export type { paths, components, operations } from '../gen/schema.d.ts';
+export { FORBIDDEN_NAME_CHARS, MAX_NAME_LENGTH, NAME_PROBLEMS, nameProblem, type NameProblem } from './names.ts';
 
 export interface HcsClientOptions {
   /** Server origin, e.g. http://localhost:8080 (no trailing /hcs). */

@@ -3339,7 +3339,9 @@ export interface components {
         /**
          * @description An instance name, Base64 (UTF-8) with the spec's wire replacements applied after encoding:
          *     `/` -> `_x`, `+` -> `_j`, `=` -> `_d`. The server decodes it and enforces the name rules:
-         *     no `\ [ ] / : * ? " < > |`, not empty, no leading or trailing whitespace, at most 255 characters.
+         *     no `\ [ ] / : * ? " < > |`, not empty, no leading or trailing whitespace, at most 255 characters
+         *     (code points), no control characters (U+0000-U+001F, U+007F), and not `.` or `..`. Clients check
+         *     the same rules first with `nameProblem` from `@hcs/openapi/client`.
          */
         EncodedName: string;
         CreateInstance: {

@@ -1,22 +1,25 @@
 // Instance names: the wire encoding, the spec's validity rules, the categories derived from the
 // extension, and the "name (1).ext" scheme used whenever two entries would share a name.
-import { decodeName } from '@hcs/openapi/client';
+import { decodeName, MAX_NAME_LENGTH, nameProblem as sharedNameProblem, type NameProblem } from '@hcs/openapi/client';
 import { AppError } from '../http/errors.ts';
 
-export const MAX_NAME_LENGTH = 255;
-const FORBIDDEN = /[\\[\]/:*?"<>|]/;
-// Control characters would let a name smuggle line breaks into logs, zip headers and Content-Disposition.
-const CONTROL = /[\u0000-\u001f\u007f]/;
+export { MAX_NAME_LENGTH };
+
+// The rules are the contract's, shared with the web and the CLI; the wording is the server's (English for logs
+// and scripts, as every envelope msg).
+const MESSAGES: Record<NameProblem, string> = {
+  empty: 'the name is empty',
+  whitespace: 'the name starts or ends with whitespace',
+  tooLong: `the name is longer than ${MAX_NAME_LENGTH} characters`,
+  forbiddenChars: 'the name contains one of \\ [ ] / : * ? " < > |',
+  control: 'the name contains control characters',
+  reserved: 'the name is reserved',
+};
 
 /** Why the name is invalid, or null when it is fine. */
 export function nameProblem(name: string): string | null {
-  if (name.length === 0) return 'the name is empty';
-  if (/^\s|\s$/u.test(name)) return 'the name starts or ends with whitespace';
-  if ([...name].length > MAX_NAME_LENGTH) return `the name is longer than ${MAX_NAME_LENGTH} characters`;
-  if (FORBIDDEN.test(name)) return 'the name contains one of \\ [ ] / : * ? " < > |';
-  if (CONTROL.test(name)) return 'the name contains control characters';
-  if (name === '.' || name === '..') return 'the name is reserved';
-  return null;
+  const problem = sharedNameProblem(name);
+  return problem && MESSAGES[problem];
 }
 
 export function assertValidName(name: string, field = 'instanceName'): string {

@@ -1,5 +1,6 @@
 // Display and validation helpers of spec sections 5 and 9, shared by every screen (files, transfers, account).
 // Pure functions: no i18n or DOM here, callers pass translated unit labels where text is shown.
+import { nameProblem } from '@hcs/openapi/client';
 
 const SIZE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
 
@@ -103,25 +104,9 @@ export function passwordStrength(password: string, userName?: string): number {
   return lower + upper + digit + symbol + other;
 }
 
-/** Characters a file or folder name may not contain (spec 5). */
-export const FORBIDDEN_NAME_CHARS = ['\\', '[', ']', '/', ':', '*', '?', '"', '<', '>', '|'] as const;
-
-export const NAME_PROBLEMS = ['empty', 'whitespace', 'tooLong', 'forbiddenChars', 'control', 'reserved'] as const;
-export type NameProblem = (typeof NAME_PROBLEMS)[number];
-
-/** Longest name in characters (code points), as the server counts. */
-export const MAX_NAME_LENGTH = 255;
-
-/** Why a file/folder name is invalid, or null when it is fine. The server's rules, so nothing it refuses is sent. */
-export function nameProblem(name: string): NameProblem | null {
-  if (name.length === 0) return 'empty';
-  if (/^\s|\s$/.test(name)) return name.trim().length === 0 ? 'empty' : 'whitespace';
-  if ([...name].length > MAX_NAME_LENGTH) return 'tooLong';
-  if (FORBIDDEN_NAME_CHARS.some((c) => name.includes(c))) return 'forbiddenChars';
-  if (/[\u0000-\u001f\u007f]/.test(name)) return 'control';
-  if (name === '.' || name === '..') return 'reserved';
-  return null;
-}
+// The name rules are the contract's, one copy shared with the server and the CLI; screens word each problem by
+// its code (files.nameProblem.<code>).
+export { FORBIDDEN_NAME_CHARS, MAX_NAME_LENGTH, NAME_PROBLEMS, nameProblem, type NameProblem } from '@hcs/openapi/client';
 
 export function isValidName(name: string): boolean {
   return nameProblem(name) === null;
