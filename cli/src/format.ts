@@ -1,17 +1,5 @@
-// Spec section 9: sizes step 1024 with 2 decimals; durations under 120 s as seconds, under an hour as
-// minutes and seconds, under a day as hours and minutes.
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
-
-export function formatBytes(n: number): string {
-  let v = n;
-  let u = 0;
-  while (v >= 1024 && u < UNITS.length - 1) {
-    v /= 1024;
-    u++;
-  }
-  return u === 0 ? `${v} B` : `${v.toFixed(2)} ${UNITS[u]}`;
-}
-
+// Spec section 9: durations under 120 s as seconds, under an hour as minutes and seconds, under a day as hours and
+// minutes. Sizes come from @hcs/transfer-core's formatSize, shared with the web app.
 export function formatDuration(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds)) return '--';
   const s = Math.round(seconds);

@@ -1,10 +1,10 @@
 // drive ls / mkdir / rm / mv / cp: remote paths resolved from the personal root (see remote-path.ts).
 import type { Command } from 'commander';
 import { encodeName } from '@hcs/openapi/client';
+import { formatSize } from '@hcs/transfer-core';
 import type { Api } from '../api.ts';
 import { action, type CommandContext, type Io } from '../command-context.ts';
 import { CliError, EXIT, usageError } from '../exit-codes.ts';
-import { formatBytes } from '../format.ts';
 import { formatRemotePath, parseRemotePath, RemoteFs, type Instance } from '../remote-path.ts';
 
 function entryJson(i: Instance, path: string) {
@@ -21,7 +21,7 @@ function entryJson(i: Instance, path: string) {
 
 function entryLine(i: Instance): string {
   const type = i.classifierId === 'Folder' ? 'd' : '-';
-  const size = i.classifierId === 'Folder' ? '' : formatBytes(i.fSize);
+  const size = i.classifierId === 'Folder' ? '' : formatSize(i.fSize);
   const when = new Date(i.updateTime).toISOString().slice(0, 16).replace('T', ' ');
   return `${type} ${size.padStart(10)}  ${when}  ${i.instanceName}${i.classifierId === 'Folder' ? '/' : ''}`;
 }

@@ -42,7 +42,7 @@ describe('BulkView', () => {
     expect(lines[idx('docs/big.bin')]).toMatch(/send\s+█{10}░{10}\s+50%/);
     expect(idx('docs/a.txt')).toBeLessThan(idx('docs/big.bin'));
     expect(idx('docs/big.bin')).toBeLessThan(idx('Files 1/3'));
-    expect(lines[idx('Files 1/3')]).toBe('Files 1/3 · 1.00 MB of 3.00 MB · 1.00 MB/s · 2s left · 1 failed');
+    expect(lines[idx('Files 1/3')]).toBe('Files 1/3 · 1.00MB of 3.00MB · 1.00MB/s · 2s left · 1 failed');
   });
 
   it('keeps finished items static while live rows change', () => {
@@ -64,7 +64,7 @@ describe('BulkView', () => {
 
   it('formats the summary per spec 9 units', () => {
     expect(summaryText({ files: 10, done: 10, failed: 0, bytes: 5 * 1024 ** 3, bytesDone: 5 * 1024 ** 3, speed: 0, timeLeft: 3700 })).toBe(
-      'Files 10/10 · 5.00 GB of 5.00 GB · 0 B/s · 1h 1m left · 0 failed',
+      'Files 10/10 · 5.00GB of 5.00GB · 0.00B/s · 1h 1m left · 0 failed',
     );
   });
 });

@@ -4,7 +4,8 @@
 // does not transform JSX).
 import { createElement as h, type ReactElement } from 'react';
 import { Box, Static, Text } from 'ink';
-import { bar, formatBytes, formatDuration } from '../format.ts';
+import { formatSize } from '@hcs/transfer-core';
+import { bar, formatDuration } from '../format.ts';
 import type { ActiveFile } from '../stats.ts';
 
 export interface FinishedItem {
@@ -48,7 +49,7 @@ function finishedLine(item: FinishedItem): ReactElement {
     { key: item.key },
     h(Text, { color: label.color, bold: true }, `${label.text} `),
     h(Text, null, item.path),
-    h(Text, { dimColor: true }, ` ${formatBytes(item.bytes)}`),
+    h(Text, { dimColor: true }, ` ${formatSize(item.bytes)}`),
     item.message ? h(Text, { color: 'red' }, ` ${item.message}`) : null,
   );
 }
@@ -70,8 +71,8 @@ function activeLine(a: ActiveFile): ReactElement {
 export function summaryText(p: Pick<BulkViewProps, 'files' | 'done' | 'failed' | 'bytes' | 'bytesDone' | 'speed' | 'timeLeft'>): string {
   return (
     `Files ${p.done}/${p.files}` +
-    ` · ${formatBytes(p.bytesDone)} of ${formatBytes(p.bytes)}` +
-    ` · ${formatBytes(Math.round(p.speed))}/s` +
+    ` · ${formatSize(p.bytesDone)} of ${formatSize(p.bytes)}` +
+    ` · ${formatSize(Math.round(p.speed))}/s` +
     ` · ${formatDuration(p.timeLeft)} left` +
     ` · ${p.failed} failed`
   );

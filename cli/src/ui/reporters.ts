@@ -1,8 +1,9 @@
 // Human reporters for bulk jobs: the live ink view on a terminal, plain lines when output is piped.
 import { createElement as h } from 'react';
 import { render, type Instance } from 'ink';
+import { formatSize } from '@hcs/transfer-core';
 import type { BulkEvent, Reporter } from '../events.ts';
-import { formatBytes, formatDuration } from '../format.ts';
+import { formatDuration } from '../format.ts';
 import { JobStats } from '../stats.ts';
 import { BulkView, summaryText, type FinishedItem } from './bulk-view.ts';
 
@@ -80,10 +81,10 @@ export class PlainReporter implements Reporter {
   emit(e: BulkEvent): void {
     switch (e.type) {
       case 'start':
-        this.out.write(`${e.job}: ${e.files} files, ${formatBytes(e.bytes)}${e.alreadyDone ? ` (${e.alreadyDone} already done)` : ''} -> ${e.target}\n`);
+        this.out.write(`${e.job}: ${e.files} files, ${formatSize(e.bytes)}${e.alreadyDone ? ` (${e.alreadyDone} already done)` : ''} -> ${e.target}\n`);
         break;
       case 'file-done':
-        this.out.write(`${e.outcome.padEnd(10)} ${e.path} (${formatBytes(e.bytes)})\n`);
+        this.out.write(`${e.outcome.padEnd(10)} ${e.path} (${formatSize(e.bytes)})\n`);
         break;
       case 'file-failed':
         this.out.write(`failed     ${e.path}: ${e.code}: ${e.message}\n`);

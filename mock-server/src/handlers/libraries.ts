@@ -10,6 +10,8 @@ import { SYSCONFIG } from '../db/seed.ts';
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'];
 
+// Not transfer-core's display formatSize ("12.00MB"): these are the capacity API's wire strings, which tests and
+// clients rely on, so they keep their own shape.
 /** Spec 9: 1024 steps, at most 2 decimals ("12MB", "1.5GB", "0B"). */
 export function formatSize(bytes: number): string {
   let value = Math.max(0, bytes);

@@ -2,19 +2,8 @@
 // Pure functions: no i18n or DOM here, callers pass translated unit labels where text is shown.
 import { nameProblem } from '@hcs/openapi/client';
 
-const SIZE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB'] as const;
-
-/** Bytes in steps of 1024 with 2 decimals: 1536 -> "1.50KB". Values past TB stay in TB. */
-export function formatSize(bytes: number | null | undefined): string {
-  if (bytes == null || !Number.isFinite(bytes) || bytes < 0) return '';
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
-    value /= 1024;
-    unit++;
-  }
-  return `${value.toFixed(2)}${SIZE_UNITS[unit]}`;
-}
+// One size formatter for the web app and the CLI (spec 9: "1.50KB").
+export { formatSize } from '@hcs/transfer-core';
 
 export interface DurationUnits {
   s: string;
