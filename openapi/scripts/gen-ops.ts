@@ -11,7 +11,7 @@ for (const [path, item] of Object.entries<any>(doc.paths)) {
     const isPublic = Array.isArray(op.security) && op.security.length === 0;
     // normalize.ts checked the mark when bundling; here it only changes shape (one list of needs, or a level).
     const mark = op['x-hcs-access'];
-    const access = typeof mark === 'string' ? `'${mark}'` : JSON.stringify([mark].flat().map((n: any) => ({ permission: n.permission, ids: n.ids })));
+    const access = typeof mark === 'string' ? `'${mark}'` : JSON.stringify([mark].flat().map((n: any) => ({ permission: n.permission, ids: n.ids, each: n.each === true })));
     rows.push(
       `  ${op.operationId}: { method: '${method.toUpperCase()}', path: '${path}', tag: '${op.tags?.[0] ?? ''}', public: ${isPublic}, csrf: ${op['x-hcs-csrf'] !== false}, raw: ${op['x-hcs-raw'] === true}, mutating: ${method !== 'get' || op['x-hcs-mutating'] === true}, access: ${access} },`,
     );
@@ -33,6 +33,8 @@ export interface AccessNeed {
   readonly permission: Permission;
   /** Where the instance ids are: query.X, path.X or body.X (each item's X for a list body). */
   readonly ids: readonly string[];
+  /** Batch calls: a refused instance fails as its own item (failed[]) instead of refusing the request. */
+  readonly each: boolean;
 }
 export type Access = 'public' | 'signed-in' | 'admin' | readonly AccessNeed[];
 

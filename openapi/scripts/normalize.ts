@@ -101,6 +101,7 @@ function accessProblems(where: string, op: Json, params: Json[]): string[] {
   for (const need of [mark].flat()) {
     if (!PERMISSIONS.includes(need?.permission)) out.push(`${where}: x-hcs-access permission ${need?.permission} is not one of ${PERMISSIONS.join(', ')}`);
     if (!Array.isArray(need?.ids) || need.ids.length === 0) out.push(`${where}: x-hcs-access needs ids (where the instance ids are)`);
+    if (need?.each !== undefined && need.each !== true) out.push(`${where}: x-hcs-access each is true or absent`);
     for (const at of need?.ids ?? []) {
       const [from, name] = String(at).split('.');
       const declared = from === 'body' ? fields.has(name!) : params.some((p) => p.in === from && p.name === name);

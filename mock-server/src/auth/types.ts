@@ -1,5 +1,6 @@
 // What the rest of the server knows about the signed-in caller.
 import type { FastifyRequest, FastifyReply } from 'fastify';
+import type { AppError } from '../http/errors.ts';
 
 export interface SessionUser {
   userId: string;
@@ -24,5 +25,7 @@ declare module 'fastify' {
     user: SessionUser | null;
     operationId: string | null;
     traceId: string;
+    /** Instances of a batch call the access gate refused, each with its error (x-hcs-access each: true). */
+    accessRefused: Map<string, AppError> | null;
   }
 }

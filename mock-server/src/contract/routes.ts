@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext, Handlers } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
+import { enforceAccess } from '../files/access-gate.ts';
 import { loadContract, operationsOf, type ContractOperation } from './contract.ts';
 
 function objectOf(req: FastifyRequest): { id: string; name: string } {
@@ -57,6 +58,8 @@ export function registerContractRoutes(app: FastifyInstance, ctx: AppContext, ha
         // The contract's access mark: administrators' operations refuse everyone else before anything is parsed.
         if (op.access === 'admin' && !req.user?.isAdmin) throw new AppError('FORBIDDEN', `${op.operationId} is for administrators`);
       },
+      // Permission marks need the validated request (the ids it names), so they are checked once it is parsed.
+      preHandler: typeof op.access === 'string' ? undefined : async (req) => enforceAccess(ctx.db, req, op.access),
       handler: async (req, reply) => {
         if (!handler) {
           throw new AppError('NOT_IMPLEMENTED', `${op.operationId} (${op.method} ${op.path}) is not implemented on this server yet`);

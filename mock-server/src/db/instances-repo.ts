@@ -51,6 +51,13 @@ export function getInstanceRow(db: Db, id: string): InstanceRow | undefined {
   return r ? mapRow(r) : undefined;
 }
 
+/** The rows of these ids in any state (live or recycled), in one query; ids with no row are left out. */
+export function getInstanceRows(db: Db, ids: readonly string[]): InstanceRow[] {
+  if (ids.length === 0) return [];
+  const rows = db.prepare(`${SELECT} WHERE i.id IN (${ids.map(() => '?').join(', ')})`).all(...ids) as Record<string, unknown>[];
+  return rows.map(mapRow);
+}
+
 /** A live (not recycled) instance, or NOT_FOUND. */
 export function getLive(db: Db, id: string): InstanceRow {
   const row = getInstanceRow(db, id);

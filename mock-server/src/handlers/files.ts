@@ -22,11 +22,19 @@ function failure(id: string, e: unknown) {
   throw e;
 }
 
-/** Applies `one` to each id of a batch call: what worked goes to done, refusals to failed; anything else throws. */
-function batch<T>(ids: string, one: (id: string) => T): { done: T[]; failed: ReturnType<typeof failure>[] } {
+/**
+ * Applies `one` to each id of a batch call: what worked goes to done, refusals to failed; anything else throws. Ids
+ * the access gate refused (req.accessRefused) fail with its error and `one` never sees them.
+ */
+function batch<T>(ids: string, refused: ReadonlyMap<string, AppError> | null, one: (id: string) => T): { done: T[]; failed: ReturnType<typeof failure>[] } {
   const done: T[] = [];
   const failed: ReturnType<typeof failure>[] = [];
   for (const id of splitIds(ids)) {
+    const denied = refused?.get(id);
+    if (denied) {
+      failed.push(failure(id, denied));
+      continue;
+    }
     try {
       done.push(one(id));
     } catch (e) {
@@ -116,7 +124,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const { ids } = req.query as { ids: string };
       return ok(
-        batch(ids, (id) => {
+        batch(ids, req.accessRefused, (id) => {
           const view = viewOf(db, accessible(db, user, id, 'write'));
           deleteToRecycle(db, id, user.userId);
           return view;
@@ -129,7 +137,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const q = req.query as { ids: string; targetInstanceId: string; conflict?: ConflictPolicy };
       const target = resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
       return ok(
-        batch(q.ids, (id) => {
+        batch(q.ids, req.accessRefused, (id) => {
           accessible(db, user, id, 'write');
           return viewOf(db, moveInstance(db, id, target.id, q.conflict ?? 'rename'));
         }),
@@ -141,7 +149,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const q = req.query as { ids: string; targetInstanceId: string; conflict?: ConflictPolicy };
       const target = resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
       return ok(
-        batch(q.ids, (id) => {
+        batch(q.ids, req.accessRefused, (id) => {
           accessible(db, user, id, 'read');
           return viewOf(db, copyInstance(db, id, target.id, q.conflict ?? 'rename', user.userId));
         }),

@@ -151,6 +151,7 @@ export function installHygiene(app: FastifyInstance): void {
   app.decorateRequest('user', null);
   app.decorateRequest('operationId', null);
   app.decorateRequest('traceId', '');
+  app.decorateRequest('accessRefused', null);
 
   app.addHook('onRequest', async (req, reply) => {
     // The request id is the client's traceId when well-formed (genReqId in app.ts), so the id in the envelope and

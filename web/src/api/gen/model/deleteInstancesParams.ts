@@ -20,7 +20,9 @@
  * - `{ permission, ids }` (or a list of them): signed in, and the caller holds `permission` on every instance the
  *   named request values hold (`query.X`, `path.X`, `body.X`; for a list body, that field of every item; a
  *   comma-separated value names several). An absent value means the caller's own library root. One instance the
- *   caller may not see answers 404 NOT_FOUND; one they see without the permission answers 403 FORBIDDEN.
+ *   caller may not see answers 404 NOT_FOUND; one they see without the permission answers 403 FORBIDDEN. With
+ *   `each: true` (batch calls answering done/failed per item) such an instance fails as its own item with that
+ *   code, and the others go on.
  *
  * Permissions (the authority catalogue that roles are sets of): `view` (list, read properties), `preview`,
  * `download`, `upload`, `create` (folders, copies and moves into a folder), `edit` (rename, move, remarks),
