@@ -72,7 +72,17 @@ export async function startE2E(opts: { env?: Record<string, string> } = {}): Pro
  * text the test itself put there (file names, user names). Returns the offending lines.
  */
 export async function visibleTextProblems(page: Page, opts: { lang: 'zh_CN' | 'en_US'; allow?: readonly string[] }): Promise<string[]> {
-  let text = await page.locator('body').innerText();
+  // Each visible text node on its own line: innerText would glue neighbours ("Go to" + "Page") into false keys.
+  let text = await page.evaluate(() => {
+    const out: string[] = [];
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const el = n.parentElement;
+      if (!el || !n.textContent?.trim() || el.closest('script, style, noscript')) continue;
+      if (el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) out.push(n.textContent.trim());
+    }
+    return out.join('\n');
+  });
   // Longest first, so "a.txt" inside "data.txt" does not leave "dat" behind.
   for (const a of [...(opts.allow ?? [])].sort((x, y) => y.length - x.length)) text = text.split(a).join(' ');
   const KEY_PATTERNS = [
@@ -161,4 +171,19 @@ export async function signInAsAdmin(e2e: E2E, page: Page): Promise<void> {
   await page.getByTestId('login-submit').click();
   await page.waitForURL(/\/drive\/personalFile/);
   await page.getByTestId('file-browser').waitFor();
+}
+
+/** Closes the transfer panel when it is open and waits until it is gone (at 800 px it covers the list). */
+export async function closeTransferPanel(page: Page): Promise<void> {
+  const open = page.locator('.ant-drawer-open');
+  if ((await open.count()) === 0) return;
+  await open.locator('.ant-drawer-close').click();
+  await open.waitFor({ state: 'detached' });
+}
+
+/** On a failed test: a screenshot and what the transfer panel showed, for the log. */
+export async function explainFailure(e2e: E2E, page: Page, name: string): Promise<void> {
+  await e2e.screenshot(page, `failure-${name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => {});
+  const panel = await page.locator('.ant-drawer-open').innerText().catch(() => '(no panel)');
+  console.log(`${name}\npanel:\n${panel}`);
 }

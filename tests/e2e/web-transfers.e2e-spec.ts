@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
-import { holdStorageRequests, recordToasts, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
+import { closeTransferPanel, explainFailure, holdStorageRequests, recordToasts, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
 
 let e2e: E2E;
 beforeAll(async () => {
@@ -40,12 +40,7 @@ const opfsDigest = (page: Page, name: string) =>
     return { sha: hex(new Uint8Array(digest)), size: file.size, tail: hex(tail) };
   }, name);
 
-/** Closes the transfer panel if it is open (at 800 px it covers the list). */
-async function closePanel(page: Page) {
-  const close = page.locator('.ant-drawer-open .ant-drawer-close');
-  if (await close.isVisible()) await close.click();
-  await page.locator('.ant-drawer-open').waitFor({ state: 'detached' }).catch(() => page.locator('.ant-drawer-content-wrapper').waitFor({ state: 'hidden' }));
-}
+const closePanel = closeTransferPanel;
 
 /** The element is inside the window, horizontally and vertically. */
 async function onScreen(page: Page, testId: string): Promise<boolean> {
@@ -82,13 +77,7 @@ describe.each(combos)('transfers in $lang at $viewport.width x $viewport.height'
     gate?.release();
     await context?.close();
   });
-  beforeEach(() => {
-    onTestFailed(async ({ task }) => {
-      await e2e.screenshot(page, `web-transfers-failure-${tag}-${task.name.slice(0, 30).replace(/\W+/g, '-')}`).catch(() => {});
-      const panel = await page.locator('.ant-drawer-open').innerText().catch(() => '(no panel)');
-      console.log(`[${tag}] ${task.name}\npanel:\n${panel}`);
-    });
-  });
+  beforeEach(() => onTestFailed(({ task }) => explainFailure(e2e, page, `web-transfers-${tag}-${task.name}`)));
 
   it('a bad name in a selection: it is listed with its rule before anything uploads, the valid files go', async () => {
     const dir = `picks-${tag}`;
