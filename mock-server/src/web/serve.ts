@@ -23,6 +23,8 @@ export async function registerWeb(app: FastifyInstance, config: ServerConfig): P
         res.header('Cache-Control', path.includes('/assets/') ? 'public, max-age=31536000, immutable' : 'no-cache');
       },
     });
+    // Browsers ask the origin's root for the icon whatever the page links (bookmarks, tabs opened from elsewhere).
+    app.get('/favicon.ico', async (_req, reply) => reply.header('Cache-Control', 'public, max-age=86400').sendFile('favicon.ico', config.webDist));
   }
   const html = () =>
     built

@@ -2,7 +2,7 @@
 // "not available" pages and the other-tab sign-out.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
-import { http } from 'msw';
+import { http, HttpResponse } from 'msw';
 import { fail, ok, renderApp, server, shellHandlers, signIn } from '../test/render-app.tsx';
 import { clearSession, updateStore, USER_INFO_KEY } from './session.ts';
 import { mockUser } from '../mocks/fixtures.ts';
@@ -222,3 +222,56 @@ describe('session', () => {
     await waitFor(() => expect(r.nav).toHaveBeenCalledWith('/drive/login?redirect=%2F'));
   });
 });
+
+describe('issue #22 defects 5, 8 and 9 in the shell', () => {
+  it('the capacity panel follows a delete without a reload', async () => {
+    signIn();
+    let usedGb = 2;
+    server.use(
+      http.get('*/hcs/controller/userCapacity/userCapInfo/:userId/:libCode', () =>
+        ok({ isLimist: '1', totalSize: '10GB', usedSize: `${usedGb}GB`, totalBytes: 10 * 1024 ** 3, usedBytes: usedGb * 1024 ** 3 }),
+      ),
+      http.get('*/hcs/controller/Page', () =>
+        ok({
+          total: 1,
+          pageNo: 1,
+          pageSize: 20,
+          nextCursor: null,
+          parentId: 'root',
+          breadcrumbs: [{ instanceId: 'root', instanceName: 'root' }],
+          list: [{ instanceId: 'i1', instanceName: 'big.iso', classifierId: 'File', parentId: 'root', libCode: 'NetDisk', instanceType: '1', fSize: 1024 ** 3, fType: 'iso', fileType: 'iso', userId: 'u1', userName: 'alice', createTime: 1, updateTime: 1 }],
+        }),
+      ),
+      http.get('*/hcs/controller/delete', () => {
+        usedGb = 1;
+        return ok({ done: [], failed: [] });
+      }),
+    );
+    await renderApp('/personalFile');
+    expect((await screen.findByTestId('capacity-text')).textContent).toBe('2GB / 10GB');
+    fireEvent.click(await screen.findByTestId('row-delete-big.iso'));
+    fireEvent.click(await screen.findByTestId('delete-confirm-ok'));
+    await waitFor(() => expect(screen.getByTestId('capacity-text').textContent).toBe('1GB / 10GB'));
+  });
+
+  it('the client-tool button is there only when the server offers a tool', async () => {
+    signIn();
+    const first = await renderApp('/personalFile');
+    await screen.findByTestId('upload-count');
+    await waitFor(() => expect(screen.queryByTestId('client-tool')).toBeNull());
+    first.unmount();
+    server.use(http.get('*/hcs/services/API/getToolName', () => HttpResponse.json({ ret: 0, msg: '/hcs/services/API/agent/install?type=linux', data: null })));
+    await renderApp('/personalFile');
+    expect(await screen.findByTestId('client-tool')).toBeTruthy();
+  });
+
+  it('the header counters show each arrow beside its number, not under it', async () => {
+    signIn();
+    await renderApp('/personalFile');
+    const up = await screen.findByTestId('upload-arrow');
+    // Siblings in one counter: the badge no longer wraps (and covers) the arrow.
+    expect(up.closest('.hcs-counter')!.querySelector('[data-testid="upload-count"]')).toBeTruthy();
+    expect(screen.getByTestId('upload-count').contains(up)).toBe(false);
+  });
+});
+

@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { useQueryClient } from '@tanstack/react-query';
-import { Badge, Button, Dropdown, Layout, Modal, Select, Space, Typography } from 'antd';
+import { Badge, Button, Dropdown, Grid, Layout, Modal, Select, Space, Typography } from 'antd';
 import {
   CloudDownloadOutlined,
   DownOutlined,
@@ -15,33 +15,20 @@ import {
 } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { useListBusinessLibs } from '../../api/gen/libraries/libraries.ts';
-import { getToolName } from '../../api/gen/session/session.ts';
+import { useClientToolUrl } from '../client-tool.ts';
 import type { BusinessLib, MenuItem } from '../../api/gen/model/index.ts';
 import { LANGUAGES, type Language } from '../i18n.ts';
 import { changeLanguage, signOut } from '../account.ts';
 import { openLibrary } from '../libraries.ts';
 import { useStore, useUserInfo } from '../session.ts';
 import { openTransferPanel, useTransferCounts } from '../transfer-counters.ts';
-import { toastError } from '../notify.ts';
 import { PasswordDialog } from '../../features/account/PasswordDialog.tsx';
 
 export function libLabel(lib: BusinessLib, lang: string): string {
   return lang === 'en_US' ? lib.libCode : lib.libName;
 }
 
-/** getToolName answers a path under /hcs/; anything else (another origin, a script URL) is refused. */
-export function toolDownloadUrl(msg: string): string | null {
-  const path = msg.trim().replace(/^\/+/, '');
-  if (!path || path.includes('..') || path.includes('//') || /^[a-z][a-z0-9+.-]*:/i.test(path)) return null;
-  return path.startsWith('hcs/') ? `/${path}` : `/hcs/${path}`;
-}
-
-function clientPlatform(): string {
-  const ua = navigator.userAgent;
-  if (/Mac OS X/.test(ua)) return 'mac';
-  if (/Linux/.test(ua) && !/Android/.test(ua)) return 'linux';
-  return 'windows';
-}
+export { toolDownloadUrl } from '../client-tool.ts';
 
 export function AppHeader() {
   const { t, i18n } = useTranslation();
@@ -59,16 +46,11 @@ export function AppHeader() {
   const libList = libs.data?.data ?? [];
   const menuTitle = (m: MenuItem) => (lang === 'en_US' ? m.menuName : m.menuStr) || m.menuName;
 
-  const downloadTool = async () => {
-    try {
-      const res = await getToolName({ lang: lang as Language, type: clientPlatform() });
-      const url = toolDownloadUrl(res.msg);
-      if (!url) return toastError(t('layout.header.toolUnavailable'));
-      window.open(url, '_blank', 'noopener');
-    } catch {
-      // The HTTP hooks have shown the server's message.
-    }
-  };
+  // Shown only when the server offers a tool: a button that cannot work is not shown at all.
+  const toolUrl = useClientToolUrl();
+  // Below 992 px the buttons keep their icons (and their names for screen readers) and the user menu only the user
+  // name, so the user menu stays in view.
+  const wide = Grid.useBreakpoint().lg !== false;
 
   const agreementPath = lang === 'en_US' ? '/drive/userServiceAgreementEn' : '/drive/userServiceAgreement';
   const userItems = [
@@ -98,7 +80,7 @@ export function AppHeader() {
         <Select
           data-testid="lib-switcher"
           size="small"
-          style={{ minWidth: 160 }}
+          style={{ minWidth: wide ? 160 : 110 }}
           suffixIcon={<SwapOutlined />}
           value={currentLib ?? undefined}
           placeholder={t('layout.header.chooseLibrary')}
@@ -107,19 +89,32 @@ export function AppHeader() {
         />
       )}
       <div style={{ flex: 1 }} />
-      <Space size="middle">
-        <Button type="text" className="hcs-header-btn" onClick={() => openTransferPanel()} data-testid="transfer-list">
-          {t('layout.header.transferList')}
-          <Badge count={counts.upload} showZero size="small" title={t('layout.header.uploads')} data-testid="upload-count" color="#1677ff" style={{ marginInlineStart: 6 }}>
-            <ArrowUpOutlined />
-          </Badge>
-          <Badge count={counts.download} showZero size="small" title={t('layout.header.downloads')} data-testid="download-count" color="#52c41a" style={{ marginInlineStart: 10 }}>
-            <ArrowDownOutlined />
-          </Badge>
+      <Space size={wide ? 'middle' : 'small'}>
+        <Button type="text" className="hcs-header-btn" onClick={() => openTransferPanel()} data-testid="transfer-list" aria-label={t('layout.header.transferList')}>
+          {wide && t('layout.header.transferList')}
+          {/* Arrow and count side by side: a badge over the arrow hid it, and the arrow took the badge's dark text. */}
+          <span className="hcs-counter" title={t('layout.header.uploads')} style={{ marginInlineStart: 8 }}>
+            <ArrowUpOutlined data-testid="upload-arrow" />
+            <Badge count={counts.upload} showZero size="small" data-testid="upload-count" color="#1677ff" />
+          </span>
+          <span className="hcs-counter" title={t('layout.header.downloads')} style={{ marginInlineStart: 8 }}>
+            <ArrowDownOutlined data-testid="download-arrow" />
+            <Badge count={counts.download} showZero size="small" data-testid="download-count" color="#52c41a" />
+          </span>
         </Button>
-        <Button type="text" className="hcs-header-btn" icon={<CloudDownloadOutlined />} onClick={() => void downloadTool()}>
-          {t('layout.header.clientTool')}
-        </Button>
+        {toolUrl && (
+          <Button
+            type="text"
+            className="hcs-header-btn"
+            icon={<CloudDownloadOutlined />}
+            onClick={() => window.open(toolUrl, '_blank', 'noopener')}
+            data-testid="client-tool"
+            aria-label={t('layout.header.clientTool')}
+            title={wide ? undefined : t('layout.header.clientTool')}
+          >
+            {wide && t('layout.header.clientTool')}
+          </Button>
+        )}
         <Dropdown
           trigger={['click']}
           open={langOpen}
@@ -133,13 +128,13 @@ export function AppHeader() {
             },
           }}
         >
-          <Button type="text" className="hcs-header-btn" icon={<GlobalOutlined />} data-testid="language-switch">
-            {t(`common.languages.${lang}`)} <DownOutlined />
+          <Button type="text" className="hcs-header-btn" icon={<GlobalOutlined />} data-testid="language-switch" aria-label={t(`common.languages.${lang}`)}>
+            {wide && t(`common.languages.${lang}`)} <DownOutlined />
           </Button>
         </Dropdown>
         <Dropdown trigger={['click']} open={userOpen} onOpenChange={setUserOpen} menu={{ items: userItems, onClick: onUserMenu }}>
           <Button type="text" className="hcs-header-btn" icon={<UserOutlined />} data-testid="user-menu">
-            {user && user.userRealName && user.userRealName !== user.userName ? `${user.userRealName} (${user.userName})` : user?.userName} <DownOutlined />
+            {wide && user?.userRealName && user.userRealName !== user.userName ? `${user.userRealName} (${user.userName})` : user?.userName} <DownOutlined />
           </Button>
         </Dropdown>
       </Space>

@@ -38,7 +38,17 @@ export function TransferPanel({ store, open: controlledOpen, onClose }: Transfer
   };
   const { t } = useTranslation();
   return (
-    <Drawer open={open} onClose={close} title={t('transfer.title')} size={PANEL_WIDTH} mask={false} destroyOnHidden={false} data-testid="transfer-panel">
+    <Drawer
+      open={open}
+      onClose={close}
+      title={t('transfer.title')}
+      size={PANEL_WIDTH}
+      mask={false}
+      // Below the app header: the header stays usable, and toasts (20 px from the top) no longer cover the title.
+      rootStyle={{ top: HEADER_HEIGHT }}
+      destroyOnHidden={false}
+      data-testid="transfer-panel"
+    >
       <TransferLists store={store} tab={tab} onTab={setTab} />
     </Drawer>
   );
@@ -47,6 +57,8 @@ export function TransferPanel({ store, open: controlledOpen, onClose }: Transfer
 /** Wide enough for every column at 1366 px; a narrower window gets the whole width. */
 const PANEL_WIDTH = 'min(960px, 100vw)';
 const NAME_WIDTH = 220;
+/** antd's Layout.Header height. */
+const HEADER_HEIGHT = 64;
 const ACTIONS_WIDTH = 150;
 
 type Tab = TransferTab;

@@ -7,6 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { toastError, toastInfo, toastWarning } from '../../app/notify.ts';
 import type { DownloadPrompts } from './download.ts';
 import type { UploadPrompts } from './upload-flow.ts';
+import { useClientToolUrl } from '../../app/client-tool.ts';
 
 const Z = 2000;
 
@@ -23,6 +24,7 @@ function NameList({ names }: { names: string[] }) {
 export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts; holder: ReactNode } {
   const { t } = useTranslation();
   const [modal, modalHolder] = Modal.useModal();
+  const toolUrl = useClientToolUrl();
 
   return useMemo(() => {
     const notice: UploadPrompts['notice'] = (level, key, values) => {
@@ -48,7 +50,18 @@ export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts
           });
         }),
       confirm30G: (names) => choose(t('noMoreThan30G'), <NameList names={names} />, t('files.continue'), t('files.cancel'), true, false),
-      pluginTip: () => choose(t('transfer.pluginTip'), t('transfer.pluginTipText'), t('transfer.continueInBrowser'), t('transfer.downloadPlugin'), 'browser' as const, 'download' as const),
+      // The plugin's download opens the server's tool page; a server without one gets no download button at all.
+      pluginTip: () =>
+        toolUrl
+          ? choose(t('transfer.pluginTip'), t('transfer.pluginTipText'), t('transfer.continueInBrowser'), t('transfer.downloadPlugin'), 'browser' as const, 'download' as const).then(
+              (choice) => {
+                if (choice === 'download') window.open(toolUrl, '_blank', 'noopener');
+                return choice;
+              },
+            )
+          : new Promise<'browser'>((resolve) => {
+              modal.info({ title: t('transfer.pluginTip'), content: t('transfer.pluginTipText'), okText: t('transfer.continueInBrowser'), zIndex: Z, onOk: () => resolve('browser') });
+            }),
       clientChoice: () => choose(t('transfer.clientChoice'), t('transfer.clientChoiceText'), t('transfer.webUpload'), t('transfer.useClient'), 'web' as const, 'client' as const),
       invalidNames: (items) =>
         new Promise<void>((resolve) => {
@@ -110,5 +123,5 @@ export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts
       download,
       holder: modalHolder,
     };
-  }, [t, modal, modalHolder]);
+  }, [t, modal, modalHolder, toolUrl]);
 }
