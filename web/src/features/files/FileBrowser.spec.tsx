@@ -2,6 +2,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
 import { setupServer } from 'msw/node';
+import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { http, HttpResponse } from 'msw';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { getCheckFileExistMockHandler } from '../../api/gen/upload/upload.msw.ts';
@@ -23,14 +24,19 @@ vi.mock('../../app/notify.ts', async (importOriginal) => {
 });
 
 const server = setupServer();
-beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
-afterEach(() => server.resetHandlers());
+beforeAll(() => {
+  server.listen({ onUnhandledFrame: 'error' });
+  server.resetHandlers(noTool());
+});
+afterEach(() => server.resetHandlers(noTool()));
 afterAll(() => server.close());
 beforeEach(() => {
   localStorage.clear();
   vi.mocked(toastError).mockClear();
   installHttpHooks();
 });
+// The upload prompts ask whether the server offers a client tool; these tests' server offers none unless told.
+const noTool = () => http.get('*/hcs/services/API/getToolName', () => envelopeError(501, 'NOT_IMPLEMENTED', 'not implemented'));
 const envelopeError = (status: number, code: string, msg: string) => HttpResponse.json({ ret: 1, msg, data: { code, traceId: 't' } }, { status });
 
 function inst(i: number, over: Partial<Instance> = {}): Instance {
@@ -72,12 +78,15 @@ function bigFolder(extra: Instance[] = []) {
   return { handler, requests };
 }
 
-async function renderBrowser(lang: Language = 'en_US') {
+let router: ReturnType<typeof createMemoryRouter>;
+
+async function renderBrowser(lang: Language = 'en_US', path = '/personalFile') {
   await initI18n(lang);
   const store = new TransferStore({ engine: scriptedEngine().engine, persistence: memoryPersistence() });
+  router = createMemoryRouter([{ path: '/personalFile', element: <FileBrowser libCode="NetDisk" instanceType="1" store={store} /> }], { initialEntries: [path] });
   render(
     <Providers queryClient={createQueryClient()}>
-      <FileBrowser libCode="NetDisk" instanceType="1" store={store} />
+      <RouterProvider router={router} />
     </Providers>,
   );
   return store;
@@ -267,3 +276,119 @@ describe('FileBrowser messages', () => {
     expect(screen.queryByText(/no such file/)).toBeNull();
   });
 });
+
+describe('FileBrowser navigation and layout (issue #22 defects 6, 7, 9)', () => {
+  /** A root with one folder "Docs" holding one file; list requests recorded by parentId. */
+  function tree() {
+    const asked: Array<string | null> = [];
+    const docs = inst(1, { instanceId: 'f1', instanceName: 'Docs', classifierId: 'Folder', fSize: 0, fType: '' });
+    const inDocs = inst(2, { instanceId: 'd2', instanceName: 'plan.txt', parentId: 'f1', linkpath: 'Docs/plan.txt' });
+    server.use(
+      getListInstancesMockHandler(({ request }) => {
+        const parent = new URL(request.url).searchParams.get('parentId');
+        asked.push(parent);
+        const inside = parent === 'f1';
+        return {
+          ret: 0,
+          msg: 'success',
+          data: {
+            total: 1,
+            pageNo: 1,
+            pageSize: 20,
+            nextCursor: null,
+            list: [inside ? inDocs : docs],
+            parentId: inside ? 'f1' : 'root',
+            breadcrumbs: inside ? [{ instanceId: 'root', instanceName: 'root' }, { instanceId: 'f1', instanceName: 'Docs' }] : [{ instanceId: 'root', instanceName: 'root' }],
+          },
+        };
+      }),
+    );
+    return asked;
+  }
+
+  it('the folder is in the URL: opening one adds a history entry, back returns, and a link opens it directly', async () => {
+    const asked = tree();
+    await renderBrowser();
+    fireEvent.click(await screen.findByTestId('row-name-Docs'));
+    expect(await screen.findByText('plan.txt')).toBeTruthy();
+    expect(router.state.location.search).toBe('?folder=f1');
+    await act(async () => {
+      await router.navigate(-1);
+    });
+    expect(await screen.findByTestId('row-name-Docs')).toBeTruthy();
+    expect(router.state.location.search).toBe('');
+    expect(asked.slice(0, 2)).toEqual([null, 'f1']);
+  });
+
+  it('an upload picked while the next folder is still loading goes into that folder, not the one before', async () => {
+    let release!: () => void;
+    const slow = new Promise<void>((r) => (release = r));
+    tree();
+    server.use(
+      http.get('*/hcs/controller/Page', async ({ request }) => {
+        if (new URL(request.url).searchParams.get('parentId') !== 'f1') return undefined;
+        await slow;
+        return HttpResponse.json({
+          ret: 0,
+          msg: 'success',
+          data: { total: 0, pageNo: 1, pageSize: 20, nextCursor: null, list: [], parentId: 'f1', breadcrumbs: [{ instanceId: 'root', instanceName: 'root' }, { instanceId: 'f1', instanceName: 'Docs' }] },
+        });
+      }),
+      getCheckFileExistMockHandler({ ret: 0, msg: '', data: { ret: 0, data: 0, instanceId: null, classifierId: null } }),
+    );
+    const store = await renderBrowser();
+    fireEvent.click(await screen.findByTestId('row-name-Docs'));
+    // The root's rows are still on screen.
+    expect(screen.getByTestId('row-name-Docs')).toBeTruthy();
+    await act(async () => {
+      fireEvent.change(screen.getByTestId('upload-file-input'), { target: { files: [new File(['x'], 'new.txt')] } });
+    });
+    release();
+    await waitFor(() => expect(store.getSnapshot().uploads.map((u) => [u.name, u.parentId, u.uploadTo])).toEqual([['new.txt', 'f1', '/Docs']]));
+  });
+
+  it('a bookmarked folder opens at once', async () => {
+    const asked = tree();
+    await renderBrowser('en_US', '/personalFile?folder=f1');
+    expect(await screen.findByText('plan.txt')).toBeTruthy();
+    expect(asked[0]).toBe('f1');
+  });
+
+  it("properties give the item's folder as its location, not its own path", async () => {
+    tree();
+    await renderBrowser('en_US', '/personalFile?folder=f1');
+    fireEvent.click(await screen.findByTestId('row-more-plan.txt'));
+    fireEvent.click(await screen.findByRole('menuitem', { name: 'Properties' }));
+    expect((await screen.findByTestId('properties-location')).textContent).toBe('/Docs');
+  });
+
+  it('50 rows per page is the same table as 20 (no virtual body with broken widths)', async () => {
+    server.use(bigFolder().handler);
+    await renderBrowser();
+    await screen.findByText('file-000001.txt');
+    const sizeSelect = document.querySelector('.ant-pagination-options .ant-select') as HTMLElement;
+    fireEvent.mouseDown(sizeSelect.querySelector('.ant-select-content, .ant-select-selector') ?? sizeSelect);
+    fireEvent.click(await screen.findByText('50 / page'));
+    expect(await screen.findByText('file-000050.txt')).toBeTruthy();
+    expect(document.querySelector('.ant-table-tbody-virtual')).toBeNull();
+    expect(screen.getByTestId('file-table').querySelectorAll('tbody tr.ant-table-row')).toHaveLength(50);
+  });
+});
+
+describe('the upload plugin tip (issue #22 defect 8)', () => {
+  const many = () => Array.from({ length: 51 }, (_, i) => new File(['x'], `f${i}.txt`));
+
+  it('without a tool on the server it explains and continues, with no download button that does nothing', async () => {
+    server.use(bigFolder().handler, getCheckFileExistMockHandler({ ret: 0, msg: '', data: { ret: 0, data: 0, instanceId: null, classifierId: null } }));
+    const store = await renderBrowser();
+    await screen.findByText('file-000001.txt');
+    await act(async () => {
+      fireEvent.change(screen.getByTestId('upload-file-input'), { target: { files: many() } });
+    });
+    expect((await screen.findAllByText('The upload plugin is recommended')).length).toBeGreaterThan(0);
+    expect(screen.queryByRole('button', { name: 'Download plugin' })).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Continue in the browser' }));
+    await waitFor(() => expect(store.getSnapshot().uploads).toHaveLength(51));
+  });
+});
+

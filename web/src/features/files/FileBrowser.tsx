@@ -4,11 +4,13 @@ import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
 import { Breadcrumb, Button, Dropdown, Empty, Modal, Pagination, Segmented, Select, Space, Spin, Typography } from 'antd';
 import { AppstoreOutlined, CloudUploadOutlined, DeleteOutlined, DownloadOutlined, FolderAddOutlined, SwapOutlined, TableOutlined, UploadOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
+import { useQueryClient } from '@tanstack/react-query';
+import { refreshCapacity } from '../../app/layout/CapacityPanel.tsx';
 import { copyInstances, createInstances, deleteInstances, modifyInstance, moveInstances } from '../../api/gen/files/files.ts';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import type { BatchResultResponse } from '../../api/gen/model/batchResultResponse.ts';
 import { encodeWireText } from '../../shared/wire-encoding.ts';
-import { codeMessage, errorMessage } from '../../app/error-message.ts';
+import { codeMessage, errorMessage, LocalizedError } from '../../app/error-message.ts';
 import { openTransferPanel } from '../../app/transfer-counters.ts';
 import { downloadItems } from '../transfers/download.ts';
 import { fromDataTransfer, fromFileList, type PickResult } from '../transfers/pick-files.ts';
@@ -34,6 +36,7 @@ const CATEGORIES = [1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
 
 export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) {
   const { t } = useTranslation();
+  const queryClient = useQueryClient();
   const prompts = usePrompts();
   const { state, update, query, refresh } = useFileList({ libCode, instanceType });
   const [view, setView] = useViewMode();
@@ -62,6 +65,7 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
   const afterChange = () => {
     setSelected([]);
     refresh();
+    refreshCapacity(queryClient);
   };
   const reportBatch = (res: BatchResultResponse, items: readonly Instance[]) => {
     const failed = res.data?.failed ?? [];
@@ -75,13 +79,25 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
     if (finishedCount !== lastFinished.current) {
       lastFinished.current = finishedCount;
       refresh();
+      refreshCapacity(queryClient);
     }
-  }, [finishedCount, refresh]);
+  }, [finishedCount, refresh, queryClient]);
+
+  /**
+   * The folder on screen as the server listed it. Right after a folder change the list still shows the previous
+   * folder's rows (kept while the new ones load): acting then must wait for the folder the URL names.
+   */
+  const currentFolder = async (): Promise<{ id: string; path: string } | undefined> => {
+    const data = query.isPlaceholderData || !page ? (await query.refetch()).data : page;
+    if (!data?.parentId) return undefined;
+    return { id: data.parentId, path: '/' + (data.breadcrumbs ?? []).slice(1).map((c) => c.instanceName).join('/') };
+  };
 
   const startUpload = async (pick: PickResult) => {
-    if (!folderId) return;
     try {
-      const r = await planUpload(pick, { parentId: folderId, path, libCode, instanceType }, prompts.upload, memory, (items) => store.add(items));
+      const folder = await currentFolder();
+      if (!folder) return;
+      const r = await planUpload(pick, { parentId: folder.id, path: folder.path, libCode, instanceType }, prompts.upload, memory, (items) => store.add(items));
       if ('queued' in r) {
         // New folders of a folder upload appear at once.
         if (pick.dirs.length > 0) refresh();
@@ -321,7 +337,11 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
         onClose={() => setNameDialog(undefined)}
         onSubmit={async (name) => {
           if (nameDialog?.mode === 'rename') await modifyInstance(nameDialog.item.instanceId, { instanceName: encodeWireText(name) }, { quiet: true });
-          else await createInstances([{ classifierId: 'Folder', parentId: folderId, instanceName: encodeWireText(name), libCode, instanceType }], { quiet: true });
+          else {
+            const folder = await currentFolder();
+            if (!folder) throw new LocalizedError('errors.unexpected');
+            await createInstances([{ classifierId: 'Folder', parentId: folder.id, instanceName: encodeWireText(name), libCode, instanceType }], { quiet: true });
+          }
           afterChange();
         }}
       />
@@ -340,7 +360,7 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
           afterChange();
         }}
       />
-      <PropertiesDialog item={props} path={path} onClose={() => setProps(undefined)} />
+      <PropertiesDialog item={props} folderPath={path} onClose={() => setProps(undefined)} />
       <PreviewDialog item={preview} onClose={() => setPreview(undefined)} onDownload={(i) => doDownload([i])} />
     </div>
   );

@@ -3,7 +3,8 @@ import { useTranslation } from 'react-i18next';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
 
-export function PropertiesDialog({ item, path, onClose }: { item: Instance | undefined; path: string; onClose: () => void }) {
+/** `folderPath`: the folder on screen, where the item is (its location; linkpath would be the item's own path). */
+export function PropertiesDialog({ item, folderPath, onClose }: { item: Instance | undefined; folderPath: string; onClose: () => void }) {
   const { t } = useTranslation();
   return (
     <Modal open={item !== undefined} title={t('files.properties')} onCancel={onClose} footer={null} destroyOnHidden>
@@ -12,7 +13,9 @@ export function PropertiesDialog({ item, path, onClose }: { item: Instance | und
           <Descriptions.Item label={t('files.name')}>{item.instanceName}</Descriptions.Item>
           <Descriptions.Item label={t('files.type')}>{item.classifierId === 'Folder' ? t('files.folder') : item.fType || t('files.category.9')}</Descriptions.Item>
           {item.classifierId === 'File' && <Descriptions.Item label={t('files.size')}>{`${formatSize(item.fSize)} (${item.fSize} B)`}</Descriptions.Item>}
-          <Descriptions.Item label={t('files.location')}>{item.linkpath ?? path}</Descriptions.Item>
+          <Descriptions.Item label={t('files.location')}>
+            <span data-testid="properties-location">{folderPath}</span>
+          </Descriptions.Item>
           <Descriptions.Item label={t('files.owner')}>{item.userName}</Descriptions.Item>
           <Descriptions.Item label={t('files.createTime')}>{formatDate(item.createTime)}</Descriptions.Item>
           <Descriptions.Item label={t('files.updateTime')}>{formatDate(item.updateTime)}</Descriptions.Item>

@@ -1,6 +1,9 @@
 // The list screen's query state: folder, page, size, sort and category filter, with keyset cursors remembered per
 // page so paging forward through a 100,000-entry folder seeks instead of skipping (listInstances `cursor`).
+// The folder lives in the URL (?folder=<id>): back and forward move between folders, a reload stays in the folder,
+// and a folder can be bookmarked or sent as a link (the server still checks access).
 import { useCallback, useMemo, useRef, useState } from 'react';
+import { useSearchParams } from 'react-router-dom';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { listInstances, getListInstancesQueryKey } from '../../api/gen/files/files.ts';
 import type { ListInstancesParams } from '../../api/gen/model/listInstancesParams.ts';
@@ -32,15 +35,33 @@ export function useViewMode(): [ViewMode, (v: ViewMode) => void] {
   return [mode, set];
 }
 
+export const FOLDER_PARAM = 'folder';
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+
 export function useFileList(base: { libCode: string; instanceType: string }) {
-  const [state, setState] = useState<ListState>({
-    parentId: undefined,
+  const [search, setSearch] = useSearchParams();
+  const raw = search.get(FOLDER_PARAM);
+  const folder = raw && ID.test(raw) ? raw : undefined;
+  const [local, setLocal] = useState<Omit<ListState, 'parentId'> & { pageOf: string | undefined }>({
     pageNo: 1,
     pageSize: DEFAULT_PAGE_SIZE,
     sortField: 'instanceName',
     sortOrder: 'asc',
     fileFilter: undefined,
+    pageOf: undefined,
   });
+  // The page belongs to the folder it was chosen in: another folder (also by back/forward) starts at page 1.
+  const state: ListState = useMemo(
+    () => ({
+      parentId: folder,
+      pageNo: local.pageOf === folder ? local.pageNo : 1,
+      pageSize: local.pageSize,
+      sortField: local.sortField,
+      sortOrder: local.sortOrder,
+      fileFilter: local.fileFilter,
+    }),
+    [folder, local],
+  );
   // Cursor that starts page N of the current (folder, size, sort, filter) listing.
   const cursors = useRef(new Map<string, string>());
   const signature = `${state.parentId ?? ''}|${state.pageSize}|${state.sortField}|${state.sortOrder}|${state.fileFilter ?? ''}`;
@@ -73,14 +94,30 @@ export function useFileList(base: { libCode: string; instanceType: string }) {
     placeholderData: keepPreviousData,
   });
 
-  const update = useCallback((patch: Partial<ListState>) => {
-    setState((s) => {
-      const next = { ...s, ...patch };
-      // Any change but the page itself starts again at page 1.
-      if (!('pageNo' in patch)) next.pageNo = 1;
-      return next;
-    });
-  }, []);
+  const update = useCallback(
+    (patch: Partial<ListState>) => {
+      const { parentId, ...rest } = patch;
+      if ('parentId' in patch && parentId !== folder) {
+        // A new history entry: back returns to the folder the user came from.
+        setSearch(
+          (prev) => {
+            const next = new URLSearchParams(prev);
+            if (parentId) next.set(FOLDER_PARAM, parentId);
+            else next.delete(FOLDER_PARAM);
+            return next;
+          },
+          { replace: false },
+        );
+      }
+      setLocal((s) => {
+        const next = { ...s, ...rest, pageOf: 'parentId' in patch ? parentId : folder };
+        // Any change but the page itself starts again at page 1.
+        if (!('pageNo' in patch)) next.pageNo = 1;
+        return next;
+      });
+    },
+    [folder, setSearch],
+  );
 
   const refresh = useCallback(() => {
     // Creates, deletes and moves shift every later page: old cursors would skip or repeat rows.
