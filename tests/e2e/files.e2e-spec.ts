@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import { startE2E, type E2E } from './harness.ts';
+import { chooseMenuItem, startE2E, type E2E } from './harness.ts';
 
 let e2e: E2E;
 let context: BrowserContext;
@@ -49,8 +49,7 @@ async function goRoot() {
   await page.getByTestId('breadcrumbs').locator('a').first().click();
 }
 async function moreAction(name: string, action: string) {
-  await page.getByTestId(`row-more-${name}`).click();
-  await page.getByRole('menuitem', { name: action }).click();
+  await chooseMenuItem(page, page.getByTestId(`row-more-${name}`), action);
 }
 async function openPanel() {
   // Queuing an upload opens the panel by itself.

@@ -1,6 +1,6 @@
 // Browser test harness: the real server (with the built web app) and Debian's Chromium driven by
 // playwright-core. A browser is never downloaded: /usr/bin/chromium comes from Debian's chromium package.
-import { chromium, type Browser, type BrowserContext, type Page, type Request } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Request } from 'playwright-core';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, ADMIN_USER, ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
@@ -186,4 +186,26 @@ export async function explainFailure(e2e: E2E, page: Page, name: string): Promis
   await e2e.screenshot(page, `failure-${name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => {});
   const panel = await page.locator('.ant-drawer-open').innerText().catch(() => '(no panel)');
   console.log(`${name}\npanel:\n${panel}`);
+}
+
+/**
+ * An open dropdown or select popup that has finished moving in. Clicked during antd's slide animation, the press
+ * lands on an item and the release where the item has moved away from, so the click goes to the popup itself and
+ * the item does nothing (seen on a loaded machine: a sign-out that never started).
+ */
+function settledPopup(page: Page): Locator {
+  const still = ':not([class*="-hidden"]):not([class*="-appear"]):not([class*="-enter"]):not([class*="-leave"])';
+  return page.locator(`.ant-dropdown${still}, .ant-select-dropdown${still}`);
+}
+
+/** Opens a dropdown menu with its trigger and clicks the item once the menu has settled. */
+export async function chooseMenuItem(page: Page, trigger: Locator, item: string): Promise<void> {
+  await trigger.click();
+  await settledPopup(page).getByRole('menuitem', { name: item }).click();
+}
+
+/** Opens a select with its trigger and clicks the option (by its text) once the list has settled. */
+export async function chooseOption(page: Page, trigger: Locator, option: string): Promise<void> {
+  await trigger.click();
+  await settledPopup(page).getByText(option, { exact: true }).click();
 }

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { createUser } from '../../mock-server/src/db/users-repo.ts';
-import { recordToasts, startE2E, toastsSeen as toasts, visibleTextProblems, type E2E } from './harness.ts';
+import { chooseMenuItem, recordToasts, startE2E, toastsSeen as toasts, visibleTextProblems, type E2E } from './harness.ts';
 
 let e2e: E2E;
 beforeAll(async () => {
@@ -134,8 +134,7 @@ describe.each(combos)('messages in $lang at $viewport.width x $viewport.height',
 
   it('the sign-out message is shown on the sign-in page after the reload', async () => {
     await signIn();
-    await page.getByTestId('user-menu').click();
-    await page.getByRole('menuitem', { name: T.signOut }).click();
+    await chooseMenuItem(page, page.getByTestId('user-menu'), T.signOut);
     await page.waitForURL(/\/drive\/login/);
     await page.getByText(T.signedOut).waitFor();
     await clean('sign-in page after sign-out');
