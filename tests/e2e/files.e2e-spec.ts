@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import { chooseMenuItem, startE2E, type E2E } from './harness.ts';
+import { startE2E, type E2E } from './harness.ts';
 
 let e2e: E2E;
 let context: BrowserContext;
@@ -49,7 +49,8 @@ async function goRoot() {
   await page.getByTestId('breadcrumbs').locator('a').first().click();
 }
 async function moreAction(name: string, action: string) {
-  await chooseMenuItem(page, page.getByTestId(`row-more-${name}`), action);
+  await page.getByTestId(`row-more-${name}`).click();
+  await page.getByRole('menuitem', { name: action }).click();
 }
 async function openPanel() {
   // Queuing an upload opens the panel by itself.
