@@ -41,10 +41,9 @@ export default tseslint.config(
   {
     // Issue #12: SQL lives in mock-server/src/db/ only; everything else reaches the database through its
     // repositories, so the database drivers and the query builder are imported nowhere else. Tests may open
-    // databases directly. bench/src/listing.ts reads the SQLite file for its listing baseline until issue #12
-    // item 6 replaces that baseline with a bare route on the same database.
+    // databases directly.
     files: ['**/*.{ts,tsx,js,mjs,cjs}'],
-    ignores: ['mock-server/src/db/**', 'mock-server/src/**/*.spec.ts', 'tests/**', 'bench/src/listing.ts'],
+    ignores: ['mock-server/src/db/**', 'mock-server/src/**/*.spec.ts', 'tests/**'],
     rules: {
       'no-restricted-imports': ['error', DB_IMPORTS],
     },

@@ -4,27 +4,33 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import cookie from '@fastify/cookie';
 import { mkdirSync, readFileSync, writeFileSync, existsSync, chmodSync, lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { ServerConfig } from './config.ts';
 import type { AppContext, Handlers } from './context.ts';
-import { openDatabase } from './db/database.ts';
+import { openSqlDatabase } from './db/sql/open.ts';
+import { dialectOf, type Db } from './db/sql/tx.ts';
+import { Worker } from './db/sql/worker.ts';
+import { ensureSysConfig, getSysConfig, setSysConfig } from './db/libraries-repo.ts';
 import { clientErrorHandler, clientTraceId, frameworkErrors, installHygiene, newId, redactUrl } from './http/hygiene.ts';
 import { registerContractRoutes } from './contract/routes.ts';
-import { createAuth } from './auth/index.ts';
+import { authOf, createAuth } from './auth/index.ts';
 import { allHandlers } from './handlers/index.ts';
 import { registerWeb } from './web/serve.ts';
 import { createStorage } from './storage/index.ts';
 import type { ObjectStore } from './storage/object-store.ts';
 import { seed } from './db/seed.ts';
-import { startJanitor, type Janitor } from './files/janitor.ts';
+import { JANITOR_JOB, startJanitor, type Janitor } from './files/janitor.ts';
 
 export interface BuiltApp {
   app: FastifyInstance;
   ctx: AppContext;
   /** Listens and wires storage to the listening address; resolves to the base URL. */
   listen(): Promise<string>;
-  /** Cleaner of expired upload sessions (runs every 15 minutes once listening). */
+  /** Cleaner of expired upload sessions (a job every 15 minutes once listening, on one node at a time). */
   janitor(): Janitor;
+  /** This node's job-queue worker (its id names the node in the jobs and leases tables). */
+  worker(): Worker;
   close(): Promise<void>;
 }
 
@@ -60,6 +66,30 @@ export function secureDataDir(dataDir: string): string[] {
     else if (entry.isFile()) tighten(join(dataDir, entry.name), 0o600);
   }
   return changed;
+}
+
+const NODE_KEYS = 'nodeKeys';
+
+/**
+ * Every node on one database must use the same server secret (cursors, tickets, CAPTCHA answers) and the same
+ * password key pair (a client may fetch the public key from one node and sign in on another). The first node
+ * records a fingerprint of both; a PostgreSQL node whose files differ refuses to start instead of failing requests
+ * at random. On SQLite the data dir holds the database too, so its files are the truth and the record follows them.
+ * The fingerprint reveals neither key: an HMAC under the secret, and a hash of the public key.
+ */
+async function checkNodeKeys(db: Db, secret: Buffer, publicKeyPem: string, log: FastifyInstance['log']): Promise<void> {
+  const mine = createHash('sha256').update(createHmac('sha256', secret).update('hcs-node-keys').digest()).update(publicKeyPem).digest('hex');
+  if (await ensureSysConfig(db, NODE_KEYS, mine)) return;
+  if ((await getSysConfig(db, NODE_KEYS)) === mine) return;
+  if (dialectOf(db) === 'sqlite') {
+    log.info('the server secret or password key pair in the data dir changed; recorded the new ones');
+    await setSysConfig(db, NODE_KEYS, mine);
+    return;
+  }
+  throw new Error(
+    'this node\'s server-secret and rsa-private.pem (in HCS_DATA_DIR) differ from those of the nodes already using this database: ' +
+      'copy both files from another node\'s data dir (see README, "Several server nodes")',
+  );
 }
 
 export interface BuildOptions {
@@ -107,7 +137,13 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
   // Raw bodies (bulk-upload) stay unread on the request stream; the handler reads them with its own limits.
   app.addContentTypeParser('application/octet-stream', (_req, _payload, done) => done(null, undefined));
 
-  const db = openDatabase(config.dataDir);
+  const database = await openSqlDatabase({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: config.databasePoolSize,
+    onIdleError: (err) => app.log.warn({ err }, 'a database connection broke; the pool replaces it'),
+  });
+  const db = database.db;
   const secret = loadSecret(config.dataDir);
   let store: ObjectStore | undefined;
   const ctx: AppContext = {
@@ -127,13 +163,20 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     },
   };
   ctx.auth = createAuth(ctx);
-  await seed(ctx);
+  try {
+    await checkNodeKeys(db, secret, authOf(ctx).keys.publicKeyPem, app.log);
+    await seed(ctx);
+  } catch (err) {
+    await database.close();
+    throw err;
+  }
 
   const storage = await createStorage(config, app);
   registerContractRoutes(app, ctx, { ...allHandlers(ctx), ...extra.handlers });
   await registerWeb(app, config);
 
   let janitor: Janitor | undefined;
+  let worker: Worker | undefined;
   const close = async () => {
     janitor?.stop();
     // In-flight requests get a short grace period; then every socket is cut, including keep-alive and
@@ -141,18 +184,29 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     const force = setTimeout(() => app.server.closeAllConnections(), 2000);
     force.unref();
     try {
+      await worker?.stop();
       await app.close();
     } finally {
       clearTimeout(force);
-      db.close();
+      await database.close();
     }
   };
   const listen = async () => {
     const address = await app.listen({ port: config.port, host: config.host });
     const port = (app.server.address() as { port: number }).port;
     store = await storage.connect(`http://127.0.0.1:${port}`);
-    janitor = startJanitor(ctx);
-    void janitor.sweep().catch((err) => app.log.warn({ err }, 'upload janitor failed'));
+    // Background work comes from the job queue in the database, shared by every node: each node runs a worker and
+    // whichever claims a job runs it.
+    // This node's name in the jobs and leases tables.
+    const nodeId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+    janitor = startJanitor(ctx, nodeId);
+    worker = new Worker(db, {
+      workerId: nodeId,
+      handlers: { [JANITOR_JOB]: janitor.handler },
+      onError: (err) => app.log.warn({ err }, 'job queue: a claim or bookkeeping query failed'),
+    });
+    await janitor.schedule().catch((err: unknown) => app.log.warn({ err }, 'upload janitor: could not schedule a pass'));
+    worker.start();
     const base = config.publicUrl ?? `http://localhost:${port}`;
     app.log.debug({ address }, 'listening');
     return base;
@@ -165,6 +219,10 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     janitor: () => {
       if (!janitor) throw new Error('the janitor starts when the server listens');
       return janitor;
+    },
+    worker: () => {
+      if (!worker) throw new Error('the job worker starts when the server listens');
+      return worker;
     },
   };
 }

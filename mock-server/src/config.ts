@@ -1,10 +1,18 @@
 // Server configuration, read once from the environment (HCS_*). The docker-compose test checks these names.
 import { resolve } from 'node:path';
+import { databaseUrlFromEnv } from './db/sql/open.ts';
 
 export interface ServerConfig {
   port: number;
   host: string;
   dataDir: string;
+  /**
+   * PostgreSQL (postgres://...) shared by every server node; undefined = SQLite in the data dir. Holds a password:
+   * never logged.
+   */
+  databaseUrl: string | undefined;
+  /** PostgreSQL connections this process keeps at most. */
+  databasePoolSize: number;
   /** Origin users reach the server at (links, the storage endpoint given to clients). */
   publicUrl: string | undefined;
   logLevel: string;
@@ -45,6 +53,8 @@ export const ENV_VARS = {
   HCS_PORT: 'HTTP port (default 8080)',
   HCS_HOST: 'Listen address (default 0.0.0.0)',
   HCS_DATA_DIR: 'Data directory: SQLite database, embedded object store, keys (default ./data)',
+  HCS_DATABASE_URL: 'PostgreSQL for several server nodes, postgres://user:password@host:5432/database; unset = SQLite in the data dir',
+  HCS_DATABASE_POOL_SIZE: 'PostgreSQL connections one server process keeps at most (default 10)',
   HCS_PUBLIC_URL: 'Origin users reach the server at, e.g. https://drive.example.com (default http://localhost:PORT)',
   HCS_LOG_LEVEL: 'Log level: fatal, error, warn, info, debug (default info)',
   HCS_WEB_DIST: 'Built web app to serve at /drive/ (default web/dist)',
@@ -87,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     port,
     host: env.HCS_HOST || '0.0.0.0',
     dataDir: resolve(cwd, env.HCS_DATA_DIR || './data'),
+    databaseUrl: databaseUrlFromEnv(env),
+    databasePoolSize: positiveInt(env.HCS_DATABASE_POOL_SIZE, 10),
     publicUrl: env.HCS_PUBLIC_URL?.replace(/\/+$/, '') || undefined,
     logLevel: env.HCS_LOG_LEVEL || 'info',
     webDist: resolve(cwd, env.HCS_WEB_DIST || new URL('../../web/dist', import.meta.url).pathname),

@@ -1,12 +1,13 @@
 // The services every handler may use, built once per server instance.
 import type { FastifyReply, FastifyRequest, FastifyBaseLogger } from 'fastify';
 import type { ServerConfig } from './config.ts';
-import type { Db } from './db/database.ts';
+import type { Db } from './db/sql/tx.ts';
 import type { AuthService } from './auth/types.ts';
 import type { ObjectStore } from './storage/object-store.ts';
 
 export interface AppContext {
   config: ServerConfig;
+  /** SQLite or PostgreSQL (config.databaseUrl): repositories take it, or a transaction on it. */
   db: Db;
   auth: AuthService;
   /** Object storage (embedded or external S3), available once the server listens. */

@@ -4,7 +4,8 @@
 // server as an HMAC in the captchas table: single-use, short-lived, bound to its challenge id.
 import { createHmac, randomBytes, randomInt, timingSafeEqual } from 'node:crypto';
 import { createRequire } from 'node:module';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/sql/tx.ts';
+import { insertCaptcha, liveCaptchas, pruneCaptchas, takeCaptcha } from '../db/captchas-repo.ts';
 import { AppError } from '../http/errors.ts';
 
 export const CAPTCHA_TTL_MS = 2 * 60_000;
@@ -24,11 +25,11 @@ export interface Captcha {
 
 export interface Captchas {
   /** A fresh challenge for `ip`; RATE_LIMITED when that address already holds too many live ones. */
-  create(ip: string, now?: number): Captcha;
+  create(ip: string, now?: number): Promise<Captcha>;
   /** Uses the challenge up (whatever the answer) and tells whether it was live and answered right. */
-  consume(id: string, answer: string, now?: number): boolean;
+  consume(id: string, answer: string, now?: number): Promise<boolean>;
   /** Drops expired challenges nobody answered; returns how many went. */
-  prune(now?: number): number;
+  prune(now?: number): Promise<number>;
 }
 
 function normalise(answer: string): string {
@@ -50,17 +51,10 @@ function renderer(): Render {
 }
 
 export function createCaptchas(db: Db, secret: Buffer): Captchas {
-  const insert = db.prepare('INSERT INTO captchas (id, answer_hash, ip, expires_at) VALUES (?, ?, ?, ?)');
-  const live = db.prepare('SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM captchas WHERE ip = ? AND expires_at > ?');
-  const prune = db.prepare('DELETE FROM captchas WHERE expires_at <= ?');
-  // One statement, so two requests (or two servers) racing with the same answer cannot both use it.
-  const take = db.prepare('DELETE FROM captchas WHERE id = ? RETURNING answer_hash, expires_at');
-  const dropExpired = (now: number) => Number(prune.run(now).changes);
-
   return {
-    create(ip, now = Date.now()) {
-      dropExpired(now);
-      const held = live.get(ip, now) as { n: number; first: number | null };
+    async create(ip, now = Date.now()) {
+      await pruneCaptchas(db, now);
+      const held = await liveCaptchas(db, ip, now);
       if (held.n >= CAPTCHA_LIVE_PER_IP) {
         throw new AppError('RATE_LIMITED', 'too many verification images requested, try again later', {
           retryAfterSeconds: Math.max(1, Math.ceil(((held.first ?? now) - now) / 1000)),
@@ -71,19 +65,19 @@ export function createCaptchas(db: Db, secret: Buffer): Captchas {
       const svg = renderer()(text, { noise: 3, width: 150, height: 50, color: false });
       const id = randomBytes(16).toString('base64url');
       const expiresAt = now + CAPTCHA_TTL_MS;
-      insert.run(id, captchaAnswerHash(secret, id, text), ip, expiresAt);
+      await insertCaptcha(db, { id, answerHash: captchaAnswerHash(secret, id, text), ip, expiresAt });
       return { captchaId: id, image: `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`, expiresAt };
     },
 
-    consume(id, answer, now = Date.now()) {
+    async consume(id, answer, now = Date.now()) {
       if (!ID_RE.test(id)) return false;
-      const row = take.get(id) as { answer_hash: string; expires_at: number } | undefined;
-      if (!row || row.expires_at <= now) return false;
-      const expected = Buffer.from(row.answer_hash, 'hex');
+      const row = await takeCaptcha(db, id);
+      if (!row || row.expiresAt <= now) return false;
+      const expected = Buffer.from(row.answerHash, 'hex');
       const actual = Buffer.from(captchaAnswerHash(secret, id, answer), 'hex');
       return expected.length === actual.length && timingSafeEqual(expected, actual);
     },
 
-    prune: (now = Date.now()) => dropExpired(now),
+    prune: (now = Date.now()) => pruneCaptchas(db, now),
   };
 }

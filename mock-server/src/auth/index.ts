@@ -6,9 +6,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { AuthService, SessionUser } from './types.ts';
 import { AppError } from '../http/errors.ts';
-import { getPasswordHash, getUserById, getUserByName, isExpired, userNameKey, type User } from '../db/users-repo.ts';
+import { getPasswordHash, getUserByName, isExpired, userNameKey, type User } from '../db/users-repo.ts';
 import {
-  getSession,
+  getSessionWithUser,
   insertSession,
   pruneSessions,
   revokeSession,
@@ -80,10 +80,13 @@ export interface Auth extends AuthService {
    */
   signIn(req: FastifyRequest, reply: FastifyReply, userName: string, password: string, captcha?: SignInCaptcha): Promise<SignInResult>;
   /** Revokes the caller's session and clears the cookie. */
-  signOut(req: FastifyRequest, reply: FastifyReply): void;
+  signOut(req: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Ends every session of the user but `keepSessionId` (after a password change). */
-  endOtherSessions(userId: string, keepSessionId: string | null): number;
-  /** Configuration problems this process has noticed, for administrators. */
+  endOtherSessions(userId: string, keepSessionId: string | null): Promise<number>;
+  /**
+   * Configuration problems this process has noticed, for administrators. Per node on purpose: each node sees its
+   * own traffic, and a misconfigured proxy in front of one node shows there.
+   */
   warnings(): SystemWarning[];
 }
 
@@ -148,18 +151,19 @@ export function createAuth(ctx: AppContext): Auth {
   }
 
   /** Resolves a credential to its live session and user, or the AppError to refuse with. */
-  function resolve(req: FastifyRequest, now: number): { user: User; session: Session } | AppError {
+  async function resolve(req: FastifyRequest, now: number): Promise<{ user: User; session: Session } | AppError> {
     const cred = credentialOf(req);
     if (!cred) return new AppError('UNAUTHENTICATED', 'sign in first');
     // Built only on the failure paths: an Error captures a stack trace, too dear for every request.
     const invalid = () => new AppError('UNAUTHENTICATED', 'the session has ended; sign in again');
     if (!TOKEN_RE.test(cred.token)) return invalid();
-    const session = getSession(db, hashToken(cred.token));
+    const found = await getSessionWithUser(db, hashToken(cred.token));
+    if (!found) return invalid();
+    const { session, user } = found;
     // A token only works through the channel it was issued for, so a cookie value replayed as a header
     // (or the reverse) is refused.
-    if (!session || session.kind !== cred.kind || session.revokedAt !== null) return invalid();
+    if (session.kind !== cred.kind || session.revokedAt !== null) return invalid();
     if (now >= session.expiresAt || now - session.lastSeenAt >= session.idleMs) return invalid();
-    const user = getUserById(db, session.userId);
     if (!user) return invalid();
     try {
       assertUsable(user, now);
@@ -169,7 +173,7 @@ export function createAuth(ctx: AppContext): Auth {
     // Sliding idle expiry without a write per request: refresh at most once a minute (or a quarter of a
     // short idle window, so tests with seconds-long windows still slide).
     if (now - session.lastSeenAt >= Math.min(60_000, Math.floor(session.idleMs / 4))) {
-      touchSession(db, session.id, now);
+      await touchSession(db, session.id, now);
       session.lastSeenAt = now;
     }
     return { user, session };
@@ -207,11 +211,11 @@ export function createAuth(ctx: AppContext): Auth {
     });
   }
 
-  function openSession(req: FastifyRequest, reply: FastifyReply, user: User): SignInResult {
+  async function openSession(req: FastifyRequest, reply: FastifyReply, user: User): Promise<SignInResult> {
     const now = Date.now();
     // A browser signing in again drops the session it had, so old cookies do not pile up alive.
     const previous = req.cookies?.[SESSION_COOKIE];
-    if (previous && TOKEN_RE.test(previous)) revokeSession(db, hashToken(previous), now);
+    if (previous && TOKEN_RE.test(previous)) await revokeSession(db, hashToken(previous), now);
 
     const token = randomBytes(32).toString('base64url');
     const session: Session = {
@@ -226,7 +230,7 @@ export function createAuth(ctx: AppContext): Auth {
       userAgent: String(req.headers['user-agent'] ?? ''),
       revokedAt: null,
     };
-    insertSession(db, session);
+    await insertSession(db, session);
     if (session.kind === 'cookie') {
       reply.setCookie(SESSION_COOKIE, token, { ...cookieOptions, maxAge: Math.floor(config.session.absoluteMs / 1000) });
     }
@@ -234,16 +238,15 @@ export function createAuth(ctx: AppContext): Auth {
     return { token, session, user };
   }
 
+  /** Housekeeping at most once an hour per node (each node prunes; the statements are idempotent). */
   function maybePrune(now: number): void {
     if (now - lastPrune < PRUNE_EVERY_MS) return;
     lastPrune = now;
-    try {
-      pruneSessions(db, SESSION_KEEP_MS, now);
-      captchas.prune(now);
-      limiter.prune(Math.max(config.loginRate.windowMs, 3_600_000), now);
-    } catch (err) {
-      ctx.log.warn({ err }, 'session pruning failed');
-    }
+    void (async () => {
+      await pruneSessions(db, SESSION_KEEP_MS, now);
+      await captchas.prune(now);
+      await limiter.prune(Math.max(config.loginRate.windowMs, 3_600_000), now);
+    })().catch((err: unknown) => ctx.log.warn({ err }, 'session pruning failed'));
   }
 
   return {
@@ -253,7 +256,7 @@ export function createAuth(ctx: AppContext): Auth {
 
     async authenticate(req, reply) {
       noticeProxy(req);
-      const out = resolve(req, Date.now());
+      const out = await resolve(req, Date.now());
       if (out instanceof AppError) {
         if (out.code === 'UNAUTHENTICATED' && req.cookies?.[SESSION_COOKIE]) reply.clearCookie(SESSION_COOKIE, cookieOptions);
         throw out;
@@ -263,7 +266,7 @@ export function createAuth(ctx: AppContext): Auth {
 
     async peek(req) {
       noticeProxy(req);
-      const out = resolve(req, Date.now());
+      const out = await resolve(req, Date.now());
       return out instanceof AppError ? null : toSessionUser(out.user, out.session);
     },
 
@@ -278,37 +281,40 @@ export function createAuth(ctx: AppContext): Auth {
       // A CAPTCHA that comes along is used up whatever happens next; a wrong one ends the attempt before the
       // password is looked at, so it is not a failed sign-in.
       const withCaptcha = captcha.id !== undefined || captcha.answer !== undefined;
-      if (withCaptcha && !captchas.consume(captcha.id ?? '', captcha.answer ?? '')) {
+      if (withCaptcha && !(await captchas.consume(captcha.id ?? '', captcha.answer ?? ''))) {
         throw new AppError('CAPTCHA_INVALID', MSG.captchaInvalid);
       }
       const now = Date.now();
-      const delayMs = withCaptcha ? 0 : throttleDelayMs(limiter.excess(keysToCount, now), { baseMs: rate.delayBaseMs, maxMs: rate.delayMaxMs });
+      // Counted on arrival, in one atomic statement per key that also says how far past the budget the attempt is:
+      // each of a burst of parallel guesses, on any nodes, sees the ones before it, so the burst is held back as
+      // the same guesses one after another would be.
+      const excess = await limiter.hit(keysToCount, now);
+      const delayMs = withCaptcha ? 0 : throttleDelayMs(excess.before, { baseMs: rate.delayBaseMs, maxMs: rate.delayMaxMs });
       const release = delayMs > 0 ? delaySlots.acquire(req.ip) : () => {};
       if (!release) {
+        // Refused before anything was tried: it does not count.
+        await limiter.undo(keysToCount, now);
         throw new AppError('RATE_LIMITED', 'too many sign-in attempts are waiting from this address, try again later', {
           retryAfterSeconds: Math.max(1, Math.ceil(delayMs / 1000)),
         });
       }
       try {
-        // Counted on arrival, with no await since the excess was read: each of a burst of parallel guesses sees the
-        // ones before it, so the burst is held back as the same guesses one after another would be.
-        limiter.hit(keysToCount, now);
-        const pastThreshold = limiter.excess(keysToCount, now) > 0;
+        const pastThreshold = excess.after > 0;
         if (delayMs > 0 && !(await hold(reply, delayMs))) {
           // The client gave up before its password was checked: nothing was tried, so nothing counts.
-          limiter.undo(keysToCount, now);
+          await limiter.undo(keysToCount, now);
           throw new AppError('BAD_REQUEST', 'the client left while its sign-in was held back');
         }
 
-        const user = getUserByName(db, userName);
-        const hash = (user && getPasswordHash(db, user.id)) || (await dummyPasswordHash());
+        const user = await getUserByName(db, userName);
+        const hash = (user && (await getPasswordHash(db, user.id))) || (await dummyPasswordHash());
         // The policy refuses control characters when a password is set. They must not sign in either: scrypt's
         // HMAC pads its key with zero bytes, so "secret\0" would hash exactly like "secret".
         const ok = !hasControlCharacters(password) && (await verifyPassword(password, hash)) && user !== null;
         if (!ok || !user) throw new AppError(pastThreshold ? 'CAPTCHA_REQUIRED' : 'LOGIN_FAILED', MSG.loginFailed);
         // Only failures count: a success takes its IP hit back and clears the account's count.
-        limiter.undo([keysToCount[1]!], now);
-        limiter.reset(accountKey);
+        await limiter.undo([keysToCount[1]!], now);
+        await limiter.reset(accountKey);
         // Only after the password proved the caller knows the account, so guessing reveals nothing about its state.
         assertUsable(user, Date.now());
         return openSession(req, reply, user);
@@ -317,12 +323,12 @@ export function createAuth(ctx: AppContext): Auth {
       }
     },
 
-    signOut(req, reply) {
-      if (req.user) revokeSession(db, req.user.sessionId);
+    async signOut(req, reply) {
+      if (req.user) await revokeSession(db, req.user.sessionId);
       reply.clearCookie(SESSION_COOKIE, cookieOptions);
     },
 
-    endOtherSessions(userId, keepSessionId) {
+    async endOtherSessions(userId, keepSessionId) {
       return revokeUserSessions(db, userId, keepSessionId);
     },
 

@@ -4,8 +4,8 @@
 // Sign-in does not refuse past the budget (that would lock the owner out with the attacker): it holds attempts
 // back by a delay that doubles with every failure past it (throttleDelayMs), with a bound on how many attempts
 // one address may have waiting (createDelaySlots).
-import type { Db } from '../db/database.ts';
-import { transaction } from '../db/database.ts';
+import type { Db } from '../db/sql/tx.ts';
+import { hitCounter, pruneCounters, readCounter, resetCounter, undoHit } from '../db/sql/counters.ts';
 import { AppError } from '../http/errors.ts';
 
 export interface RateLimitRule {
@@ -14,76 +14,66 @@ export interface RateLimitRule {
   windowMs: number;
 }
 
+export type RateLimitKeys = { key: string; rule: RateLimitRule }[];
+
 export interface RateLimiter {
   /** Throws RATE_LIMITED (429, Retry-After) when any key has used up its budget. */
-  check(keys: { key: string; rule: RateLimitRule }[], now?: number): void;
+  check(keys: RateLimitKeys, now?: number): Promise<void>;
   /**
    * How many attempts past the most used budget the next attempt is: 0 while every key is within its budget,
    * 1 for the first attempt after a budget is used up, and so on.
    */
-  excess(keys: { key: string; rule: RateLimitRule }[], now?: number): number;
-  /** Counts one failure against each key. */
-  hit(keys: { key: string; rule: RateLimitRule }[], now?: number): void;
+  excess(keys: RateLimitKeys, now?: number): Promise<number>;
+  /**
+   * Counts one failure against each key (one atomic statement per key, so parallel attempts on any nodes each see
+   * a distinct count) and returns the excess this attempt had before it was counted, and has now.
+   */
+  hit(keys: RateLimitKeys, now?: number): Promise<{ before: number; after: number }>;
   /** Takes back one hit (an attempt counted up front that turned out to succeed). */
-  undo(keys: { key: string; rule: RateLimitRule }[], now?: number): void;
+  undo(keys: RateLimitKeys, now?: number): Promise<void>;
   /** Forgets a key (e.g. the account after a successful sign-in). */
-  reset(key: string): void;
+  reset(key: string): Promise<void>;
   /** Drops windows that ended before `now`; returns how many rows went. */
-  prune(maxWindowMs: number, now?: number): number;
-}
-
-interface Row {
-  count: number;
-  window_start: number;
+  prune(maxWindowMs: number, now?: number): Promise<number>;
 }
 
 export function createRateLimiter(db: Db, message = 'too many attempts, try again later'): RateLimiter {
-  const get = db.prepare('SELECT count, window_start FROM rate_limits WHERE key = ?');
-  const upsert = db.prepare(
-    'INSERT INTO rate_limits (key, count, window_start) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET count = excluded.count, window_start = excluded.window_start',
-  );
-  const del = db.prepare('DELETE FROM rate_limits WHERE key = ?');
-  const dec = db.prepare('UPDATE rate_limits SET count = count - 1 WHERE key = ? AND count > 0 AND window_start > ?');
-  const prune = db.prepare('DELETE FROM rate_limits WHERE window_start < ?');
-
   return {
-    check(keys, now = Date.now()) {
+    async check(keys, now = Date.now()) {
       let retryAfterMs = 0;
       for (const { key, rule } of keys) {
-        const row = get.get(key) as Row | undefined;
-        if (!row || now - row.window_start >= rule.windowMs) continue;
-        if (row.count >= rule.limit) retryAfterMs = Math.max(retryAfterMs, row.window_start + rule.windowMs - now);
+        const w = await readCounter(db, key, rule.windowMs, now);
+        if (w.count >= rule.limit && w.count > 0) retryAfterMs = Math.max(retryAfterMs, w.windowStart + rule.windowMs - now);
       }
       if (retryAfterMs > 0) {
         throw new AppError('RATE_LIMITED', message, { retryAfterSeconds: Math.max(1, Math.ceil(retryAfterMs / 1000)) });
       }
     },
-    excess(keys, now = Date.now()) {
+    async excess(keys, now = Date.now()) {
       let over = 0;
       for (const { key, rule } of keys) {
-        const row = get.get(key) as Row | undefined;
-        if (row && now - row.window_start < rule.windowMs) over = Math.max(over, row.count - rule.limit + 1);
+        const w = await readCounter(db, key, rule.windowMs, now);
+        if (w.count > 0) over = Math.max(over, w.count - rule.limit + 1);
       }
       return over;
     },
-    hit(keys, now = Date.now()) {
-      transaction(db, () => {
-        for (const { key, rule } of keys) {
-          const row = get.get(key) as Row | undefined;
-          if (!row || now - row.window_start >= rule.windowMs) upsert.run(key, 1, now);
-          else upsert.run(key, row.count + 1, row.window_start);
-        }
-      });
+    async hit(keys, now = Date.now()) {
+      let before = 0;
+      let after = 0;
+      for (const { key, rule } of keys) {
+        const w = await hitCounter(db, key, rule.windowMs, now);
+        before = Math.max(before, w.count - rule.limit);
+        after = Math.max(after, w.count - rule.limit + 1);
+      }
+      return { before, after };
     },
-    undo(keys, now = Date.now()) {
-      for (const { key, rule } of keys) dec.run(key, now - rule.windowMs);
+    async undo(keys, now = Date.now()) {
+      for (const { key, rule } of keys) await undoHit(db, key, rule.windowMs, now);
     },
-    reset(key) {
-      del.run(key);
+    async reset(key) {
+      await resetCounter(db, key);
     },
-    prune(maxWindowMs, now = Date.now()) {
-      return Number(prune.run(now - maxWindowMs).changes);
-    },
+    prune: (maxWindowMs, now = Date.now()) => pruneCounters(db, maxWindowMs, now),
   };
 }
 
@@ -108,7 +98,8 @@ export interface DelaySlots {
 
 /**
  * In-process bound on attempts held back at once per key (address): a delay must not let one client park
- * an unbounded number of open requests on the server.
+ * an unbounded number of open requests on the server. Deliberately per node: what it protects is this
+ * process's open requests (sockets, memory), and N nodes hold N times as many, as they can.
  */
 export function createDelaySlots(perKey: number): DelaySlots {
   const held = new Map<string, number>();

@@ -66,12 +66,14 @@ export function registerContractRoutes(app: FastifyInstance, ctx: AppContext, ha
         }
         return handler(req, reply);
       },
-      onResponse: op.mutating
-        ? async (req, reply) => {
-            if (reply.statusCode === 501 || reply.statusCode === 403 && !req.user) return;
+      // Written before the answer leaves (onSend, not onResponse): a client that saw its change done can rely on the
+      // operation log holding it, on any node.
+      onSend: op.mutating
+        ? async (req, reply, payload) => {
+            if (reply.statusCode === 501 || (reply.statusCode === 403 && !req.user)) return payload;
             const obj = objectOf(req);
             try {
-              insertOpLog(ctx.db, {
+              await insertOpLog(ctx.db, {
                 userId: req.user?.userId ?? null,
                 userName: req.user?.userName ?? '',
                 opType: op.operationId,
@@ -87,6 +89,7 @@ export function registerContractRoutes(app: FastifyInstance, ctx: AppContext, ha
             } catch (err) {
               req.log.error({ err, traceId: req.traceId }, 'operation log write failed');
             }
+            return payload;
           }
         : undefined,
     });

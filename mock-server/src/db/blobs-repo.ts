@@ -1,9 +1,13 @@
 // Content-addressed blobs with reference counts. References are instance rows (live or in the recycle bin)
-// and history versions. A blob whose count reaches 0 is garbage: it is collected under a per-hash lock, so
-// an upload filing the same content at the same key can never race the deletion of the object.
-import type { Db } from './database.ts';
-import { transaction } from './database.ts';
+// and history versions. A blob whose count reaches 0 is garbage. Filing content and collecting garbage both lock
+// the blob's row first (lockBlobBySha, FOR UPDATE on PostgreSQL; SQLite's IMMEDIATE transaction serialises them
+// anyway), so on any number of nodes an upload can never reference an object whose deletion has begun: the
+// collector deletes the row before the object, and a filer that comes after finds no row and keeps its own key.
 import { randomBytes } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { Db } from './sql/tx.ts';
+import { forUpdate, transaction } from './sql/tx.ts';
+import type { BlobsTable } from './sql/schema.ts';
 
 export interface BlobRow {
   id: string;
@@ -15,28 +19,38 @@ export interface BlobRow {
   verified: boolean;
 }
 
-const COLS = 'id, sha256, size, bucket, object_key AS objectKey, ref_count AS refCount, verified';
+const COLS = ['id', 'sha256', 'size', 'bucket', 'object_key', 'ref_count', 'verified'] as const;
 
-function map(row: Record<string, unknown> | undefined): BlobRow | undefined {
-  if (!row) return undefined;
-  return { ...(row as unknown as BlobRow), verified: row.verified === 1 };
+function map(r: Pick<Selectable<BlobsTable>, (typeof COLS)[number]> | undefined): BlobRow | undefined {
+  if (!r) return undefined;
+  return { id: r.id, sha256: r.sha256, size: r.size, bucket: r.bucket, objectKey: r.object_key, refCount: r.ref_count, verified: r.verified === 1 };
 }
 
 export function newId(): string {
   return randomBytes(12).toString('base64url');
 }
 
-export function getBlob(db: Db, id: string): BlobRow | undefined {
-  return map(db.prepare(`SELECT ${COLS} FROM blobs WHERE id = ?`).get(id) as Record<string, unknown> | undefined);
+export async function getBlob(db: Db, id: string): Promise<BlobRow | undefined> {
+  return map(await db.selectFrom('blobs').select(COLS).where('id', '=', id).executeTakeFirst());
 }
 
-export function findBlobBySha(db: Db, sha256: string): BlobRow | undefined {
-  return map(db.prepare(`SELECT ${COLS} FROM blobs WHERE sha256 = ?`).get(sha256) as Record<string, unknown> | undefined);
+/** The blob, its row locked until the transaction `db` ends (filing a reference to it). */
+export async function lockBlob(db: Db, id: string): Promise<BlobRow | undefined> {
+  return map(await forUpdate(db, db.selectFrom('blobs').select(COLS).where('id', '=', id)).executeTakeFirst());
+}
+
+export async function findBlobBySha(db: Db, sha256: string): Promise<BlobRow | undefined> {
+  return map(await db.selectFrom('blobs').select(COLS).where('sha256', '=', sha256).executeTakeFirst());
+}
+
+/** The blob of this content, its row locked until the transaction `db` ends: filing or collecting it. */
+export async function lockBlobBySha(db: Db, sha256: string): Promise<BlobRow | undefined> {
+  return map(await forUpdate(db, db.selectFrom('blobs').select(COLS).where('sha256', '=', sha256)).executeTakeFirst());
 }
 
 /** A blob that may serve instant transfer: the server hashed its stored bytes itself, and it is not garbage. */
-export function findInstantBlob(db: Db, sha256: string, size: number): BlobRow | undefined {
-  const b = findBlobBySha(db, sha256);
+export async function findInstantBlob(db: Db, sha256: string, size: number): Promise<BlobRow | undefined> {
+  const b = await findBlobBySha(db, sha256);
   return b && b.verified && b.size === size && b.refCount > 0 ? b : undefined;
 }
 
@@ -48,60 +62,80 @@ export function findInstantBlob(db: Db, sha256: string, size: number): BlobRow |
  * space, live or in its recycle bin. Spaces the user may read (department, group, shared to them) go here too,
  * and only here.
  */
-export function findReachableBlob(db: Db, userId: string, sha256: string, size: number): BlobRow | undefined {
-  const b = findInstantBlob(db, sha256, size);
-  if (!b) return undefined;
-  const own = db.prepare("SELECT 1 FROM instances WHERE blob_id = ? AND space_kind = 'user' AND space_id = ? LIMIT 1").get(b.id, userId);
-  return own ? b : undefined;
+export async function findReachableBlob(db: Db, userId: string, sha256: string, size: number): Promise<BlobRow | undefined> {
+  const r = await db
+    .selectFrom('blobs as b')
+    .select(COLS.map((c) => `b.${c}` as const))
+    .where('b.sha256', '=', sha256)
+    .where('b.verified', '=', 1)
+    .where('b.size', '=', size)
+    .where('b.ref_count', '>', 0)
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('instances as i')
+          .select(sql<number>`1`.as('one'))
+          .whereRef('i.blob_id', '=', 'b.id')
+          .where('i.space_kind', '=', 'user')
+          .where('i.space_id', '=', userId),
+      ),
+    )
+    .executeTakeFirst();
+  return map(r);
 }
 
-/** Files a verified blob (the caller hashed the stored object) or marks an existing row verified; returns it. */
-export function upsertVerifiedBlob(db: Db, b: { sha256: string; size: number; bucket: string; objectKey: string }): BlobRow {
-  db.prepare(
-    `INSERT INTO blobs (id, sha256, size, bucket, object_key, ref_count, verified, created_at) VALUES (?, ?, ?, ?, ?, 0, 1, ?)
-     ON CONFLICT(sha256) DO UPDATE SET verified = 1`,
-  ).run(newId(), b.sha256, b.size, b.bucket, b.objectKey, Date.now());
-  return findBlobBySha(db, b.sha256)!;
+/**
+ * Files a verified blob (the caller hashed the stored object) or marks an existing row verified; returns the row as
+ * it is now: when another upload filed the same content first, its key (not `objectKey`) is the blob's.
+ */
+export async function upsertVerifiedBlob(db: Db, b: { sha256: string; size: number; bucket: string; objectKey: string }): Promise<BlobRow> {
+  const r = await db
+    .insertInto('blobs')
+    .values({ id: newId(), sha256: b.sha256, size: b.size, bucket: b.bucket, object_key: b.objectKey, ref_count: 0, verified: 1, created_at: Date.now() })
+    .onConflict((oc) => oc.column('sha256').doUpdateSet({ verified: 1 }))
+    .returning(COLS)
+    .executeTakeFirstOrThrow();
+  return map(r)!;
 }
 
-export function addBlobRefs(db: Db, blobId: string, n = 1): void {
+export async function addBlobRefs(db: Db, blobId: string, n = 1): Promise<void> {
   if (n === 0) return;
-  const r = db.prepare('UPDATE blobs SET ref_count = ref_count + ? WHERE id = ?').run(n, blobId);
-  if (r.changes !== 1) throw new Error(`blob ${blobId} is missing`);
+  const r = await db
+    .updateTable('blobs')
+    .set((eb) => ({ ref_count: eb('ref_count', '+', n) }))
+    .where('id', '=', blobId)
+    .executeTakeFirst();
+  if (r.numUpdatedRows !== 1n) throw new Error(`blob ${blobId} is missing`);
 }
 
 /** Drops references; returns the remaining count (0 = collect it after the transaction commits). */
-export function dropBlobRefs(db: Db, blobId: string, n = 1): number {
-  db.prepare('UPDATE blobs SET ref_count = MAX(0, ref_count - ?) WHERE id = ?').run(n, blobId);
-  return (db.prepare('SELECT ref_count AS c FROM blobs WHERE id = ?').get(blobId) as { c: number } | undefined)?.c ?? 0;
+export async function dropBlobRefs(db: Db, blobId: string, n = 1): Promise<number> {
+  const r = await db
+    .updateTable('blobs')
+    .set({ ref_count: sql<number>`case when ref_count < ${n} then 0 else ref_count - ${n} end` })
+    .where('id', '=', blobId)
+    .returning('ref_count')
+    .executeTakeFirst();
+  return r?.ref_count ?? 0;
 }
 
 /** How many rows really point at the blob (defence against a drifted counter). */
-export function countBlobReferences(db: Db, blobId: string): number {
-  const r = db
-    .prepare(
-      `SELECT (SELECT COUNT(*) FROM instances WHERE blob_id = ?) + (SELECT COUNT(*) FROM file_versions WHERE blob_id = ?) AS c`,
-    )
-    .get(blobId, blobId) as { c: number };
-  return r.c;
+export async function countBlobReferences(db: Db, blobId: string): Promise<number> {
+  const r = await db
+    .selectNoFrom((eb) => [
+      eb(
+        eb.selectFrom('instances').select((x) => x.fn.countAll<number>().as('n')).where('blob_id', '=', blobId),
+        '+',
+        eb.selectFrom('file_versions').select((x) => x.fn.countAll<number>().as('n')).where('blob_id', '=', blobId),
+      ).as('c'),
+    ])
+    .executeTakeFirstOrThrow();
+  return Number(r.c);
 }
 
-const locks = new Map<string, Promise<void>>();
-
-/** Serialises work on one content hash within this process (filing versus collecting the same key). */
-export async function withBlobLock<T>(sha256: string, fn: () => Promise<T>): Promise<T> {
-  const prev = locks.get(sha256) ?? Promise.resolve();
-  let release!: () => void;
-  const mine = new Promise<void>((r) => (release = r));
-  const chained = prev.then(() => mine);
-  locks.set(sha256, chained);
-  await prev;
-  try {
-    return await fn();
-  } finally {
-    release();
-    if (locks.get(sha256) === chained) locks.delete(sha256);
-  }
+/** True when some blob's content is stored at this key (a staging key that became a blob on save). */
+export async function isBlobKey(db: Db, objectKey: string): Promise<boolean> {
+  const r = await db.selectFrom('blobs').select('id').where('object_key', '=', objectKey).executeTakeFirst();
+  return r !== undefined;
 }
 
 export interface BlobStorage {
@@ -109,26 +143,25 @@ export interface BlobStorage {
 }
 
 /**
- * Removes an unreferenced blob: the row first (so nothing new can reference it), then the object.
- * Returns true when it was removed. A blob that gained references meanwhile is left alone.
+ * Removes an unreferenced blob: the row first, under its lock (so nothing new can reference it: a filer waiting for
+ * the lock then finds no row), then the object. Returns true when it was removed. A blob that gained references
+ * meanwhile is left alone.
  */
 export async function collectBlob(db: Db, store: BlobStorage, sha256: string): Promise<boolean> {
-  return withBlobLock(sha256, async () => {
-    const gone = transaction(db, () => {
-      const b = findBlobBySha(db, sha256);
-      if (!b || b.refCount > 0) return undefined;
-      const real = countBlobReferences(db, b.id);
-      if (real > 0) {
-        // The counter drifted; repair it instead of deleting content something still uses.
-        db.prepare('UPDATE blobs SET ref_count = ? WHERE id = ?').run(real, b.id);
-        return undefined;
-      }
-      db.prepare('DELETE FROM proof_challenges WHERE blob_id = ?').run(b.id);
-      db.prepare('DELETE FROM blobs WHERE id = ?').run(b.id);
-      return b;
-    });
-    if (!gone) return false;
-    await store.deleteObject(gone.objectKey);
-    return true;
+  const gone = await transaction(db, async (trx) => {
+    const b = await lockBlobBySha(trx, sha256);
+    if (!b || b.refCount > 0) return undefined;
+    const real = await countBlobReferences(trx, b.id);
+    if (real > 0) {
+      // The counter drifted; repair it instead of deleting content something still uses.
+      await trx.updateTable('blobs').set({ ref_count: real }).where('id', '=', b.id).execute();
+      return undefined;
+    }
+    await trx.deleteFrom('proof_challenges').where('blob_id', '=', b.id).execute();
+    await trx.deleteFrom('blobs').where('id', '=', b.id).where('ref_count', '=', 0).execute();
+    return b;
   });
+  if (!gone) return false;
+  await store.deleteObject(gone.objectKey);
+  return true;
 }

@@ -1,11 +1,25 @@
 // Files and folders. Library roots are created lazily per space and library; every folder keeps names unique
-// case-insensitively among its live entries; listing seeks by keyset so deep pages cost what page 1 costs;
-// deletion moves a subtree to the recycle bin (nothing vanishes); copies share blobs and are charged.
+// case-insensitively among its live entries (the unique index instances_unique_name, whatever the database);
+// listing seeks by keyset so deep pages cost what page 1 costs, and its total comes from the folder's own child
+// counts, never from counting its rows; deletion moves a subtree to the recycle bin (nothing vanishes); copies
+// share blobs and are charged.
+//
+// Child counts (child_folders, child_files: the live children of a folder) are changed in the transaction of
+// every change, and a change to a folder's children updates that folder's row first: on PostgreSQL this locks it,
+// so concurrent changes of one folder's children queue there and each sees the names the others filed (a "name
+// (1).ext" picked by one is never picked again by another). Rows are locked in one order everywhere: the space
+// row (quota) before folder rows, and folder rows in id order, so two transactions never wait for each other.
+//
+// Subtrees and ancestors are read with one recursive query each, never one query per row or level: on PostgreSQL
+// every query is a network round trip.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Db } from './database.ts';
-import { transaction } from './database.ts';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import type { Db } from './sql/tx.ts';
+import { atomically, dialectOf } from './sql/tx.ts';
+import { asNameExists } from './sql/errors.ts';
+import type { Schema } from './sql/schema.ts';
 import { AppError } from '../http/errors.ts';
-import { addBlobRefs, newId } from './blobs-repo.ts';
+import { newId } from './blobs-repo.ts';
 import { addUsage, assertFits, type Space, type SpaceKind } from './quota.ts';
 import { extensionOf, fileTypeOf, filterCategory, nameKey, numberedName } from '../files/names.ts';
 
@@ -33,22 +47,113 @@ export interface InstanceRow {
   deletedAt: number | null;
   recycleId: string | null;
   sha256: string | null;
+  /** Where the content is stored and its size (from the blob row; null when the file has no content). */
+  objectKey: string | null;
+  blobSize: number | null;
+  /** Live child folders and files (folders only; 0 for files). */
+  childFolders: number;
+  childFiles: number;
 }
 
-const SELECT = `SELECT i.id, i.lib_code AS libCode, i.instance_type AS instanceType, i.space_kind AS spaceKind, i.space_id AS spaceId,
-  i.parent_id AS parentId, i.name, i.name_key AS nameKey, i.is_folder AS isFolder, i.size, i.ext, i.file_type AS fileType,
-  i.filter_cat AS filterCat, i.blob_id AS blobId, i.version, i.remark, i.created_by AS createdBy,
-  COALESCE(u.user_name, '') AS createdByName, i.created_at AS createdAt, i.updated_at AS updatedAt,
-  i.deleted_at AS deletedAt, i.recycle_id AS recycleId, b.sha256 AS sha256
-  FROM instances i LEFT JOIN users u ON u.id = i.created_by LEFT JOIN blobs b ON b.id = i.blob_id`;
-
-function mapRow(r: Record<string, unknown>): InstanceRow {
-  return { ...(r as unknown as InstanceRow), isFolder: r.isFolder === 1 };
+/** An instance row as the queries below select it (snake_case: PostgreSQL folds unquoted aliases to lower case). */
+interface RawRow {
+  id: string;
+  lib_code: string;
+  instance_type: string;
+  space_kind: SpaceKind;
+  space_id: string;
+  parent_id: string | null;
+  name: string;
+  name_key: string;
+  is_folder: number;
+  size: number;
+  ext: string;
+  file_type: string;
+  filter_cat: number;
+  blob_id: string | null;
+  version: number;
+  remark: string;
+  created_by: string;
+  created_by_name: string | null;
+  created_at: number;
+  updated_at: number;
+  deleted_at: number | null;
+  recycle_id: string | null;
+  sha256: string | null;
+  object_key: string | null;
+  blob_size: number | null;
+  child_folders: number;
+  child_files: number;
 }
 
-export function getInstanceRow(db: Db, id: string): InstanceRow | undefined {
-  const r = db.prepare(`${SELECT} WHERE i.id = ?`).get(id) as Record<string, unknown> | undefined;
-  return r ? mapRow(r) : undefined;
+const INSTANCE_COLUMNS = [
+  'id', 'lib_code', 'instance_type', 'space_kind', 'space_id', 'parent_id', 'name', 'name_key', 'is_folder', 'size', 'ext', 'file_type',
+  'filter_cat', 'blob_id', 'version', 'remark', 'created_by', 'created_at', 'updated_at', 'deleted_at', 'recycle_id', 'child_folders',
+  'child_files',
+] as const;
+
+/** The select list of a row, for raw queries over `instances i LEFT JOIN users u LEFT JOIN blobs b`. */
+const ROW_SQL = sql.raw(`${INSTANCE_COLUMNS.map((c) => `i.${c}`).join(', ')}, u.user_name as created_by_name, b.sha256, b.object_key, b.size as blob_size`);
+const ROW_JOINS = sql.raw('left join users u on u.id = i.created_by left join blobs b on b.id = i.blob_id');
+
+function mapRow(r: RawRow): InstanceRow {
+  return {
+    id: r.id,
+    libCode: r.lib_code,
+    instanceType: r.instance_type,
+    spaceKind: r.space_kind,
+    spaceId: r.space_id,
+    parentId: r.parent_id,
+    name: r.name,
+    nameKey: r.name_key,
+    isFolder: r.is_folder === 1,
+    size: r.size,
+    ext: r.ext,
+    fileType: r.file_type,
+    filterCat: r.filter_cat,
+    blobId: r.blob_id,
+    version: r.version,
+    remark: r.remark,
+    createdBy: r.created_by,
+    createdByName: r.created_by_name ?? '',
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    deletedAt: r.deleted_at,
+    recycleId: r.recycle_id,
+    sha256: r.sha256,
+    objectKey: r.object_key,
+    blobSize: r.blob_size,
+    childFolders: r.child_folders,
+    childFiles: r.child_files,
+  };
+}
+
+/**
+ * Instance rows with their creator's name and content (the builder queries start here). The extras are scalar
+ * subqueries on primary keys rather than joins, so a query's ORDER BY and LIMIT apply to the instances index scan
+ * itself on both databases: a page reads its 51 index entries whatever the planner estimates.
+ */
+function rows(db: Db) {
+  return db
+    .selectFrom('instances as i')
+    .select(INSTANCE_COLUMNS.map((c) => `i.${c}` as const))
+    .select((eb) => [
+      eb.selectFrom('users as u').select('u.user_name').whereRef('u.id', '=', 'i.created_by').as('created_by_name'),
+      eb.selectFrom('blobs as b').select('b.sha256').whereRef('b.id', '=', 'i.blob_id').as('sha256'),
+      eb.selectFrom('blobs as b').select('b.object_key').whereRef('b.id', '=', 'i.blob_id').as('object_key'),
+      eb.selectFrom('blobs as b').select('b.size').whereRef('b.id', '=', 'i.blob_id').as('blob_size'),
+    ]);
+}
+
+type RowQuery = ReturnType<typeof rows>;
+
+async function many(q: RowQuery): Promise<InstanceRow[]> {
+  return (await q.execute()).map((r) => mapRow(r as RawRow));
+}
+
+export async function getInstanceRow(db: Db, id: string): Promise<InstanceRow | undefined> {
+  const r = await rows(db).where('i.id', '=', id).executeTakeFirst();
+  return r ? mapRow(r as RawRow) : undefined;
 }
 
 /** The rows of these ids in any state (live or recycled), in one query; ids with no row are left out. */
@@ -59,8 +164,8 @@ export function getInstanceRows(db: Db, ids: readonly string[]): InstanceRow[] {
 }
 
 /** A live (not recycled) instance, or NOT_FOUND. */
-export function getLive(db: Db, id: string): InstanceRow {
-  const row = getInstanceRow(db, id);
+export async function getLive(db: Db, id: string): Promise<InstanceRow> {
+  const row = await getInstanceRow(db, id);
   if (!row || row.deletedAt !== null) throw new AppError('NOT_FOUND', 'no such file or folder');
   return row;
 }
@@ -72,71 +177,135 @@ export function spaceOf(row: Pick<InstanceRow, 'spaceKind' | 'spaceId'>): Space 
 const ROOT_NAMES: Record<SpaceKind, string> = { user: 'Personal File', group: 'Group File', dept: 'Department File' };
 const INSTANCE_TYPE: Record<SpaceKind, string> = { user: '1', group: '2', dept: '3' };
 
-/** The library root of a space, created on first use. */
-export function getOrCreateRoot(db: Db, space: Space, libCode: string, createdBy: string): InstanceRow {
-  const find = () =>
-    db.prepare('SELECT id FROM instances WHERE space_kind = ? AND space_id = ? AND lib_code = ? AND parent_id IS NULL').get(
-      space.kind,
-      space.id,
-      libCode,
-    ) as { id: string } | undefined;
-  let found = find();
-  if (!found) {
-    transaction(db, () => {
-      if (find()) return;
-      const now = Date.now();
-      db.prepare(
-        `INSERT INTO instances (id, lib_code, instance_type, space_kind, space_id, parent_id, name, name_key, is_folder, file_type,
-          filter_cat, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, NULL, ?, ?, 1, 'Folder', 1, ?, ?, ?)`,
-      ).run(newId(), libCode, INSTANCE_TYPE[space.kind], space.kind, space.id, ROOT_NAMES[space.kind], nameKey(ROOT_NAMES[space.kind]), createdBy, now, now);
-    });
-    found = find()!;
-  }
-  return getInstanceRow(db, found.id)!;
+async function findRoot(db: Db, space: Space, libCode: string): Promise<InstanceRow | undefined> {
+  const r = await rows(db)
+    .where('i.space_kind', '=', space.kind)
+    .where('i.space_id', '=', space.id)
+    .where('i.lib_code', '=', libCode)
+    .where('i.parent_id', 'is', null)
+    .executeTakeFirst();
+  return r ? mapRow(r as RawRow) : undefined;
 }
 
-/** Ancestors from the library root down to the parent of `id` (excluding `id`). */
-export function ancestorsOf(db: Db, id: string): InstanceRow[] {
-  const rows = db
-    .prepare(
-      `WITH RECURSIVE up(id, parent_id, depth) AS (
-         SELECT id, parent_id, 0 FROM instances WHERE id = ?
-         UNION ALL SELECT i.id, i.parent_id, up.depth + 1 FROM instances i JOIN up ON i.id = up.parent_id WHERE up.depth < 10000)
-       SELECT id FROM up WHERE depth > 0 ORDER BY depth DESC`,
+/** The library root of a space, created on first use (once, whichever node gets there first: a unique index). */
+export async function getOrCreateRoot(db: Db, space: Space, libCode: string, createdBy: string): Promise<InstanceRow> {
+  const found = await findRoot(db, space, libCode);
+  if (found) return found;
+  const now = Date.now();
+  await db
+    .insertInto('instances')
+    .values({
+      id: newId(),
+      lib_code: libCode,
+      instance_type: INSTANCE_TYPE[space.kind],
+      space_kind: space.kind,
+      space_id: space.id,
+      parent_id: null,
+      name: ROOT_NAMES[space.kind],
+      name_key: nameKey(ROOT_NAMES[space.kind]),
+      is_folder: 1,
+      file_type: 'Folder',
+      filter_cat: 1,
+      created_by: createdBy,
+      created_at: now,
+      updated_at: now,
+    })
+    // The conflict target is the partial unique index instances_one_root.
+    .onConflict((oc) => oc.columns(['space_kind', 'space_id', 'lib_code']).where('parent_id', 'is', null).doNothing())
+    .execute();
+  const root = await findRoot(db, space, libCode);
+  if (!root) throw new Error('the library root vanished right after it was created');
+  return root;
+}
+
+/** Recursion guard for the tree queries: no real tree is this deep, a corrupted one (a cycle) must not hang. */
+const MAX_DEPTH = 10000;
+
+/** Ancestors from the library root down to the parent of `id` (excluding `id`), in one query. */
+export async function ancestorsOf(db: Db, id: string): Promise<InstanceRow[]> {
+  const r = await sql<RawRow>`
+    with recursive up(id, parent_id, depth) as (
+      select id, parent_id, 0 from instances where id = ${id}
+      union all
+      select p.id, p.parent_id, up.depth + 1 from instances p join up on p.id = up.parent_id where up.depth < ${MAX_DEPTH}
     )
-    .all(id) as { id: string }[];
-  return rows.map((r) => getInstanceRow(db, r.id)!);
+    select ${ROW_SQL} from up join instances i on i.id = up.id ${ROW_JOINS}
+    where up.depth > 0 order by up.depth desc`.execute(db);
+  return r.rows.map(mapRow);
 }
 
-/** True when `candidate` is `id` itself or lies anywhere below it. */
-export function isSelfOrDescendant(db: Db, id: string, candidate: string): boolean {
+/** True when `candidate` is `id` itself or lies anywhere below it (one query). */
+export async function isSelfOrDescendant(db: Db, id: string, candidate: string): Promise<boolean> {
   if (id === candidate) return true;
-  return ancestorsOf(db, candidate).some((a) => a.id === id);
+  const r = await sql<{ hit: number }>`
+    with recursive up(id, parent_id, depth) as (
+      select id, parent_id, 0 from instances where id = ${candidate}
+      union all
+      select p.id, p.parent_id, up.depth + 1 from instances p join up on p.id = up.parent_id where up.depth < ${MAX_DEPTH}
+    )
+    select 1 as hit from up where id = ${id} and depth > 0`.execute(db);
+  return r.rows.length > 0;
 }
 
-export function nameTaken(db: Db, parentId: string, name: string): { id: string; isFolder: boolean } | undefined {
-  const r = db
-    .prepare('SELECT id, is_folder AS f FROM instances WHERE parent_id = ? AND name_key = ? AND deleted_at IS NULL')
-    .get(parentId, nameKey(name)) as { id: string; f: number } | undefined;
-  return r ? { id: r.id, isFolder: r.f === 1 } : undefined;
+export async function nameTaken(db: Db, parentId: string, name: string): Promise<{ id: string; isFolder: boolean } | undefined> {
+  const r = await db
+    .selectFrom('instances')
+    .select(['id', 'is_folder'])
+    .where('parent_id', '=', parentId)
+    .where('name_key', '=', nameKey(name))
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+  return r ? { id: r.id, isFolder: r.is_folder === 1 } : undefined;
 }
 
-/** The name itself when free, else the first free "name (n).ext". */
-export function freeName(db: Db, parentId: string, name: string, isFolder: boolean): string {
-  if (!nameTaken(db, parentId, name)) return name;
+/**
+ * The name itself when free, else the first free "name (n).ext". The names of that pattern already taken are
+ * read in one query rather than one query per candidate; the pick is then checked (a shortened long name may fall
+ * outside the pattern).
+ */
+export async function freeName(db: Db, parentId: string, name: string, isFolder: boolean): Promise<string> {
+  if (!(await nameTaken(db, parentId, name))) return name;
+  const probe = numberedName(name, 1, isFolder);
+  const at = probe.lastIndexOf(' (1)');
+  const pattern = `${escapeLike(nameKey(probe.slice(0, at)))} (%)${escapeLike(nameKey(probe.slice(at + 4)))}`;
+  const taken = new Set(
+    (
+      await db
+        .selectFrom('instances')
+        .select('name_key')
+        .where('parent_id', '=', parentId)
+        .where('deleted_at', 'is', null)
+        .where(sql<boolean>`name_key like ${pattern} escape '\\'`)
+        .execute()
+    ).map((r) => r.name_key),
+  );
   for (let n = 1; n < 100000; n++) {
     const candidate = numberedName(name, n, isFolder);
-    if (!nameTaken(db, parentId, candidate)) return candidate;
+    if (taken.has(nameKey(candidate))) continue;
+    if (!(await nameTaken(db, parentId, candidate))) return candidate;
+    taken.add(nameKey(candidate));
   }
   throw new AppError('CONFLICT', 'no free name left for this entry');
 }
 
-function isUniqueViolation(e: unknown): boolean {
-  return e instanceof Error && /UNIQUE constraint failed: instances/.test(e.message);
-}
-
 function nameExists(name: string): AppError {
   return new AppError('NAME_EXISTS', `"${name}" already exists in this folder`, { fields: [{ field: 'instanceName', message: 'exists' }] });
+}
+
+function toNameExists(err: unknown, name: string): unknown {
+  return asNameExists(err, 'instance-name', `"${name}" already exists in this folder`, [{ field: 'instanceName', message: 'exists' }]);
+}
+
+/**
+ * Adds to a folder's child counts. Called before the change it counts, so on PostgreSQL the folder's row is locked
+ * for the rest of the transaction (see the file comment).
+ */
+async function countChildren(db: Db, folderId: string, folders: number, files: number): Promise<void> {
+  await db
+    .updateTable('instances')
+    .set((eb) => ({ child_folders: eb('child_folders', '+', folders), child_files: eb('child_files', '+', files) }))
+    .where('id', '=', folderId)
+    .execute();
 }
 
 export interface NewInstance {
@@ -147,48 +316,97 @@ export interface NewInstance {
   blobId?: string | null;
   createdBy: string;
   remark?: string;
+  /** When the name is taken: NAME_EXISTS (default), or the first free "name (n).ext". */
+  conflict?: ConflictPolicy;
 }
 
-/** Inserts one entry under a live folder; NAME_EXISTS when the name is taken. */
-export function insertInstance(db: Db, n: NewInstance): InstanceRow {
+/** Inserts one entry under a live folder; NAME_EXISTS when the name is taken (unless conflict 'rename'). */
+export async function insertInstance(db: Db, n: NewInstance): Promise<InstanceRow> {
   if (!n.parent.isFolder || n.parent.deletedAt !== null) throw new AppError('NOT_FOUND', 'the target folder does not exist');
-  const ext = n.isFolder ? '' : extensionOf(n.name);
-  const id = newId();
-  const now = Date.now();
-  try {
-    db.prepare(
-      `INSERT INTO instances (id, lib_code, instance_type, space_kind, space_id, parent_id, name, name_key, is_folder, size, ext,
-        file_type, filter_cat, blob_id, version, remark, created_by, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?, ?)`,
-    ).run(
-      id, n.parent.libCode, n.parent.instanceType, n.parent.spaceKind, n.parent.spaceId, n.parent.id, n.name, nameKey(n.name),
-      n.isFolder ? 1 : 0, n.size ?? 0, ext, fileTypeOf(n.isFolder, ext), filterCategory(n.isFolder, ext), n.blobId ?? null,
-      n.remark ?? '', n.createdBy, now, now,
-    );
-  } catch (e) {
-    if (isUniqueViolation(e)) throw nameExists(n.name);
-    throw e;
-  }
-  return getInstanceRow(db, id)!;
+  return atomically(db, async (trx) => {
+    await countChildren(trx, n.parent.id, n.isFolder ? 1 : 0, n.isFolder ? 0 : 1);
+    const name = n.conflict === 'rename' ? await freeName(trx, n.parent.id, n.name, n.isFolder) : n.name;
+    const ext = n.isFolder ? '' : extensionOf(name);
+    const id = newId();
+    const now = Date.now();
+    try {
+      await trx
+        .insertInto('instances')
+        .values({
+          id,
+          lib_code: n.parent.libCode,
+          instance_type: n.parent.instanceType,
+          space_kind: n.parent.spaceKind,
+          space_id: n.parent.spaceId,
+          parent_id: n.parent.id,
+          name,
+          name_key: nameKey(name),
+          is_folder: n.isFolder ? 1 : 0,
+          size: n.size ?? 0,
+          ext,
+          file_type: fileTypeOf(n.isFolder, ext),
+          filter_cat: filterCategory(n.isFolder, ext),
+          blob_id: n.blobId ?? null,
+          version: 1,
+          remark: n.remark ?? '',
+          created_by: n.createdBy,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+    } catch (e) {
+      throw toNameExists(e, name);
+    }
+    return (await getInstanceRow(trx, id))!;
+  });
 }
 
 /** Renames in place; the extension-derived categories follow the new name. */
-export function renameInstance(db: Db, row: InstanceRow, name: string): InstanceRow {
+export async function renameInstance(db: Db, row: InstanceRow, name: string): Promise<InstanceRow> {
   if (row.parentId === null) throw new AppError('FORBIDDEN', 'a library root cannot be renamed');
   const ext = row.isFolder ? '' : extensionOf(name);
   try {
-    db.prepare(
-      'UPDATE instances SET name = ?, name_key = ?, ext = ?, file_type = ?, filter_cat = ?, updated_at = ? WHERE id = ?',
-    ).run(name, nameKey(name), ext, fileTypeOf(row.isFolder, ext), filterCategory(row.isFolder, ext), Date.now(), row.id);
+    await db
+      .updateTable('instances')
+      .set({ name, name_key: nameKey(name), ext, file_type: fileTypeOf(row.isFolder, ext), filter_cat: filterCategory(row.isFolder, ext), updated_at: Date.now() })
+      .where('id', '=', row.id)
+      .execute();
   } catch (e) {
-    if (isUniqueViolation(e)) throw nameExists(name);
-    throw e;
+    throw toNameExists(e, name);
   }
-  return getInstanceRow(db, row.id)!;
+  return (await getInstanceRow(db, row.id))!;
 }
 
-export function setRemark(db: Db, id: string, remark: string): void {
-  db.prepare('UPDATE instances SET remark = ?, updated_at = ? WHERE id = ?').run(remark, Date.now(), id);
+export async function setRemark(db: Db, id: string, remark: string): Promise<void> {
+  await db.updateTable('instances').set({ remark, updated_at: Date.now() }).where('id', '=', id).execute();
+}
+
+/**
+ * Files new content into an existing file: its current content becomes a history version and the file moves to
+ * the next version number with the new blob and size. The caller holds the references and charges the bytes.
+ */
+export async function addVersion(db: Db, old: InstanceRow, blobId: string, size: number): Promise<InstanceRow> {
+  if (old.blobId) {
+    await db
+      .insertInto('file_versions')
+      .values({ id: newId(), instance_id: old.id, version: old.version, blob_id: old.blobId, size: old.size, created_by: old.createdBy, created_at: old.updatedAt })
+      .execute();
+  }
+  const ext = extensionOf(old.name);
+  await db
+    .updateTable('instances')
+    .set((eb) => ({
+      blob_id: blobId,
+      size,
+      version: eb('version', '+', 1),
+      ext,
+      file_type: fileTypeOf(false, ext),
+      filter_cat: filterCategory(false, ext),
+      updated_at: Date.now(),
+    }))
+    .where('id', '=', old.id)
+    .execute();
+  return (await getInstanceRow(db, old.id))!;
 }
 
 export type ConflictPolicy = 'rename' | 'fail';
@@ -197,129 +415,236 @@ function sameSpace(a: InstanceRow, b: InstanceRow): boolean {
   return a.spaceKind === b.spaceKind && a.spaceId === b.spaceId && a.libCode === b.libCode;
 }
 
+/** Locks folder rows in id order (PostgreSQL; SQLite serialises writers anyway), so lockers never deadlock. */
+export async function lockFolders(db: Db, ids: string[]): Promise<void> {
+  if (dialectOf(db) !== 'postgres') return;
+  await db.selectFrom('instances').select('id').where('id', 'in', [...new Set(ids)].sort()).orderBy('id').forUpdate().execute();
+}
+
 /** Moves one entry into a folder of the same space. */
-export function moveInstance(db: Db, id: string, targetId: string, conflict: ConflictPolicy): InstanceRow {
-  return transaction(db, () => {
-    const row = getLive(db, id);
-    const target = getLive(db, targetId);
+export async function moveInstance(db: Db, id: string, targetId: string, conflict: ConflictPolicy): Promise<InstanceRow> {
+  return atomically(db, async (trx) => {
+    const row = await getLive(trx, id);
+    const target = await getLive(trx, targetId);
     if (row.parentId === null) throw new AppError('FORBIDDEN', 'a library root cannot be moved');
     if (!target.isFolder) throw new AppError('CONFLICT', 'the target is not a folder');
     if (!sameSpace(row, target)) throw new AppError('CONFLICT', 'moving between spaces is not supported; copy instead');
-    if (row.isFolder && isSelfOrDescendant(db, row.id, target.id)) {
+    if (row.isFolder && (await isSelfOrDescendant(trx, row.id, target.id))) {
       throw new AppError('CONFLICT', 'a folder cannot be moved into itself or one of its sub-folders');
     }
     if (row.parentId === target.id) return row;
+    await lockFolders(trx, [row.parentId, target.id]);
     let name = row.name;
-    if (nameTaken(db, target.id, name)) {
+    if (await nameTaken(trx, target.id, name)) {
       if (conflict === 'fail') throw nameExists(name);
-      name = freeName(db, target.id, name, row.isFolder);
+      name = await freeName(trx, target.id, name, row.isFolder);
     }
-    db.prepare('UPDATE instances SET parent_id = ?, name = ?, name_key = ?, updated_at = ? WHERE id = ?').run(
-      target.id, name, nameKey(name), Date.now(), row.id,
-    );
-    return getInstanceRow(db, row.id)!;
+    const [folders, files] = row.isFolder ? [1, 0] : [0, 1];
+    await countChildren(trx, row.parentId, -folders, -files);
+    await countChildren(trx, target.id, folders, files);
+    try {
+      await trx
+        .updateTable('instances')
+        .set({ parent_id: target.id, name, name_key: nameKey(name), updated_at: Date.now() })
+        .where('id', '=', row.id)
+        .execute();
+    } catch (e) {
+      throw toNameExists(e, name);
+    }
+    return (await getInstanceRow(trx, row.id))!;
   });
 }
 
-/** Live entries of a subtree (the root included), parents before children. */
-export function liveSubtree(db: Db, id: string): { id: string; parentId: string | null; isFolder: boolean; size: number; blobId: string | null }[] {
-  return db
-    .prepare(
-      `WITH RECURSIVE sub(id, depth) AS (
-         SELECT id, 0 FROM instances WHERE id = ? AND deleted_at IS NULL
-         UNION ALL SELECT i.id, sub.depth + 1 FROM instances i JOIN sub ON i.parent_id = sub.id WHERE i.deleted_at IS NULL)
-       SELECT i.id, i.parent_id AS parentId, i.is_folder AS isFolder, i.size, i.blob_id AS blobId
-       FROM sub JOIN instances i ON i.id = sub.id ORDER BY sub.depth`,
-    )
-    .all(id)
-    .map((r) => {
-      const x = r as { id: string; parentId: string | null; isFolder: number; size: number; blobId: string | null };
-      return { ...x, isFolder: x.isFolder === 1 };
-    });
+export interface SubtreeEntry {
+  id: string;
+  parentId: string | null;
+  isFolder: boolean;
+  size: number;
+  blobId: string | null;
+  name: string;
+  remark: string;
+  childFolders: number;
+  childFiles: number;
 }
 
-export function subtreeStats(db: Db, id: string): { files: number; bytes: number } {
-  let files = 0;
-  let bytes = 0;
-  for (const e of liveSubtree(db, id)) {
-    if (!e.isFolder) {
-      files++;
-      bytes += e.size;
-    }
-  }
-  return { files, bytes };
+/** The live subtree of `id` as a recursive CTE named `sub(id, depth)` (the root included, at depth 0). */
+function liveSubtreeCte(id: string): RawBuilder<unknown> {
+  return sql`sub(id, depth) as (
+      select id, 0 from instances where id = ${id} and deleted_at is null
+      union all
+      select c.id, sub.depth + 1 from instances c join sub on c.parent_id = sub.id where c.deleted_at is null and sub.depth < ${MAX_DEPTH}
+    )`;
 }
+
+/** Live entries of a subtree (the root included), parents before children, in one query. */
+export async function liveSubtree(db: Db, id: string): Promise<SubtreeEntry[]> {
+  const r = await sql<{
+    id: string; parent_id: string | null; is_folder: number; size: number; blob_id: string | null; name: string; remark: string;
+    child_folders: number; child_files: number;
+  }>`
+    with recursive ${liveSubtreeCte(id)}
+    select i.id, i.parent_id, i.is_folder, i.size, i.blob_id, i.name, i.remark, i.child_folders, i.child_files
+    from sub join instances i on i.id = sub.id order by sub.depth`.execute(db);
+  return r.rows.map((x) => ({
+    id: x.id, parentId: x.parent_id, isFolder: x.is_folder === 1, size: x.size, blobId: x.blob_id, name: x.name, remark: x.remark,
+    childFolders: x.child_folders, childFiles: x.child_files,
+  }));
+}
+
+/** Files and bytes below (and including) `id`, counted in the database. */
+export async function subtreeStats(db: Db, id: string): Promise<{ files: number; bytes: number }> {
+  const r = await sql<{ files: number | null; bytes: number | null }>`
+    with recursive ${liveSubtreeCte(id)}
+    select sum(case when i.is_folder = 0 then 1 else 0 end) as files, sum(case when i.is_folder = 0 then i.size else 0 end) as bytes
+    from sub join instances i on i.id = sub.id`.execute(db);
+  const row = r.rows[0];
+  return { files: Number(row?.files ?? 0), bytes: Number(row?.bytes ?? 0) };
+}
+
+/** Rows per multi-row INSERT: 24 columns x 400 stays under SQLite's 32,766 bound parameters. */
+const INSERT_CHUNK = 400;
 
 /**
  * Copies one entry (a folder with everything below it) into a folder. No bytes move: every file copy
  * references the same blob. The bytes are charged to the target space in the same transaction as the check.
+ * The subtree is read in one query and written in multi-row statements, not row by row.
  */
-export function copyInstance(db: Db, id: string, targetId: string, conflict: ConflictPolicy, userId: string): InstanceRow {
-  return transaction(db, () => {
-    const row = getLive(db, id);
-    const target = getLive(db, targetId);
+export async function copyInstance(db: Db, id: string, targetId: string, conflict: ConflictPolicy, userId: string): Promise<InstanceRow> {
+  return atomically(db, async (trx) => {
+    const row = await getLive(trx, id);
+    const target = await getLive(trx, targetId);
     if (row.parentId === null) throw new AppError('FORBIDDEN', 'a library root cannot be copied');
     if (!target.isFolder) throw new AppError('CONFLICT', 'the target is not a folder');
-    if (row.isFolder && isSelfOrDescendant(db, row.id, target.id)) {
+    if (row.isFolder && (await isSelfOrDescendant(trx, row.id, target.id))) {
       throw new AppError('CONFLICT', 'a folder cannot be copied into itself or one of its sub-folders');
     }
-    const entries = liveSubtree(db, row.id);
+    const entries = await liveSubtree(trx, row.id);
     const bytes = entries.reduce((s, e) => s + (e.isFolder ? 0 : e.size), 0);
     const space = spaceOf(target);
-    assertFits(db, space, bytes);
+    // Space row first, then the target folder (the lock order of the file comment).
+    await assertFits(trx, space, bytes);
+    await countChildren(trx, target.id, row.isFolder ? 1 : 0, row.isFolder ? 0 : 1);
     let name = row.name;
-    if (nameTaken(db, target.id, name)) {
+    if (await nameTaken(trx, target.id, name)) {
       if (conflict === 'fail') throw nameExists(name);
-      name = freeName(db, target.id, name, row.isFolder);
+      name = await freeName(trx, target.id, name, row.isFolder);
     }
     const now = Date.now();
     const newIds = new Map<string, string>();
-    const insert = db.prepare(
-      `INSERT INTO instances (id, lib_code, instance_type, space_kind, space_id, parent_id, name, name_key, is_folder, size, ext,
-         file_type, filter_cat, blob_id, version, remark, created_by, created_at, updated_at)
-       SELECT ?, ?, ?, ?, ?, ?, ?, ?, is_folder, size, ext, file_type, filter_cat, blob_id, 1, remark, ?, ?, ? FROM instances WHERE id = ?`,
-    );
-    for (const e of entries) {
+    const values = entries.map((e) => {
       const nid = newId();
       newIds.set(e.id, nid);
       const isTop = e.id === row.id;
-      const parent = isTop ? target.id : newIds.get(e.parentId!)!;
-      const src = isTop ? undefined : (db.prepare('SELECT name FROM instances WHERE id = ?').get(e.id) as { name: string });
-      const n = isTop ? name : src!.name;
-      insert.run(nid, target.libCode, target.instanceType, target.spaceKind, target.spaceId, parent, n, nameKey(n), userId, now, now, e.id);
-      if (e.blobId) addBlobRefs(db, e.blobId, 1);
+      const n = isTop ? name : e.name;
+      const ext = e.isFolder ? '' : extensionOf(n);
+      return {
+        id: nid,
+        lib_code: target.libCode,
+        instance_type: target.instanceType,
+        space_kind: target.spaceKind,
+        space_id: target.spaceId,
+        parent_id: isTop ? target.id : newIds.get(e.parentId!)!,
+        name: n,
+        name_key: nameKey(n),
+        is_folder: e.isFolder ? (1 as const) : (0 as const),
+        size: e.size,
+        ext,
+        file_type: fileTypeOf(e.isFolder, ext),
+        filter_cat: filterCategory(e.isFolder, ext),
+        blob_id: e.blobId,
+        version: 1,
+        remark: e.remark,
+        created_by: userId,
+        created_at: now,
+        updated_at: now,
+        // The copy holds every live child of each folder, so it has the source's counts.
+        child_folders: e.childFolders,
+        child_files: e.childFiles,
+      };
+    });
+    try {
+      for (let i = 0; i < values.length; i += INSERT_CHUNK) await trx.insertInto('instances').values(values.slice(i, i + INSERT_CHUNK)).execute();
+    } catch (e) {
+      throw toNameExists(e, name);
     }
-    addUsage(db, space, bytes);
-    return getInstanceRow(db, newIds.get(row.id)!)!;
+    const refs = new Map<string, number>();
+    for (const e of entries) if (e.blobId) refs.set(e.blobId, (refs.get(e.blobId) ?? 0) + 1);
+    await addBlobRefsBulk(trx, refs);
+    await addUsage(trx, space, bytes);
+    return (await getInstanceRow(trx, newIds.get(row.id)!))!;
   });
+}
+
+/** Adds references to many blobs in few statements (a copied folder may hold thousands of files). */
+async function addBlobRefsBulk(db: Db, refs: Map<string, number>): Promise<void> {
+  const all = [...refs];
+  for (let i = 0; i < all.length; i += INSERT_CHUNK) {
+    const chunk = all.slice(i, i + INSERT_CHUNK);
+    const cases = sql.join(chunk.map(([id, n]) => sql`when ${id} then ${n}`), sql` `);
+    const r = await db
+      .updateTable('blobs')
+      .set({ ref_count: sql<number>`ref_count + case id ${cases} else 0 end` })
+      .where('id', 'in', chunk.map(([id]) => id))
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== chunk.length) throw new Error('a blob referenced by a copied file is missing');
+  }
 }
 
 /**
  * Moves an entry with its subtree to the recycle bin: one recycle entry for the top, every live row below
- * marked with it. The bytes keep counting (and the blobs stay referenced) until the bin is emptied.
+ * marked with it (one statement). The bytes keep counting (and the blobs stay referenced) until the bin is
+ * emptied. Folders in the bin have no live children, so their counts go to 0 (a restore recounts them).
  */
-export function deleteToRecycle(db: Db, id: string, userId: string): { recycleId: string; bytes: number } {
-  return transaction(db, () => {
-    const row = getLive(db, id);
+export async function deleteToRecycle(db: Db, id: string, userId: string): Promise<{ recycleId: string; bytes: number }> {
+  return atomically(db, async (trx) => {
+    const row = await getLive(trx, id);
     if (row.parentId === null) throw new AppError('FORBIDDEN', 'a library root cannot be deleted');
-    const entries = liveSubtree(db, row.id);
-    const bytes = entries.reduce((s, e) => s + (e.isFolder ? 0 : e.size), 0);
+    await countChildren(trx, row.parentId, row.isFolder ? -1 : 0, row.isFolder ? 0 : -1);
+    const { bytes } = await subtreeStats(trx, row.id);
     const recycleId = newId();
     const now = Date.now();
-    db.prepare(
-      `INSERT INTO recycle_entries (id, space_kind, space_id, instance_id, original_parent_id, level, deleted_by, deleted_at, total_bytes)
-       VALUES (?, ?, ?, ?, ?, 1, ?, ?, ?)`,
-    ).run(recycleId, row.spaceKind, row.spaceId, row.id, row.parentId, userId, now, bytes);
-    const mark = db.prepare('UPDATE instances SET deleted_at = ?, recycle_id = ? WHERE id = ? AND deleted_at IS NULL');
-    for (const e of entries) mark.run(now, recycleId, e.id);
+    await trx
+      .insertInto('recycle_entries')
+      .values({
+        id: recycleId,
+        space_kind: row.spaceKind,
+        space_id: row.spaceId,
+        instance_id: row.id,
+        original_parent_id: row.parentId,
+        level: 1,
+        deleted_by: userId,
+        deleted_at: now,
+        total_bytes: bytes,
+      })
+      .execute();
+    await sql`
+      with recursive ${liveSubtreeCte(row.id)}
+      update instances set deleted_at = ${now}, recycle_id = ${recycleId} where id in (select id from sub)`.execute(trx);
+    await trx.updateTable('instances').set({ child_folders: 0, child_files: 0 }).where('recycle_id', '=', recycleId).where('is_folder', '=', 1).execute();
     return { recycleId, bytes };
   });
+}
+
+/**
+ * Sets the child counts of these folders from their rows (restoring from the recycle bin, repairs); returns the
+ * folders whose stored counts were wrong. One statement.
+ */
+export async function recountChildren(db: Db, folderIds: string[]): Promise<number> {
+  if (folderIds.length === 0) return 0;
+  const r = await sql`
+    update instances set
+      child_folders = (select count(*) from instances c where c.parent_id = instances.id and c.deleted_at is null and c.is_folder = 1),
+      child_files = (select count(*) from instances c where c.parent_id = instances.id and c.deleted_at is null and c.is_folder = 0)
+    where id in (${sql.join(folderIds)}) and is_folder = 1 and (
+      child_folders <> (select count(*) from instances c where c.parent_id = instances.id and c.deleted_at is null and c.is_folder = 1) or
+      child_files <> (select count(*) from instances c where c.parent_id = instances.id and c.deleted_at is null and c.is_folder = 0))`.execute(db);
+  return Number(r.numAffectedRows ?? 0n);
 }
 
 // ---- listing -------------------------------------------------------------------------------------------
 
 export type SortField = 'instanceName' | 'fSize' | 'createTime' | 'updateTime';
-const SORT_COLUMN: Record<SortField, string> = { instanceName: 'name_key', fSize: 'size', createTime: 'created_at', updateTime: 'updated_at' };
+const SORT_COLUMN = { instanceName: 'name_key', fSize: 'size', createTime: 'created_at', updateTime: 'updated_at' } as const;
 
 export interface ListQuery {
   parentId: string;
@@ -352,10 +677,14 @@ function mac(secret: Buffer, context: string, payload: string): Buffer {
   return createHmac('sha256', secret).update(context).update('\n').update(payload).digest().subarray(0, 16);
 }
 
+function sortValue(q: Pick<ListQuery, 'sortField'>, row: InstanceRow): string | number {
+  const col = SORT_COLUMN[q.sortField];
+  return col === 'name_key' ? row.nameKey : col === 'size' ? row.size : col === 'created_at' ? row.createdAt : row.updatedAt;
+}
+
 /** Opaque cursor: the last row's position, signed together with the query it belongs to. */
 export function encodeCursor(secret: Buffer, q: ListQuery, row: InstanceRow): string {
-  const col = SORT_COLUMN[q.sortField];
-  const value = col === 'name_key' ? row.nameKey : col === 'size' ? row.size : col === 'created_at' ? row.createdAt : row.updatedAt;
+  const value = sortValue(q, row);
   // Long names would overflow the 1024-character cursor: those positions are looked up by id instead.
   const pos: Position | { b: 0 | 1; r: string } =
     typeof value === 'string' && value.length > 150 ? { b: row.isFolder ? 1 : 0, r: row.id } : { b: row.isFolder ? 1 : 0, v: value, i: row.id };
@@ -363,7 +692,7 @@ export function encodeCursor(secret: Buffer, q: ListQuery, row: InstanceRow): st
   return `${payload}.${mac(secret, contextOf(q), payload).toString('base64url')}`;
 }
 
-function decodeCursor(db: Db, secret: Buffer, q: ListQuery, cursor: string): Position {
+async function decodeCursor(db: Db, secret: Buffer, q: ListQuery, cursor: string): Promise<Position> {
   const bad = () => new AppError('BAD_REQUEST', 'the cursor is invalid or belongs to another listing; start from page 1');
   const [payload, sig] = cursor.split('.');
   if (!payload || !sig) throw bad();
@@ -372,10 +701,9 @@ function decodeCursor(db: Db, secret: Buffer, q: ListQuery, cursor: string): Pos
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw bad();
   const pos = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { b: 0 | 1; v?: string | number; i?: string; r?: string };
   if (pos.r !== undefined) {
-    const col = SORT_COLUMN[q.sortField];
-    const r = db.prepare(`SELECT ${col} AS v, id FROM instances WHERE id = ?`).get(pos.r) as { v: string | number; id: string } | undefined;
+    const r = await getInstanceRow(db, pos.r);
     if (!r) throw new AppError('CONFLICT', 'the listing changed under the cursor; start from page 1');
-    return { b: pos.b, v: r.v, i: r.id };
+    return { b: pos.b, v: sortValue(q, r), i: r.id };
   }
   if (pos.v === undefined || pos.i === undefined) throw bad();
   return { b: pos.b, v: pos.v, i: pos.i };
@@ -385,122 +713,167 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => '\\' + c);
 }
 
-/** Filters shared by the count and the page queries of one segment. */
-function segmentWhere(q: ListQuery, isFolder: 0 | 1): { sql: string; args: (string | number)[] } | null {
+/** Whether a segment (1 folders, 0 files) can hold rows matching the filter at all. */
+function segmentApplies(q: ListQuery, isFolder: 0 | 1): boolean {
   const f = q.fileFilter;
-  if (f !== undefined && ((f === 1 && isFolder === 0) || (f !== 1 && isFolder === 1))) return null;
-  let sql = 'i.parent_id = ? AND i.deleted_at IS NULL AND i.is_folder = ?';
-  const args: (string | number)[] = [q.parentId, isFolder];
-  if (f !== undefined && f !== 1) {
-    sql += ' AND i.filter_cat = ?';
-    args.push(f);
-  }
-  if (q.keyword) {
-    sql += " AND i.name_key LIKE ? ESCAPE '\\'";
-    args.push(`%${escapeLike(nameKey(q.keyword))}%`);
-  }
-  return { sql, args };
+  return !(f !== undefined && ((f === 1 && isFolder === 0) || (f !== 1 && isFolder === 1)));
 }
 
-function segmentCount(db: Db, q: ListQuery, seg: 0 | 1): number {
-  const w = segmentWhere(q, seg);
-  if (!w) return 0;
-  return (db.prepare(`SELECT COUNT(*) AS c FROM instances i WHERE ${w.sql}`).get(...w.args) as { c: number }).c;
+/** The filters of one segment, shared by its page query and (for searches only) its count. */
+function filtered<Q extends SelectQueryBuilder<Schema & { i: Schema['instances'] }, 'i', any>>(qb: Q, q: ListQuery, isFolder: 0 | 1): Q {
+  let out = qb.where('i.parent_id', '=', q.parentId).where('i.deleted_at', 'is', null).where('i.is_folder', '=', isFolder) as Q;
+  if (q.fileFilter !== undefined && q.fileFilter !== 1) out = out.where('i.filter_cat', '=', q.fileFilter) as Q;
+  if (q.keyword) out = out.where(sql<boolean>`i.name_key like ${`%${escapeLike(nameKey(q.keyword))}%`} escape '\\'`) as Q;
+  return out;
 }
 
-export function countChildren(db: Db, q: ListQuery): number {
-  return segmentCount(db, q, 1) + segmentCount(db, q, 0);
+/** True when the listing is the whole folder (or all its folders), so its child counts give the total. */
+function countsSuffice(q: ListQuery): boolean {
+  return !q.keyword && (q.fileFilter === undefined || q.fileFilter === 1);
 }
 
-/** The SQL of one page segment; exported so tests can EXPLAIN it. */
-export function segmentQuery(q: ListQuery, seg: 0 | 1, after: Position | undefined, limit: number, offset: number) {
-  const w = segmentWhere(q, seg);
-  if (!w) return null;
-  const col = `i.${SORT_COLUMN[q.sortField]}`;
-  const dir = q.sortOrder === 'desc' ? 'DESC' : 'ASC';
-  let sql = w.sql;
-  const args = [...w.args];
-  if (after) {
-    sql += ` AND (${col}, i.id) ${dir === 'ASC' ? '>' : '<'} (?, ?)`;
-    args.push(after.v, after.i);
-  }
-  return {
-    sql: `${SELECT} WHERE ${sql} ORDER BY ${col} ${dir}, i.id ${dir} LIMIT ? OFFSET ?`,
-    args: [...args, limit, offset],
-  };
+async function segmentCount(db: Db, q: ListQuery, seg: 0 | 1): Promise<number> {
+  if (!segmentApplies(q, seg)) return 0;
+  const r = await filtered(db.selectFrom('instances as i').select((eb) => eb.fn.countAll<number>().as('c')), q, seg).executeTakeFirstOrThrow();
+  return Number(r.c);
+}
+
+/** The query of one page segment: filters, keyset position, order and limit; exported so tests can EXPLAIN it. */
+export function segmentQuery(db: Db, q: ListQuery, seg: 0 | 1, after: Position | undefined, limit: number, offset: number): RowQuery | null {
+  if (!segmentApplies(q, seg)) return null;
+  const col = `i.${SORT_COLUMN[q.sortField]}` as const;
+  const dir = q.sortOrder === 'desc' ? 'desc' : 'asc';
+  let qb = filtered(rows(db), q, seg);
+  if (after) qb = qb.where((eb) => eb(eb.refTuple(col, 'i.id'), dir === 'asc' ? '>' : '<', eb.tuple(after.v as never, after.i)));
+  qb = qb.orderBy(col, dir).orderBy('i.id', dir).limit(limit);
+  if (offset > 0) qb = qb.offset(offset);
+  return qb;
 }
 
 /**
  * One page of a folder: folders first, then files, each ordered by the sort column with the id as
- * tie-breaker. With a cursor each segment seeks through its index; without one pageNo is an offset.
+ * tie-breaker. With a cursor each segment seeks through its index; without one pageNo is an offset. The total is
+ * the folder's child counts; only a search (keyword, or a file category) counts its matches.
  */
-export function listChildren(db: Db, secret: Buffer, q: ListQuery): ListResult {
+export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, q: ListQuery): Promise<ListResult> {
   const want = q.pageSize + 1;
-  const rows: InstanceRow[] = [];
-  const after: Position | undefined = q.cursor ? decodeCursor(db, secret, q, q.cursor) : undefined;
+  const out: InstanceRow[] = [];
+  const after: Position | undefined = q.cursor ? await decodeCursor(db, secret, q, q.cursor) : undefined;
+  const whole = countsSuffice(q);
+  let folderCount: number | undefined = whole ? folder.childFolders : undefined;
   let offset = after ? 0 : (q.pageNo - 1) * q.pageSize;
   for (const seg of [1, 0] as const) {
-    if (rows.length >= want) break;
+    if (out.length >= want) break;
     if (after && seg === 1 && after.b === 0) continue; // the cursor is already in the files segment
     const segAfter = after && after.b === seg ? after : undefined;
     if (!segAfter && offset > 0 && seg === 1) {
-      const folders = segmentCount(db, q, 1);
-      if (offset >= folders) {
-        offset -= folders;
+      folderCount ??= await segmentCount(db, q, 1);
+      if (offset >= folderCount) {
+        offset -= folderCount;
         continue;
       }
     }
-    const sq = segmentQuery(q, seg, segAfter, want - rows.length, segAfter ? 0 : offset);
+    const sq = segmentQuery(db, q, seg, segAfter, want - out.length, segAfter ? 0 : offset);
     if (!sq) continue;
     offset = 0;
-    for (const r of db.prepare(sq.sql).all(...sq.args)) rows.push(mapRow(r as Record<string, unknown>));
+    out.push(...(await many(sq)));
   }
-  const more = rows.length > q.pageSize;
-  if (more) rows.length = q.pageSize;
-  const last = rows[rows.length - 1];
-  return { rows, total: countChildren(db, q), nextCursor: more && last ? encodeCursor(secret, q, last) : null };
+  const more = out.length > q.pageSize;
+  if (more) out.length = q.pageSize;
+  const last = out[out.length - 1];
+  let total: number;
+  if (whole) total = folder.childFolders + (q.fileFilter === 1 ? 0 : folder.childFiles);
+  else total = (folderCount ?? (await segmentCount(db, q, 1))) + (await segmentCount(db, q, 0));
+  return { rows: out, total, nextCursor: more && last ? encodeCursor(secret, q, last) : null };
 }
 
-/** Sub-folders of a folder in name order (folder picker). */
-export function listSubfolders(db: Db, parentId: string, limit = 5000): (InstanceRow & { hasSubfolders: boolean })[] {
-  const rows = db
-    .prepare(`${SELECT} WHERE i.parent_id = ? AND i.deleted_at IS NULL AND i.is_folder = 1 ORDER BY i.name_key, i.id LIMIT ?`)
-    .all(parentId, limit)
-    .map((r) => mapRow(r as Record<string, unknown>));
-  const has = db.prepare('SELECT 1 FROM instances WHERE parent_id = ? AND deleted_at IS NULL AND is_folder = 1 LIMIT 1');
-  return rows.map((r) => ({ ...r, hasSubfolders: has.get(r.id) !== undefined }));
+/**
+ * The bare keyset query of a listing page and nothing else (no session, no total, no names): the baseline the
+ * listing benchmark measures the full server against (bench/src/listing.ts).
+ */
+export async function keysetPage(db: Db, parentId: string, after: { isFolder: boolean; nameKey: string; id: string } | undefined, limit: number): Promise<InstanceRow[]> {
+  return childrenAfter(db, parentId, after, limit);
+}
+
+/** Sub-folders of a folder in name order (folder picker); whether each has sub-folders comes from its counts. */
+export async function listSubfolders(db: Db, parentId: string, limit = 5000): Promise<(InstanceRow & { hasSubfolders: boolean })[]> {
+  const found = await many(
+    rows(db).where('i.parent_id', '=', parentId).where('i.deleted_at', 'is', null).where('i.is_folder', '=', 1).orderBy('i.name_key').orderBy('i.id').limit(limit),
+  );
+  return found.map((r) => ({ ...r, hasSubfolders: r.childFolders > 0 }));
 }
 
 /** Children after a position in walk order (folders first, then name, then id): for streaming walks. */
-export function childrenAfter(db: Db, parentId: string, after: { isFolder: boolean; nameKey: string; id: string } | undefined, limit: number): InstanceRow[] {
+export async function childrenAfter(db: Db, parentId: string, after: { isFolder: boolean; nameKey: string; id: string } | undefined, limit: number): Promise<InstanceRow[]> {
   const q: ListQuery = { parentId, sortField: 'instanceName', sortOrder: 'asc', pageNo: 1, pageSize: limit };
   const out: InstanceRow[] = [];
   for (const seg of [1, 0] as const) {
     if (out.length >= limit) break;
     if (after && seg === 1 && !after.isFolder) continue;
     const pos = after && (after.isFolder ? 1 : 0) === seg ? { b: seg, v: after.nameKey, i: after.id } : undefined;
-    const sq = segmentQuery(q, seg, pos, limit - out.length, 0)!;
-    for (const r of db.prepare(sq.sql).all(...sq.args)) out.push(mapRow(r as Record<string, unknown>));
+    out.push(...(await many(segmentQuery(db, q, seg, pos, limit - out.length, 0)!)));
   }
   return out;
 }
 
-/** Next entry of a pre-order walk of the subtree under `rootId`, after `lastId` (undefined: the first). */
-export function nextInWalk(db: Db, rootId: string, lastId: string | undefined): InstanceRow | undefined {
-  if (lastId === undefined) return childrenAfter(db, rootId, undefined, 1)[0];
-  const last = getInstanceRow(db, lastId);
-  if (!last) throw new AppError('CONFLICT', 'the folder changed during the walk; start again');
-  if (last.isFolder && last.deletedAt === null) {
-    const first = childrenAfter(db, last.id, undefined, 1)[0];
-    if (first) return first;
+// ---- walking a subtree -----------------------------------------------------------------------------------
+
+export interface WalkEntry extends InstanceRow {
+  /** Path from below the walk's root, e.g. "docs/2024/report.pdf". */
+  path: string;
+}
+
+/**
+ * A walk's order as one sortable string per entry: for each level from below the root down to the entry, the
+ * folder flag ('0' folders first), the name key and the id, with separators that sort below any character a name
+ * may hold (names never hold control characters). Byte order of these strings is pre-order, folders first, then
+ * name, then id, exactly the order of childrenAfter at every level; both databases compare bytewise (SQLite's
+ * BINARY, PostgreSQL's "C").
+ */
+function walkKey(alias: string): RawBuilder<string> {
+  const a = sql.raw(alias);
+  return sql<string>`(case when ${a}.is_folder = 1 then '0' else '1' end) || ${a}.name_key || ${'\u0001'} || ${a}.id || ${'\u0002'}`;
+}
+
+/** PostgreSQL: compare and order walk keys bytewise whatever the database's default collation. */
+function bytewise(db: Db): RawBuilder<unknown> {
+  return dialectOf(db) === 'postgres' ? sql` collate "C"` : sql``;
+}
+
+/**
+ * One page of a pre-order walk of the live subtree under `rootId` (the root excluded), after the entry
+ * `afterId` (undefined: from the start), each entry with its path: one query for the page, one to find where the
+ * previous page ended. CONFLICT when `afterId` is no longer below the root.
+ */
+export async function walkSubtree(db: Db, rootId: string, afterId: string | undefined, limit: number): Promise<{ entries: WalkEntry[]; more: boolean }> {
+  let afterKey = '';
+  if (afterId !== undefined) {
+    // The key of the last entry: its ancestors' elements from below the root down to it. Its rows may have gone
+    // to the recycle bin meanwhile: the walk goes on after where it was.
+    const r = await sql<{ id: string; elem: string }>`
+      with recursive up(id, parent_id, depth, elem) as (
+        select id, parent_id, 0, ${walkKey('instances')} from instances where id = ${afterId}
+        union all
+        select p.id, p.parent_id, up.depth + 1, ${walkKey('p')} from instances p join up on p.id = up.parent_id
+        where up.id <> ${rootId} and up.depth < ${MAX_DEPTH}
+      )
+      select id, elem from up order by depth desc`.execute(db);
+    const chain = r.rows;
+    if (chain[0]?.id !== rootId) throw new AppError('CONFLICT', 'the folder changed during the walk; start again');
+    afterKey = chain.slice(1).map((c) => c.elem).join('');
   }
-  // Climb: the next sibling of the entry, else of its parent, up to the walk's root.
-  let cur: InstanceRow = last;
-  while (cur.parentId !== null && cur.id !== rootId) {
-    const sib = childrenAfter(db, cur.parentId, { isFolder: cur.isFolder, nameKey: cur.nameKey, id: cur.id }, 1)[0];
-    if (sib) return sib;
-    if (cur.parentId === rootId) return undefined;
-    cur = getInstanceRow(db, cur.parentId)!;
-  }
-  return undefined;
+  const c = bytewise(db);
+  const r = await sql<RawRow & { walk_path: string }>`
+    with recursive walk(id, path, sort_key, depth) as (
+      select i.id, i.name, ${walkKey('i')}, 1 from instances i where i.parent_id = ${rootId} and i.deleted_at is null
+      union all
+      select i.id, w.path || '/' || i.name, w.sort_key || ${walkKey('i')}, w.depth + 1
+      from instances i join walk w on i.parent_id = w.id where i.deleted_at is null and w.depth < ${MAX_DEPTH}
+    )
+    select ${ROW_SQL}, w.path as walk_path from walk w join instances i on i.id = w.id ${ROW_JOINS}
+    where w.sort_key${c} > ${afterKey} order by w.sort_key${c} limit ${limit + 1}`.execute(db);
+  const entries = r.rows.map((x) => ({ ...mapRow(x), path: x.walk_path }));
+  const more = entries.length > limit;
+  if (more) entries.length = limit;
+  return { entries, more };
 }

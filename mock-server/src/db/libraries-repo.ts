@@ -1,5 +1,7 @@
 // Business libraries and their menus.
-import type { Db } from './database.ts';
+import type { Selectable } from 'kysely';
+import type { Db } from './sql/tx.ts';
+import type { BusinessLibsTable, MenusTable } from './sql/schema.ts';
 import { AppError } from '../http/errors.ts';
 
 export interface BusinessLib {
@@ -15,19 +17,7 @@ export interface BusinessLib {
   sort: number;
 }
 
-interface LibRow {
-  id: string;
-  lib_code: string;
-  lib_name: string;
-  lib_name_en: string;
-  web_icon: string;
-  is_show: number;
-  is_home: number;
-  admin_only: number;
-  sort: number;
-}
-
-function toLib(r: LibRow): BusinessLib {
+function toLib(r: Selectable<BusinessLibsTable>): BusinessLib {
   return {
     id: r.id,
     libCode: r.lib_code,
@@ -37,28 +27,20 @@ function toLib(r: LibRow): BusinessLib {
     isShow: r.is_show === 1,
     isHome: r.is_home === 1,
     adminOnly: r.admin_only === 1,
-    sort: Number(r.sort),
+    sort: r.sort,
   };
 }
 
-export function listBusinessLibs(db: Db, opts: { includeAdminOnly: boolean; isShow?: boolean; isHome?: boolean }): BusinessLib[] {
-  const where: string[] = [];
-  const args: number[] = [];
-  if (!opts.includeAdminOnly) where.push('admin_only = 0');
-  if (opts.isShow !== undefined) {
-    where.push('is_show = ?');
-    args.push(opts.isShow ? 1 : 0);
-  }
-  if (opts.isHome !== undefined) {
-    where.push('is_home = ?');
-    args.push(opts.isHome ? 1 : 0);
-  }
-  const sql = `SELECT * FROM business_libs ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY sort, lib_code`;
-  return (db.prepare(sql).all(...args) as unknown as LibRow[]).map(toLib);
+export async function listBusinessLibs(db: Db, opts: { includeAdminOnly: boolean; isShow?: boolean; isHome?: boolean }): Promise<BusinessLib[]> {
+  let q = db.selectFrom('business_libs').selectAll().orderBy('sort').orderBy('lib_code');
+  if (!opts.includeAdminOnly) q = q.where('admin_only', '=', 0);
+  if (opts.isShow !== undefined) q = q.where('is_show', '=', opts.isShow ? 1 : 0);
+  if (opts.isHome !== undefined) q = q.where('is_home', '=', opts.isHome ? 1 : 0);
+  return (await q.execute()).map(toLib);
 }
 
-export function getBusinessLib(db: Db, libCode: string): BusinessLib | null {
-  const r = db.prepare('SELECT * FROM business_libs WHERE lib_code = ?').get(libCode) as LibRow | undefined;
+export async function getBusinessLib(db: Db, libCode: string): Promise<BusinessLib | null> {
+  const r = await db.selectFrom('business_libs').selectAll().where('lib_code', '=', libCode).executeTakeFirst();
   return r ? toLib(r) : null;
 }
 
@@ -66,32 +48,31 @@ export function getBusinessLib(db: Db, libCode: string): BusinessLib | null {
  * The library a caller names, if the caller may use it: NOT_FOUND for codes that name no library, FORBIDDEN for an
  * administrators' library asked for by anyone else. Checked before anything is read or created in it.
  */
-export function usableLib(db: Db, libCode: string, isAdmin: boolean): BusinessLib {
-  const lib = getBusinessLib(db, libCode);
+export async function usableLib(db: Db, libCode: string, isAdmin: boolean): Promise<BusinessLib> {
+  const lib = await getBusinessLib(db, libCode);
   if (!lib) throw new AppError('NOT_FOUND', `no business library ${libCode}`);
   if (lib.adminOnly && !isAdmin) throw new AppError('FORBIDDEN', `the ${libCode} library is for administrators`);
   return lib;
 }
 
 /** Inserts a library unless its code exists; returns whether it was inserted. */
-export function ensureBusinessLib(db: Db, lib: Omit<BusinessLib, 'id'> & { id?: string }): boolean {
-  const res = db
-    .prepare(
-      `INSERT INTO business_libs (id, lib_code, lib_name, lib_name_en, web_icon, is_show, is_home, admin_only, sort)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(lib_code) DO NOTHING`,
-    )
-    .run(
-      lib.id ?? lib.libCode,
-      lib.libCode,
-      lib.libName,
-      lib.libNameEn,
-      lib.webIcon,
-      lib.isShow ? 1 : 0,
-      lib.isHome ? 1 : 0,
-      lib.adminOnly ? 1 : 0,
-      lib.sort,
-    );
-  return Number(res.changes) > 0;
+export async function ensureBusinessLib(db: Db, lib: Omit<BusinessLib, 'id'> & { id?: string }): Promise<boolean> {
+  const res = await db
+    .insertInto('business_libs')
+    .values({
+      id: lib.id ?? lib.libCode,
+      lib_code: lib.libCode,
+      lib_name: lib.libName,
+      lib_name_en: lib.libNameEn,
+      web_icon: lib.webIcon,
+      is_show: lib.isShow ? 1 : 0,
+      is_home: lib.isHome ? 1 : 0,
+      admin_only: lib.adminOnly ? 1 : 0,
+      sort: lib.sort,
+    })
+    .onConflict((oc) => oc.column('lib_code').doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
 export interface Menu {
@@ -110,20 +91,7 @@ export interface Menu {
   menuIcon: string;
 }
 
-interface MenuRow {
-  id: string;
-  lib_code: string;
-  menu_code: string;
-  menu_name: string;
-  menu_str: string;
-  menu_url: string;
-  parent_id: string;
-  menu_index: number;
-  menu_show: number;
-  menu_icon: string;
-}
-
-function toMenu(r: MenuRow): Menu {
+function toMenu(r: Selectable<MenusTable>): Menu {
   return {
     id: r.id,
     libCode: r.lib_code,
@@ -132,31 +100,37 @@ function toMenu(r: MenuRow): Menu {
     menuStr: r.menu_str,
     menuUrl: r.menu_url,
     parentId: r.parent_id,
-    menuIndex: Number(r.menu_index),
+    menuIndex: r.menu_index,
     menuShow: r.menu_show === 1,
     menuIcon: r.menu_icon,
   };
 }
 
-export function listMenus(db: Db, libCodes: string[]): Menu[] {
+export async function listMenus(db: Db, libCodes: string[]): Promise<Menu[]> {
   if (libCodes.length === 0) return [];
-  const marks = libCodes.map(() => '?').join(', ');
-  return (
-    db
-      .prepare(`SELECT * FROM menus WHERE lib_code IN (${marks}) ORDER BY lib_code, menu_index, menu_code`)
-      .all(...libCodes) as unknown as MenuRow[]
-  ).map(toMenu);
+  const rows = await db.selectFrom('menus').selectAll().where('lib_code', 'in', libCodes).orderBy('lib_code').orderBy('menu_index').orderBy('menu_code').execute();
+  return rows.map(toMenu);
 }
 
 /** Inserts a menu entry unless (libCode, menuCode) exists; returns whether it was inserted. */
-export function ensureMenu(db: Db, m: Menu): boolean {
-  const res = db
-    .prepare(
-      `INSERT INTO menus (id, lib_code, menu_code, menu_name, menu_str, menu_url, parent_id, menu_index, menu_show, menu_icon)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT(lib_code, menu_code) DO NOTHING`,
-    )
-    .run(m.id, m.libCode, m.menuCode, m.menuName, m.menuStr, m.menuUrl, m.parentId, m.menuIndex, m.menuShow ? 1 : 0, m.menuIcon);
-  return Number(res.changes) > 0;
+export async function ensureMenu(db: Db, m: Menu): Promise<boolean> {
+  const res = await db
+    .insertInto('menus')
+    .values({
+      id: m.id,
+      lib_code: m.libCode,
+      menu_code: m.menuCode,
+      menu_name: m.menuName,
+      menu_str: m.menuStr,
+      menu_url: m.menuUrl,
+      parent_id: m.parentId,
+      menu_index: m.menuIndex,
+      menu_show: m.menuShow ? 1 : 0,
+      menu_icon: m.menuIcon,
+    })
+    .onConflict((oc) => oc.columns(['lib_code', 'menu_code']).doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
 }
 
 export interface MenuNode extends Menu {
@@ -189,15 +163,25 @@ export function menuTree(menus: Menu[], rootParentId = '0'): MenuNode[] {
   return roots;
 }
 
-export function getSysConfig(db: Db, key: string): string | null {
-  const r = db.prepare('SELECT config_value FROM sys_config WHERE config_key = ?').get(key) as { config_value: string } | undefined;
+export async function getSysConfig(db: Db, key: string): Promise<string | null> {
+  const r = await db.selectFrom('sys_config').select('config_value').where('config_key', '=', key).executeTakeFirst();
   return r ? r.config_value : null;
 }
 
 /** Sets a value unless present (first-start defaults); returns whether it was inserted. */
-export function ensureSysConfig(db: Db, key: string, value: string, now = Date.now()): boolean {
-  const res = db
-    .prepare('INSERT INTO sys_config (config_key, config_value, updated_at) VALUES (?, ?, ?) ON CONFLICT(config_key) DO NOTHING')
-    .run(key, value, now);
-  return Number(res.changes) > 0;
+export async function ensureSysConfig(db: Db, key: string, value: string, now = Date.now()): Promise<boolean> {
+  const res = await db
+    .insertInto('sys_config')
+    .values({ config_key: key, config_value: value, updated_at: now })
+    .onConflict((oc) => oc.column('config_key').doNothing())
+    .executeTakeFirst();
+  return Number(res.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
+
+export async function setSysConfig(db: Db, key: string, value: string, now = Date.now()): Promise<void> {
+  await db
+    .insertInto('sys_config')
+    .values({ config_key: key, config_value: value, updated_at: now })
+    .onConflict((oc) => oc.column('config_key').doUpdateSet({ config_value: value, updated_at: now }))
+    .execute();
 }

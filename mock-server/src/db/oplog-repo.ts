@@ -1,5 +1,5 @@
 // Operation log: who did what to which object, from where, when, and whether it worked.
-import type { Db } from './database.ts';
+import type { Db } from './sql/tx.ts';
 
 export interface OpLogEntry {
   userId: string | null;
@@ -15,11 +15,31 @@ export interface OpLogEntry {
   detail: string;
 }
 
-export function insertOpLog(db: Db, e: OpLogEntry, at = Date.now()): void {
-  db.prepare(
-    `INSERT INTO op_logs (at, user_id, user_name, op_type, op_subject, object_id, object_name, device, ip, trace_id, result, detail)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(at, e.userId, e.userName, e.opType, e.opSubject, e.objectId.slice(0, 2000), e.objectName.slice(0, 1000), e.device.slice(0, 300), e.ip, e.traceId, e.result, e.detail.slice(0, 500));
+export async function insertOpLogs(db: Db, entries: OpLogEntry[], at = Date.now()): Promise<void> {
+  if (entries.length === 0) return;
+  await db
+    .insertInto('op_logs')
+    .values(
+      entries.map((e) => ({
+        at,
+        user_id: e.userId,
+        user_name: e.userName,
+        op_type: e.opType,
+        op_subject: e.opSubject,
+        object_id: e.objectId.slice(0, 2000),
+        object_name: e.objectName.slice(0, 1000),
+        device: e.device.slice(0, 300),
+        ip: e.ip,
+        trace_id: e.traceId,
+        result: e.result,
+        detail: e.detail.slice(0, 500),
+      })),
+    )
+    .execute();
+}
+
+export async function insertOpLog(db: Db, e: OpLogEntry, at = Date.now()): Promise<void> {
+  await insertOpLogs(db, [e], at);
 }
 
 export interface OpLogRow extends OpLogEntry {
@@ -27,19 +47,16 @@ export interface OpLogRow extends OpLogEntry {
   at: number;
 }
 
-export function listOpLogs(db: Db, opts: { userId?: string; limit?: number; beforeId?: number } = {}): OpLogRow[] {
-  const where: string[] = [];
-  const args: (string | number)[] = [];
-  if (opts.userId) {
-    where.push('user_id = ?');
-    args.push(opts.userId);
-  }
-  if (opts.beforeId) {
-    where.push('id < ?');
-    args.push(opts.beforeId);
-  }
-  const sql = `SELECT id, at, user_id AS userId, user_name AS userName, op_type AS opType, op_subject AS opSubject,
-    object_id AS objectId, object_name AS objectName, device, ip, trace_id AS traceId, result, detail
-    FROM op_logs ${where.length ? 'WHERE ' + where.join(' AND ') : ''} ORDER BY id DESC LIMIT ?`;
-  return db.prepare(sql).all(...args, opts.limit ?? 100) as unknown as OpLogRow[];
+export async function listOpLogs(db: Db, opts: { userId?: string; limit?: number; beforeId?: number } = {}): Promise<OpLogRow[]> {
+  let q = db
+    .selectFrom('op_logs')
+    .select([
+      'id', 'at', 'user_id as userId', 'user_name as userName', 'op_type as opType', 'op_subject as opSubject', 'object_id as objectId',
+      'object_name as objectName', 'device', 'ip', 'trace_id as traceId', 'result', 'detail',
+    ])
+    .orderBy('id', 'desc')
+    .limit(opts.limit ?? 100);
+  if (opts.userId) q = q.where('user_id', '=', opts.userId);
+  if (opts.beforeId) q = q.where('id', '<', opts.beforeId);
+  return q.execute();
 }

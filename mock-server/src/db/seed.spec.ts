@@ -2,7 +2,7 @@ import { describe, it, expect, beforeEach, afterEach, vi } from 'vitest';
 import { mkdtempSync, rmSync, statSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openDatabase } from './database.ts';
+import { openSqlDatabase, type SqlDatabase } from './sql/open.ts';
 import { loadConfig } from '../config.ts';
 import { seed, ADMIN_PASSWORD_FILE, NETDISK, SYSCONFIG } from './seed.ts';
 import { getUserByName, getPasswordHash } from './users-repo.ts';
@@ -10,12 +10,12 @@ import { listBusinessLibs, listMenus, menuTree, getSysConfig } from './libraries
 import { verifyPassword, passwordStrength } from '../auth/passwords.ts';
 import type { AppContext } from '../context.ts';
 
-function ctxFor(dataDir: string, env: Record<string, string> = {}) {
+async function ctxFor(dataDir: string, env: Record<string, string> = {}) {
   const config = loadConfig({ HCS_DATA_DIR: dataDir, ...env });
-  const db = openDatabase(dataDir);
+  const database: SqlDatabase = await openSqlDatabase({ dataDir });
   const warnings: string[] = [];
   const log = { warn: (m: string) => warnings.push(m), info() {}, error() {}, debug() {} };
-  return { ctx: { config, db, log } as unknown as AppContext, warnings };
+  return { ctx: { config, db: database.db, log } as unknown as AppContext, warnings, close: () => database.close() };
 }
 
 describe('seed', () => {
@@ -30,7 +30,7 @@ describe('seed', () => {
 
   it('generates an admin password once: printed once, written 0600, must be changed', async () => {
     const out = vi.spyOn(console, 'log').mockImplementation(() => {});
-    const { ctx } = ctxFor(dir);
+    const { ctx, close } = await ctxFor(dir);
     await seed(ctx);
     await seed(ctx);
     expect(out).toHaveBeenCalledTimes(1);
@@ -41,49 +41,49 @@ describe('seed', () => {
     expect(passwordStrength(password!)).toBeGreaterThanOrEqual(2);
     expect(password!.length).toBeGreaterThanOrEqual(16);
     expect(String(out.mock.calls[0]?.[0])).toContain(password);
-    const admin = getUserByName(ctx.db, 'ADMIN');
+    const admin = await getUserByName(ctx.db, 'ADMIN');
     expect(admin?.isAdmin).toBe(true);
     expect(admin?.mustChangePassword).toBe(true);
     expect(admin?.quotaBytes).toBeNull();
-    expect(await verifyPassword(password!, getPasswordHash(ctx.db, admin!.id)!)).toBe(true);
-    ctx.db.close();
+    expect(await verifyPassword(password!, (await getPasswordHash(ctx.db, admin!.id))!)).toBe(true);
+    await close();
   });
 
   it('uses HCS_ADMIN_PASSWORD without printing or writing it, and never overwrites an existing admin', async () => {
     const out = vi.spyOn(console, 'log').mockImplementation(() => {});
-    const first = ctxFor(dir, { HCS_ADMIN_USER: 'root', HCS_ADMIN_PASSWORD: 'Configured-Pass-1' });
+    const first = await ctxFor(dir, { HCS_ADMIN_USER: 'root', HCS_ADMIN_PASSWORD: 'Configured-Pass-1' });
     await seed(first.ctx);
-    first.ctx.db.close();
-    const second = ctxFor(dir, { HCS_ADMIN_USER: 'root', HCS_ADMIN_PASSWORD: 'Other-Pass-2' });
+    await first.close();
+    const second = await ctxFor(dir, { HCS_ADMIN_USER: 'root', HCS_ADMIN_PASSWORD: 'Other-Pass-2' });
     await seed(second.ctx);
     expect(out).not.toHaveBeenCalled();
     expect(existsSync(join(dir, ADMIN_PASSWORD_FILE))).toBe(false);
-    const root = getUserByName(second.ctx.db, 'root')!;
+    const root = (await getUserByName(second.ctx.db, 'root'))!;
     expect(root.mustChangePassword).toBe(false);
-    expect(await verifyPassword('Configured-Pass-1', getPasswordHash(second.ctx.db, root.id)!)).toBe(true);
-    second.ctx.db.close();
+    expect(await verifyPassword('Configured-Pass-1', (await getPasswordHash(second.ctx.db, root.id))!)).toBe(true);
+    await second.close();
   });
 
   it('accepts a weak configured password but warns and forces a change', async () => {
-    const { ctx, warnings } = ctxFor(dir, { HCS_ADMIN_PASSWORD: 'password' });
+    const { ctx, warnings, close } = await ctxFor(dir, { HCS_ADMIN_PASSWORD: 'password' });
     await seed(ctx);
-    expect(getUserByName(ctx.db, 'admin')?.mustChangePassword).toBe(true);
+    expect((await getUserByName(ctx.db, 'admin'))?.mustChangePassword).toBe(true);
     expect(warnings.join()).toContain('policy');
     expect(warnings.join()).not.toContain('password\n');
-    ctx.db.close();
+    await close();
   });
 
   it('creates NetDisk, admin-only SysConfig, the grouped admin menu and defaults, idempotently', async () => {
-    const { ctx } = ctxFor(dir, { HCS_ADMIN_PASSWORD: 'Configured-Pass-1', HCS_DEFAULT_LANGUAGE: 'en_US' });
+    const { ctx, close } = await ctxFor(dir, { HCS_ADMIN_PASSWORD: 'Configured-Pass-1', HCS_DEFAULT_LANGUAGE: 'en_US' });
     await seed(ctx);
     await seed(ctx);
-    const all = listBusinessLibs(ctx.db, { includeAdminOnly: true });
+    const all = await listBusinessLibs(ctx.db, { includeAdminOnly: true });
     expect(all.map((l) => [l.libCode, l.libName, l.adminOnly])).toEqual([
       [NETDISK, '网盘', false],
       [SYSCONFIG, '系统配置', true],
     ]);
-    expect(listBusinessLibs(ctx.db, { includeAdminOnly: false }).map((l) => l.libCode)).toEqual([NETDISK]);
-    const menus = listMenus(ctx.db, [SYSCONFIG]);
+    expect((await listBusinessLibs(ctx.db, { includeAdminOnly: false })).map((l) => l.libCode)).toEqual([NETDISK]);
+    const menus = await listMenus(ctx.db, [SYSCONFIG]);
     const urls = menus.map((m) => m.menuUrl).filter(Boolean).sort();
     expect(urls).toEqual(
       ['/roleManage', '/departmentManage', '/businessManage', '/cloudStorageManage', '/nodeManage', '/clusterManage', '/ipWhiteList', '/otherConfig', '/integrationPlatform', '/logManage', '/fileManagement'].sort(),
@@ -92,9 +92,9 @@ describe('seed', () => {
     expect(tree.every((m) => m.parentId === '0')).toBe(true);
     expect(tree.find((m) => m.menuCode === 'organization')?.children.map((c) => c.menuUrl)).toEqual(['/roleManage', '/departmentManage']);
     expect(tree.reduce((n, m) => n + 1 + m.children.length, 0)).toBe(menus.length);
-    expect(listMenus(ctx.db, [NETDISK])).toEqual([]);
-    expect(getSysConfig(ctx.db, 'language')).toBe('en_US');
-    ctx.db.close();
+    expect(await listMenus(ctx.db, [NETDISK])).toEqual([]);
+    expect(await getSysConfig(ctx.db, 'language')).toBe('en_US');
+    await close();
   });
 });
 

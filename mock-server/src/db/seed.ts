@@ -3,7 +3,8 @@
 import { writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AppContext } from '../context.ts';
-import { transaction } from './database.ts';
+import { transaction, type Db } from './sql/tx.ts';
+import { AppError } from '../http/errors.ts';
 import { createUser, getUserByName } from './users-repo.ts';
 import { ensureBusinessLib, ensureMenu, ensureSysConfig, type Menu } from './libraries-repo.ts';
 import { generatePassword, passwordStrength, PASSWORD_MIN_STRENGTH } from '../auth/passwords.ts';
@@ -63,10 +64,10 @@ const SYSCONFIG_MENU: MenuSeed[] = [
   { menuCode: 'fileManagement', menuName: 'File Management', menuStr: '文件管理', menuUrl: '/fileManagement', menuIcon: 'folder-open' },
 ];
 
-function seedMenu(ctx: AppContext, libCode: string, entries: MenuSeed[], parentId = '0'): void {
-  entries.forEach((e, i) => {
+async function seedMenu(db: Db, libCode: string, entries: MenuSeed[], parentId = '0'): Promise<void> {
+  for (const [i, e] of entries.entries()) {
     const id = `${libCode}.${e.menuCode}`;
-    ensureMenu(ctx.db, {
+    await ensureMenu(db, {
       id,
       libCode,
       menuCode: e.menuCode,
@@ -78,27 +79,33 @@ function seedMenu(ctx: AppContext, libCode: string, entries: MenuSeed[], parentI
       menuShow: true,
       menuIcon: e.menuIcon,
     });
-    if (e.children) seedMenu(ctx, libCode, e.children, id);
-  });
+    if (e.children) await seedMenu(db, libCode, e.children, id);
+  }
 }
 
 async function seedAdmin(ctx: AppContext): Promise<void> {
   const { config, db } = ctx;
-  if (getUserByName(db, config.admin.user)) return;
+  if (await getUserByName(db, config.admin.user)) return;
   const configured = config.admin.password;
   const password = configured ?? generatePassword();
   const weak = configured !== undefined && passwordStrength(configured, config.admin.user) < PASSWORD_MIN_STRENGTH;
-  await createUser(db, {
-    userName: config.admin.user,
-    realName: 'Administrator',
-    password,
-    isAdmin: true,
-    quotaBytes: null,
-    // An operator-chosen password is accepted as given (they may need it to get in), but a generated or weak
-    // one must be replaced at the first sign-in.
-    mustChangePassword: configured === undefined || weak,
-    skipPolicy: configured !== undefined,
-  });
+  try {
+    await createUser(db, {
+      userName: config.admin.user,
+      realName: 'Administrator',
+      password,
+      isAdmin: true,
+      quotaBytes: null,
+      // An operator-chosen password is accepted as given (they may need it to get in), but a generated or weak
+      // one must be replaced at the first sign-in.
+      mustChangePassword: configured === undefined || weak,
+      skipPolicy: configured !== undefined,
+    });
+  } catch (err) {
+    // Another node starting on the same database created it first: that node reports its password.
+    if (err instanceof AppError && err.code === 'NAME_EXISTS') return;
+    throw err;
+  }
   if (weak) ctx.log.warn('HCS_ADMIN_PASSWORD does not meet the password policy; the administrator must change it at first sign-in');
   if (configured === undefined) {
     const file = join(config.dataDir, ADMIN_PASSWORD_FILE);
@@ -115,8 +122,8 @@ async function seedAdmin(ctx: AppContext): Promise<void> {
 
 export async function seed(ctx: AppContext): Promise<void> {
   await seedAdmin(ctx);
-  transaction(ctx.db, () => {
-    ensureBusinessLib(ctx.db, {
+  await transaction(ctx.db, async (trx) => {
+    await ensureBusinessLib(trx, {
       libCode: NETDISK,
       libName: '网盘',
       libNameEn: 'NetDisk',
@@ -126,7 +133,7 @@ export async function seed(ctx: AppContext): Promise<void> {
       adminOnly: false,
       sort: 10,
     });
-    ensureBusinessLib(ctx.db, {
+    await ensureBusinessLib(trx, {
       libCode: SYSCONFIG,
       libName: '系统配置',
       libNameEn: 'System Configuration',
@@ -136,8 +143,8 @@ export async function seed(ctx: AppContext): Promise<void> {
       adminOnly: true,
       sort: 1000,
     });
-    seedMenu(ctx, SYSCONFIG, SYSCONFIG_MENU);
-    ensureSysConfig(ctx.db, CONFIG_KEYS.language, ctx.config.defaultLanguage);
-    ensureSysConfig(ctx.db, CONFIG_KEYS.gatewayMappings, '[]');
+    await seedMenu(trx, SYSCONFIG, SYSCONFIG_MENU);
+    await ensureSysConfig(trx, CONFIG_KEYS.language, ctx.config.defaultLanguage);
+    await ensureSysConfig(trx, CONFIG_KEYS.gatewayMappings, '[]');
   });
 }

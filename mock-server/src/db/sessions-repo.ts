@@ -1,5 +1,8 @@
 // Sessions. A row is keyed by the SHA-256 of the token, so a copy of the database does not let anyone sign in.
-import type { Db } from './database.ts';
+import type { Selectable } from 'kysely';
+import type { Db } from './sql/tx.ts';
+import type { SessionsTable } from './sql/schema.ts';
+import { USER_COLUMNS, toUser, type User, type UserRow } from './users-repo.ts';
 
 export type SessionKind = 'cookie' | 'token';
 
@@ -18,77 +21,99 @@ export interface Session {
   revokedAt: number | null;
 }
 
-interface Row {
-  id: string;
-  user_id: string;
-  kind: SessionKind;
-  created_at: number;
-  last_seen_at: number;
-  expires_at: number;
-  idle_ms: number;
-  ip: string;
-  user_agent: string;
-  revoked_at: number | null;
-}
-
-function toSession(r: Row): Session {
+function toSession(r: Selectable<SessionsTable>): Session {
   return {
     id: r.id,
     userId: r.user_id,
     kind: r.kind,
-    createdAt: Number(r.created_at),
-    lastSeenAt: Number(r.last_seen_at),
-    expiresAt: Number(r.expires_at),
-    idleMs: Number(r.idle_ms),
+    createdAt: r.created_at,
+    lastSeenAt: r.last_seen_at,
+    expiresAt: r.expires_at,
+    idleMs: r.idle_ms,
     ip: r.ip,
     userAgent: r.user_agent,
-    revokedAt: r.revoked_at === null ? null : Number(r.revoked_at),
+    revokedAt: r.revoked_at,
   };
 }
 
-export function insertSession(db: Db, s: Omit<Session, 'revokedAt'>): void {
-  db.prepare(
-    `INSERT INTO sessions (id, user_id, kind, created_at, last_seen_at, expires_at, idle_ms, ip, user_agent)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(s.id, s.userId, s.kind, s.createdAt, s.lastSeenAt, s.expiresAt, s.idleMs, s.ip.slice(0, 64), s.userAgent.slice(0, 300));
+export async function insertSession(db: Db, s: Omit<Session, 'revokedAt'>): Promise<void> {
+  await db
+    .insertInto('sessions')
+    .values({
+      id: s.id,
+      user_id: s.userId,
+      kind: s.kind,
+      created_at: s.createdAt,
+      last_seen_at: s.lastSeenAt,
+      expires_at: s.expiresAt,
+      idle_ms: s.idleMs,
+      ip: s.ip.slice(0, 64),
+      user_agent: s.userAgent.slice(0, 300),
+    })
+    .execute();
 }
 
-export function getSession(db: Db, id: string): Session | null {
-  const r = db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as Row | undefined;
+export async function getSession(db: Db, id: string): Promise<Session | null> {
+  const r = await db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
   return r ? toSession(r) : null;
 }
 
-/** Records activity; the caller throttles how often. */
-export function touchSession(db: Db, id: string, now = Date.now()): void {
-  db.prepare('UPDATE sessions SET last_seen_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id);
+const SESSION_COLUMNS = ['id', 'user_id', 'kind', 'created_at', 'last_seen_at', 'expires_at', 'idle_ms', 'ip', 'user_agent', 'revoked_at'] as const;
+
+/**
+ * A session with its (live) user, in one query: every authenticated request asks this first, and on PostgreSQL
+ * each query is a round trip. The user is null when the account was deleted.
+ */
+export async function getSessionWithUser(db: Db, id: string): Promise<{ session: Session; user: User | null } | null> {
+  const r = await db
+    .selectFrom('sessions as s')
+    .leftJoin('users as u', (j) => j.onRef('u.id', '=', 's.user_id').on('u.deleted_at', 'is', null))
+    .select(SESSION_COLUMNS.map((c) => `s.${c}` as const))
+    .select(USER_COLUMNS.map((c) => `u.${c} as u_${c}` as const))
+    .where('s.id', '=', id)
+    .executeTakeFirst();
+  if (!r) return null;
+  const row = r as unknown as Record<string, unknown>;
+  const user = row.u_id === null ? null : toUser(Object.fromEntries(USER_COLUMNS.map((c) => [c, row[`u_${c}`]])) as unknown as UserRow);
+  return { session: toSession(r as unknown as Selectable<SessionsTable>), user };
 }
 
-export function revokeSession(db: Db, id: string, now = Date.now()): void {
-  db.prepare('UPDATE sessions SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL').run(now, id);
+/** Records activity; the caller throttles how often. */
+export async function touchSession(db: Db, id: string, now = Date.now()): Promise<void> {
+  await db.updateTable('sessions').set({ last_seen_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+}
+
+export async function revokeSession(db: Db, id: string, now = Date.now()): Promise<void> {
+  await db.updateTable('sessions').set({ revoked_at: now }).where('id', '=', id).where('revoked_at', 'is', null).execute();
 }
 
 /** Ends every live session of a user except `keepId`; returns how many ended. */
-export function revokeUserSessions(db: Db, userId: string, keepId: string | null = null, now = Date.now()): number {
-  const res = db
-    .prepare('UPDATE sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND id IS NOT ?')
-    .run(now, userId, keepId);
-  return Number(res.changes);
+export async function revokeUserSessions(db: Db, userId: string, keepId: string | null = null, now = Date.now()): Promise<number> {
+  let q = db.updateTable('sessions').set({ revoked_at: now }).where('user_id', '=', userId).where('revoked_at', 'is', null);
+  if (keepId !== null) q = q.where('id', '<>', keepId);
+  const res = await q.executeTakeFirst();
+  return Number(res.numUpdatedRows);
 }
 
-export function listUserSessions(db: Db, userId: string): Session[] {
-  return (db.prepare('SELECT * FROM sessions WHERE user_id = ? ORDER BY created_at').all(userId) as unknown as Row[]).map(toSession);
+export async function listUserSessions(db: Db, userId: string): Promise<Session[]> {
+  return (await db.selectFrom('sessions').selectAll().where('user_id', '=', userId).orderBy('created_at').execute()).map(toSession);
 }
 
 /**
  * Deletes sessions that can never be used again (revoked, past absolute expiry, or idle too long), older
  * than `keepMs` so recent ones stay visible for audit.
  */
-export function pruneSessions(db: Db, keepMs: number, now = Date.now()): number {
+export async function pruneSessions(db: Db, keepMs: number, now = Date.now()): Promise<number> {
   const before = now - keepMs;
-  const res = db
-    .prepare(
-      `DELETE FROM sessions WHERE (revoked_at IS NOT NULL AND revoked_at < ?) OR expires_at < ? OR last_seen_at + idle_ms < ?`,
+  const res = await db
+    .deleteFrom('sessions')
+    .where((eb) =>
+      eb.or([
+        eb.and([eb('revoked_at', 'is not', null), eb('revoked_at', '<', before)]),
+        eb('expires_at', '<', before),
+        eb(eb('last_seen_at', '+', eb.ref('idle_ms')), '<', before),
+      ]),
     )
-    .run(before, before, before);
-  return Number(res.changes);
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
 }

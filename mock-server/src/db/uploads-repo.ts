@@ -8,7 +8,9 @@
 // 15 minutes, so an ended session keeps its row until then (see endSession) and the janitor removes what a
 // late copy of such a request stored.
 import { randomInt } from 'node:crypto';
-import type { Db } from './database.ts';
+import { sql, type Selectable } from 'kysely';
+import type { Db } from './sql/tx.ts';
+import type { UploadSessionsTable } from './sql/schema.ts';
 import { newId } from './blobs-repo.ts';
 
 /** Absolute lifetime of a session from its creation; activity never extends it. */
@@ -49,12 +51,33 @@ export interface UploadSession {
   endedAt: number | null;
 }
 
-const COLS = `id, user_id AS userId, space_kind AS spaceKind, space_id AS spaceId, parent_id AS parentId, lib_code AS libCode, name,
-  size, sha256, bucket, object_key AS objectKey, part_size AS partSize, part_count AS partCount, upload_id AS uploadId, conflict,
-  existing_id AS existingId, reserved_bytes AS reservedBytes, created_at AS createdAt, updated_at AS updatedAt, expires_at AS expiresAt,
-  write_mode AS writeMode, sign_until AS signUntil, ended_at AS endedAt`;
-/** A session that can still be used: not ended, not expired. */
-const OPEN = 'ended_at IS NULL AND expires_at > ?';
+function toSession(r: Selectable<UploadSessionsTable>): UploadSession {
+  return {
+    id: r.id,
+    userId: r.user_id,
+    spaceKind: r.space_kind as UploadSession['spaceKind'],
+    spaceId: r.space_id,
+    parentId: r.parent_id,
+    libCode: r.lib_code,
+    name: r.name,
+    size: r.size,
+    sha256: r.sha256,
+    bucket: r.bucket,
+    objectKey: r.object_key,
+    partSize: r.part_size,
+    partCount: r.part_count,
+    uploadId: r.upload_id,
+    conflict: r.conflict as UploadSession['conflict'],
+    existingId: r.existing_id,
+    reservedBytes: r.reserved_bytes,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    expiresAt: r.expires_at,
+    writeMode: r.write_mode,
+    signUntil: r.sign_until,
+    endedAt: r.ended_at,
+  };
+}
 
 /** 8 MiB, grown in whole MiB so no file needs more than 10,000 parts. */
 export function partSizeFor(size: number): number {
@@ -79,28 +102,51 @@ type NewSession = Omit<UploadSession, 'id' | 'objectKey' | 'partSize' | 'partCou
  * `clientWrites`: the client uploads the bytes with requests the server signs (file-uploadable). Otherwise the
  * server writes them itself (bulk-upload) and nothing is ever signed for the session.
  */
-export function createSession(db: Db, s: NewSession & { clientWrites?: boolean }): UploadSession {
+export async function createSession(db: Db, s: NewSession & { clientWrites?: boolean }): Promise<UploadSession> {
   const id = newId();
   const now = Date.now();
   const partSize = partSizeFor(s.size);
-  db.prepare(
-    `INSERT INTO upload_sessions (id, user_id, space_kind, space_id, parent_id, lib_code, name, size, sha256, bucket, object_key, part_size,
-       part_count, upload_id, conflict, existing_id, reserved_bytes, created_at, updated_at, expires_at, write_mode)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(
-    id, s.userId, s.spaceKind, s.spaceId, s.parentId, s.libCode, s.name, s.size, s.sha256, s.bucket, stagingKey(id), partSize,
-    Math.max(1, Math.ceil(s.size / partSize)), s.conflict, s.existingId, s.reservedBytes, now, now, now + SESSION_TTL_MS,
-    s.clientWrites ? null : 'server',
-  );
-  return getSession(db, id)!;
+  const row = await db
+    .insertInto('upload_sessions')
+    .values({
+      id,
+      user_id: s.userId,
+      space_kind: s.spaceKind,
+      space_id: s.spaceId,
+      parent_id: s.parentId,
+      lib_code: s.libCode,
+      name: s.name,
+      size: s.size,
+      sha256: s.sha256,
+      bucket: s.bucket,
+      object_key: stagingKey(id),
+      part_size: partSize,
+      part_count: Math.max(1, Math.ceil(s.size / partSize)),
+      upload_id: null,
+      conflict: s.conflict,
+      existing_id: s.existingId,
+      reserved_bytes: s.reservedBytes,
+      created_at: now,
+      updated_at: now,
+      expires_at: now + SESSION_TTL_MS,
+      write_mode: s.clientWrites ? null : 'server',
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return toSession(row);
 }
 
 /** Sessions of the user a client may still write to (the per-user cap counts these). */
-export function countOpenSessions(db: Db, userId: string, now = Date.now()): number {
-  const r = db
-    .prepare(`SELECT COUNT(*) AS c FROM upload_sessions WHERE user_id = ? AND ${OPEN} AND (write_mode IS NULL OR write_mode <> 'server')`)
-    .get(userId, now) as { c: number };
-  return r.c;
+export async function countOpenSessions(db: Db, userId: string, now = Date.now()): Promise<number> {
+  const r = await db
+    .selectFrom('upload_sessions')
+    .select((eb) => eb.fn.countAll<number>().as('c'))
+    .where('user_id', '=', userId)
+    .where('ended_at', 'is', null)
+    .where('expires_at', '>', now)
+    .where((eb) => eb.or([eb('write_mode', 'is', null), eb('write_mode', '<>', 'server')]))
+    .executeTakeFirstOrThrow();
+  return Number(r.c);
 }
 
 /** Bytes of part `n` (1-based) in the session's layout: partSize, the last one what is left of the size. */
@@ -108,63 +154,95 @@ export function partLength(s: Pick<UploadSession, 'size' | 'partSize' | 'partCou
   return n < s.partCount ? s.partSize : s.size - s.partSize * (s.partCount - 1);
 }
 
+/** The name of the lease a save-instance holds on a session while it hashes and files it (any node). */
+export function savingLease(sessionId: string): string {
+  return `upload-save:${sessionId}`;
+}
+
 /**
  * Records that a write request is being signed for the session: fixes its write mode (a session in the other
  * mode is refused) and extends sign_until, which must stay within the session's expiry. With `uploadId`, the
  * request must belong to the multipart upload recorded. Returns false when the session no longer allows it
- * (ended, expired or changed meanwhile); one statement, so it cannot interleave with endSession.
+ * (ended, expired, being saved on any node, or changed meanwhile); one statement, so it cannot interleave with
+ * endSession.
  */
-export function claimWrite(db: Db, id: string, mode: 'put' | 'multipart', signUntil: number, uploadId?: string): boolean {
-  const r = db
-    .prepare(
-      `UPDATE upload_sessions SET write_mode = ?, sign_until = MAX(sign_until, ?)
-       WHERE id = ? AND ended_at IS NULL AND expires_at >= ? AND (write_mode IS NULL OR write_mode = ?) AND (? IS NULL OR upload_id = ?)`,
-    )
-    .run(mode, signUntil, id, signUntil, mode, uploadId ?? null, uploadId ?? null);
-  return r.changes === 1;
+export async function claimWrite(db: Db, id: string, mode: 'put' | 'multipart', signUntil: number, uploadId?: string, now = Date.now()): Promise<boolean> {
+  let q = db
+    .updateTable('upload_sessions')
+    .set({ write_mode: mode, sign_until: sql<number>`case when sign_until > ${signUntil} then sign_until else ${signUntil} end` })
+    .where('id', '=', id)
+    .where('ended_at', 'is', null)
+    .where('expires_at', '>=', signUntil)
+    .where((eb) => eb.or([eb('write_mode', 'is', null), eb('write_mode', '=', mode)]))
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('leases').select('name').where('name', '=', savingLease(id)).where('expires_at', '>', now))),
+    );
+  if (uploadId !== undefined) q = q.where('upload_id', '=', uploadId);
+  const r = await q.executeTakeFirst();
+  return r.numUpdatedRows === 1n;
 }
 
-export function getSession(db: Db, id: string): UploadSession | undefined {
-  return db.prepare(`SELECT ${COLS} FROM upload_sessions WHERE id = ?`).get(id) as UploadSession | undefined;
+export async function getSession(db: Db, id: string): Promise<UploadSession | undefined> {
+  const r = await db.selectFrom('upload_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+  return r ? toSession(r) : undefined;
 }
 
 /** An open session of this user, or undefined. */
-export function getUserSession(db: Db, userId: string, id: string, now = Date.now()): UploadSession | undefined {
-  const s = getSession(db, id);
+export async function getUserSession(db: Db, userId: string, id: string, now = Date.now()): Promise<UploadSession | undefined> {
+  const s = await getSession(db, id);
   return s && s.userId === userId && s.endedAt === null && s.expiresAt > now ? s : undefined;
 }
 
-export function findResumable(db: Db, userId: string, sha256: string, parentId: string, name: string, now = Date.now()): UploadSession | undefined {
-  return db
-    .prepare(`SELECT ${COLS} FROM upload_sessions WHERE user_id = ? AND sha256 = ? AND parent_id = ? AND name = ? AND ${OPEN} ORDER BY updated_at DESC LIMIT 1`)
-    .get(userId, sha256, parentId, name, now) as UploadSession | undefined;
+export async function findResumable(db: Db, userId: string, sha256: string, parentId: string, name: string, now = Date.now()): Promise<UploadSession | undefined> {
+  const r = await db
+    .selectFrom('upload_sessions')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('sha256', '=', sha256)
+    .where('parent_id', '=', parentId)
+    .where('name', '=', name)
+    .where('ended_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('updated_at', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return r ? toSession(r) : undefined;
 }
 
 /** The open session uploading to this key. */
-export function findByObjectKey(db: Db, objectKey: string, now = Date.now()): UploadSession | undefined {
-  return db.prepare(`SELECT ${COLS} FROM upload_sessions WHERE object_key = ? AND ${OPEN}`).get(objectKey, now) as UploadSession | undefined;
+export async function findByObjectKey(db: Db, objectKey: string, now = Date.now()): Promise<UploadSession | undefined> {
+  const r = await db
+    .selectFrom('upload_sessions')
+    .selectAll()
+    .where('object_key', '=', objectKey)
+    .where('ended_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+  return r ? toSession(r) : undefined;
 }
 
 /**
  * Records the session's multipart upload and the part layout the client chose (it may grow parts beyond the
  * suggestion), replacing `previous` (whose storage the caller has removed). False when the session changed
- * meanwhile: ended, in single-PUT mode, or another upload recorded.
+ * meanwhile: ended, in single-PUT mode, or another upload recorded. Call inside a transaction.
  */
-export function recordUpload(db: Db, id: string, previous: string | null, uploadId: string, partSize: number, partCount: number): boolean {
-  const r = db
-    .prepare(
-      `UPDATE upload_sessions SET upload_id = ?, part_size = ?, part_count = ?, write_mode = 'multipart', updated_at = ?
-       WHERE id = ? AND ended_at IS NULL AND upload_id IS ? AND (write_mode IS NULL OR write_mode = 'multipart')`,
-    )
-    .run(uploadId, partSize, partCount, Date.now(), id, previous);
-  if (r.changes !== 1) return false;
-  db.prepare('DELETE FROM upload_parts WHERE session_id = ?').run(id);
+export async function recordUpload(db: Db, id: string, previous: string | null, uploadId: string, partSize: number, partCount: number): Promise<boolean> {
+  const r = await db
+    .updateTable('upload_sessions')
+    .set({ upload_id: uploadId, part_size: partSize, part_count: partCount, write_mode: 'multipart', updated_at: Date.now() })
+    .where('id', '=', id)
+    .where('ended_at', 'is', null)
+    .where('upload_id', previous === null ? 'is' : '=', previous)
+    .where((eb) => eb.or([eb('write_mode', 'is', null), eb('write_mode', '=', 'multipart')]))
+    .executeTakeFirst();
+  if (r.numUpdatedRows !== 1n) return false;
+  await db.deleteFrom('upload_parts').where('session_id', '=', id).execute();
   return true;
 }
 
 /** Activity, for ordering resumable sessions; the expiry stays where it was set at creation. */
-export function touchSession(db: Db, id: string): void {
-  db.prepare('UPDATE upload_sessions SET updated_at = ? WHERE id = ?').run(Date.now(), id);
+export async function touchSession(db: Db, id: string): Promise<void> {
+  await db.updateTable('upload_sessions').set({ updated_at: Date.now() }).where('id', '=', id).execute();
 }
 
 export interface PartRecord {
@@ -173,31 +251,45 @@ export interface PartRecord {
   size: number;
 }
 
-export function upsertParts(db: Db, id: string, parts: PartRecord[]): void {
-  const st = db.prepare(
-    `INSERT INTO upload_parts (session_id, part_number, etag, size) VALUES (?, ?, ?, ?)
-     ON CONFLICT(session_id, part_number) DO UPDATE SET etag = excluded.etag, size = excluded.size`,
-  );
-  for (const p of parts) st.run(id, p.partNumber, p.etag.replace(/^"|"$/g, ''), p.size);
-  touchSession(db, id);
-}
-
-export function listParts(db: Db, id: string): PartRecord[] {
-  return db.prepare('SELECT part_number AS partNumber, etag, size FROM upload_parts WHERE session_id = ? ORDER BY part_number').all(id) as unknown as PartRecord[];
-}
-
-export function deleteParts(db: Db, id: string, partNumbers?: number[]): void {
-  if (!partNumbers) {
-    db.prepare('DELETE FROM upload_parts WHERE session_id = ?').run(id);
-    return;
+export async function upsertParts(db: Db, id: string, parts: PartRecord[]): Promise<void> {
+  if (parts.length > 0) {
+    await db
+      .insertInto('upload_parts')
+      .values(parts.map((p) => ({ session_id: id, part_number: p.partNumber, etag: p.etag.replace(/^"|"$/g, ''), size: p.size })))
+      .onConflict((oc) =>
+        oc.columns(['session_id', 'part_number']).doUpdateSet((eb) => ({ etag: eb.ref('excluded.etag'), size: eb.ref('excluded.size') })),
+      )
+      .execute();
   }
-  const st = db.prepare('DELETE FROM upload_parts WHERE session_id = ? AND part_number = ?');
-  for (const n of partNumbers) st.run(id, n);
+  await touchSession(db, id);
 }
 
-/** Removes a session row outright; only for sessions nothing was ever signed for (bulk-upload's). */
-export function deleteSession(db: Db, id: string): void {
-  db.prepare('DELETE FROM upload_sessions WHERE id = ?').run(id);
+export async function listParts(db: Db, id: string): Promise<PartRecord[]> {
+  return db
+    .selectFrom('upload_parts')
+    .select(['part_number as partNumber', 'etag', 'size'])
+    .where('session_id', '=', id)
+    .orderBy('part_number')
+    .execute();
+}
+
+export async function deleteParts(db: Db, id: string, partNumbers?: number[]): Promise<void> {
+  let q = db.deleteFrom('upload_parts').where('session_id', '=', id);
+  if (partNumbers) {
+    if (partNumbers.length === 0) return;
+    q = q.where('part_number', 'in', partNumbers);
+  }
+  await q.execute();
+}
+
+/** Removes session rows outright; only for sessions nothing was ever signed for (bulk-upload's). */
+export async function deleteSessions(db: Db, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.deleteFrom('upload_sessions').where('id', 'in', ids).execute();
+}
+
+export async function deleteSession(db: Db, id: string): Promise<void> {
+  await deleteSessions(db, [id]);
 }
 
 /**
@@ -211,27 +303,50 @@ export function deleteSession(db: Db, id: string): void {
  * since such a copy can store the whole declared size again; a multipart upload is aborted, after which no part
  * or completion lands, so its reservation goes at once. A filed session's reservation has become usage.
  */
-export function endSession(db: Db, id: string, how: { filed: boolean; keyIsBlob?: boolean; stored?: boolean }, now = Date.now()): boolean {
-  const s = getSession(db, id);
+export async function endSession(db: Db, id: string, how: { filed: boolean; keyIsBlob?: boolean; stored?: boolean }, now = Date.now()): Promise<boolean> {
+  const s = await getSession(db, id);
   if (!s) return false;
   const written = how.stored === true || s.writeMode === 'put' || s.writeMode === 'multipart';
   const cleanup = written && !how.keyIsBlob;
-  db.prepare('DELETE FROM proof_challenges WHERE session_id = ?').run(id);
-  db.prepare('DELETE FROM upload_parts WHERE session_id = ?').run(id);
+  await db.deleteFrom('proof_challenges').where('session_id', '=', id).execute();
+  await db.deleteFrom('upload_parts').where('session_id', '=', id).execute();
   if (!cleanup && s.signUntil <= now) {
-    deleteSession(db, id);
+    await deleteSession(db, id);
     return false;
   }
   const keep = !how.filed && s.writeMode === 'put';
-  db.prepare('UPDATE upload_sessions SET ended_at = ?, expires_at = MAX(?, sign_until), reserved_bytes = ? WHERE id = ?').run(
-    now, now, keep ? s.reservedBytes : 0, id,
-  );
+  await db
+    .updateTable('upload_sessions')
+    .set({
+      ended_at: now,
+      expires_at: sql<number>`case when sign_until > ${now} then sign_until else ${now} end`,
+      reserved_bytes: keep ? s.reservedBytes : 0,
+    })
+    .where('id', '=', id)
+    .execute();
   return cleanup;
 }
 
 /** Drops an ended session whose storage was cleaned, once no signed write of it can land any more. */
-export function forgetEnded(db: Db, id: string, now = Date.now()): void {
-  db.prepare('DELETE FROM upload_sessions WHERE id = ? AND ended_at IS NOT NULL AND expires_at <= ?').run(id, now);
+export async function forgetEnded(db: Db, id: string, now = Date.now()): Promise<void> {
+  await db.deleteFrom('upload_sessions').where('id', '=', id).where('ended_at', 'is not', null).where('expires_at', '<=', now).execute();
+}
+
+/** Sessions past their expiry, oldest first: what the janitor cleans. */
+export async function listExpiredSessions(db: Db, now: number, limit: number): Promise<{ id: string; objectKey: string; uploadId: string | null }[]> {
+  return db
+    .selectFrom('upload_sessions')
+    .select(['id', 'object_key as objectKey', 'upload_id as uploadId'])
+    .where('expires_at', '<', now)
+    .orderBy('expires_at')
+    .limit(limit)
+    .execute();
+}
+
+/** Removes an expired session's row, unless it changed meanwhile (no longer expired); true when it went. */
+export async function deleteExpiredSession(db: Db, id: string, now: number): Promise<boolean> {
+  const r = await db.deleteFrom('upload_sessions').where('id', '=', id).where('expires_at', '<', now).executeTakeFirst();
+  return r.numDeletedRows > 0n;
 }
 
 export interface ProofChallenge {
@@ -244,22 +359,25 @@ export interface ProofChallenge {
  * A random byte range of the blob. It is always shorter than the content (for 2+ bytes), so the known
  * hash of the whole file never answers it.
  */
-export function createProof(db: Db, userId: string, sessionId: string, blobId: string, size: number): ProofChallenge {
+export async function createProof(db: Db, userId: string, sessionId: string, blobId: string, size: number): Promise<ProofChallenge> {
   const length = size <= 1 ? size : Math.min(256 * 1024, Math.max(1, Math.floor(size / 2)), size - 1);
   const offset = size - length > 0 ? randomInt(0, size - length + 1) : 0;
   const id = newId();
-  db.prepare('DELETE FROM proof_challenges WHERE session_id = ?').run(sessionId);
-  db.prepare('INSERT INTO proof_challenges (id, user_id, session_id, blob_id, offset, length, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-    id, userId, sessionId, blobId, offset, length, Date.now() + PROOF_TTL_MS,
-  );
+  await db.deleteFrom('proof_challenges').where('session_id', '=', sessionId).execute();
+  await db
+    .insertInto('proof_challenges')
+    .values({ id, user_id: userId, session_id: sessionId, blob_id: blobId, offset, length, expires_at: Date.now() + PROOF_TTL_MS })
+    .execute();
   return { id, offset, length };
 }
 
-/** Takes the challenge out (single use): it is gone whether the answer is right or not. */
-export function takeProof(db: Db, id: string, userId: string, sessionId: string): (ProofChallenge & { blobId: string; expiresAt: number }) | undefined {
-  const row = db
-    .prepare('SELECT id, offset, length, blob_id AS blobId, expires_at AS expiresAt FROM proof_challenges WHERE id = ? AND user_id = ? AND session_id = ?')
-    .get(id, userId, sessionId) as (ProofChallenge & { blobId: string; expiresAt: number }) | undefined;
-  if (row) db.prepare('DELETE FROM proof_challenges WHERE id = ?').run(id);
-  return row;
+/** Takes the challenge out (single use): it is gone whether the answer is right or not. One statement. */
+export async function takeProof(db: Db, id: string, userId: string, sessionId: string): Promise<(ProofChallenge & { blobId: string; expiresAt: number }) | undefined> {
+  return db
+    .deleteFrom('proof_challenges')
+    .where('id', '=', id)
+    .where('user_id', '=', userId)
+    .where('session_id', '=', sessionId)
+    .returning(['id', 'offset', 'length', 'blob_id as blobId', 'expires_at as expiresAt'])
+    .executeTakeFirst();
 }

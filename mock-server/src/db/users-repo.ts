@@ -1,7 +1,10 @@
 // Users: the only SQL that reads or writes the users table. Password hashes leave this module only towards
 // the verifier; the row type handed to handlers has no hash in it.
 import { randomBytes } from 'node:crypto';
-import type { Db } from './database.ts';
+import type { Selectable } from 'kysely';
+import { forUpdate, type Db } from './sql/tx.ts';
+import type { UsersTable } from './sql/schema.ts';
+import { asNameExists } from './sql/errors.ts';
 import { AppError } from '../http/errors.ts';
 import { hashPassword, assertPasswordPolicy } from '../auth/passwords.ts';
 
@@ -28,44 +31,31 @@ export interface User {
   updatedAt: number;
 }
 
-interface UserRow {
-  id: string;
-  user_name: string;
-  real_name: string;
-  dept_id: string | null;
-  is_enabled: number;
-  expired_time: number;
-  is_admin: number;
-  language_id: string | null;
-  platform_id: string;
-  quota_bytes: number | null;
-  used_bytes: number;
-  must_change_password: number;
-  password_changed_at: number;
-  created_at: number;
-  updated_at: number;
-}
+/** Every column but the password hash, which leaves this module only towards the verifier. */
+export const USER_COLUMNS = [
+  'id', 'user_name', 'real_name', 'dept_id', 'is_enabled', 'expired_time', 'is_admin', 'language_id', 'platform_id',
+  'quota_bytes', 'used_bytes', 'must_change_password', 'password_changed_at', 'created_at', 'updated_at',
+] as const;
 
-const COLUMNS = `id, user_name, real_name, dept_id, is_enabled, expired_time, is_admin, language_id, platform_id,
-  quota_bytes, used_bytes, must_change_password, password_changed_at, created_at, updated_at`;
+export type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
 
-function toUser(r: UserRow): User {
+export function toUser(r: UserRow): User {
   return {
     id: r.id,
     userName: r.user_name,
     realName: r.real_name,
     deptId: r.dept_id,
     isEnabled: r.is_enabled === 1,
-    expiredTime: Number(r.expired_time),
+    expiredTime: r.expired_time,
     isAdmin: r.is_admin === 1,
     languageId: r.language_id,
     platformId: r.platform_id,
-    quotaBytes: r.quota_bytes === null ? null : Number(r.quota_bytes),
-    usedBytes: Number(r.used_bytes),
+    quotaBytes: r.quota_bytes,
+    usedBytes: r.used_bytes,
     mustChangePassword: r.must_change_password === 1,
-    passwordChangedAt: Number(r.password_changed_at),
-    createdAt: Number(r.created_at),
-    updatedAt: Number(r.updated_at),
+    passwordChangedAt: r.password_changed_at,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
   };
 }
 
@@ -79,24 +69,34 @@ export function isExpired(user: Pick<User, 'expiredTime'>, now = Date.now()): bo
   return user.expiredTime !== NEVER_EXPIRES && user.expiredTime < now;
 }
 
-export function getUserById(db: Db, id: string): User | null {
-  const r = db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ? AND deleted_at IS NULL`).get(id) as UserRow | undefined;
+export async function getUserById(db: Db, id: string): Promise<User | null> {
+  const r = await db.selectFrom('users').select(USER_COLUMNS).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst();
   return r ? toUser(r) : null;
 }
 
-export function getUserByName(db: Db, name: string): User | null {
-  const r = db
-    .prepare(`SELECT ${COLUMNS} FROM users WHERE user_name_key = ? AND deleted_at IS NULL`)
-    .get(userNameKey(name)) as UserRow | undefined;
+export async function getUserByName(db: Db, name: string): Promise<User | null> {
+  const r = await db.selectFrom('users').select(USER_COLUMNS).where('user_name_key', '=', userNameKey(name)).where('deleted_at', 'is', null).executeTakeFirst();
   return r ? toUser(r) : null;
 }
 
 /** The stored hash for sign-in and password change; undefined when no live account has that id. */
-export function getPasswordHash(db: Db, userId: string): string | undefined {
-  const r = db.prepare('SELECT password_hash FROM users WHERE id = ? AND deleted_at IS NULL').get(userId) as
-    | { password_hash: string }
-    | undefined;
+export async function getPasswordHash(db: Db, userId: string): Promise<string | undefined> {
+  const r = await db.selectFrom('users').select('password_hash').where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
   return r?.password_hash;
+}
+
+/**
+ * Locks the user's row until the transaction `db` ends (PostgreSQL; SQLite serialises writers anyway): per-user
+ * limits that are checked and then added to (open uploads) hold across nodes.
+ */
+export async function lockUser(db: Db, userId: string): Promise<void> {
+  await forUpdate(db, db.selectFrom('users').select('id').where('id', '=', userId)).execute();
+}
+
+/** What a bearer link needs to act for its user: the user's department, if the account may still be used. */
+export async function getLinkCaller(db: Db, userId: string): Promise<{ userId: string; deptId: string | null } | undefined> {
+  const r = await db.selectFrom('users').select(['id', 'dept_id', 'is_enabled']).where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+  return r && r.is_enabled === 1 ? { userId: r.id, deptId: r.dept_id } : undefined;
 }
 
 export interface NewUser {
@@ -130,60 +130,54 @@ export async function createUser(db: Db, input: NewUser, now = Date.now()): Prom
   const hash = await hashPassword(input.password);
   const id = randomBytes(12).toString('base64url');
   try {
-    db.prepare(
-      `INSERT INTO users (id, user_name, user_name_key, real_name, dept_id, password_hash, is_enabled, expired_time, is_admin,
-         language_id, quota_bytes, must_change_password, password_changed_at, created_at, updated_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    ).run(
-      id,
-      userName,
-      userNameKey(userName),
-      input.realName ?? userName,
-      input.deptId ?? null,
-      hash,
-      input.isEnabled === false ? 0 : 1,
-      input.expiredTime ?? NEVER_EXPIRES,
-      input.isAdmin ? 1 : 0,
-      input.languageId ?? null,
-      input.quotaBytes === undefined ? null : input.quotaBytes,
-      input.mustChangePassword ? 1 : 0,
-      now,
-      now,
-      now,
-    );
+    await db
+      .insertInto('users')
+      .values({
+        id,
+        user_name: userName,
+        user_name_key: userNameKey(userName),
+        real_name: input.realName ?? userName,
+        dept_id: input.deptId ?? null,
+        password_hash: hash,
+        is_enabled: input.isEnabled === false ? 0 : 1,
+        expired_time: input.expiredTime ?? NEVER_EXPIRES,
+        is_admin: input.isAdmin ? 1 : 0,
+        language_id: input.languageId ?? null,
+        quota_bytes: input.quotaBytes === undefined ? null : input.quotaBytes,
+        must_change_password: input.mustChangePassword ? 1 : 0,
+        password_changed_at: now,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
   } catch (err) {
-    if (String((err as Error).message).includes('UNIQUE constraint failed: users.user_name_key')) {
-      throw new AppError('NAME_EXISTS', `a user named ${userName} already exists`);
-    }
-    throw err;
+    throw asNameExists(err, 'user-name', `a user named ${userName} already exists`);
   }
-  return getUserById(db, id) as User;
+  return (await getUserById(db, id)) as User;
 }
 
 /** Replaces the hash (already computed by the caller, outside any transaction). */
-export function setPasswordHash(db: Db, userId: string, hash: string, mustChange: boolean, now = Date.now()): void {
-  db.prepare('UPDATE users SET password_hash = ?, must_change_password = ?, password_changed_at = ?, updated_at = ? WHERE id = ?').run(
-    hash,
-    mustChange ? 1 : 0,
-    now,
-    now,
-    userId,
-  );
+export async function setPasswordHash(db: Db, userId: string, hash: string, mustChange: boolean, now = Date.now()): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ password_hash: hash, must_change_password: mustChange ? 1 : 0, password_changed_at: now, updated_at: now })
+    .where('id', '=', userId)
+    .execute();
 }
 
-export function setUserLanguage(db: Db, userId: string, languageId: string, now = Date.now()): void {
-  db.prepare('UPDATE users SET language_id = ?, updated_at = ? WHERE id = ?').run(languageId, now, userId);
+export async function setUserLanguage(db: Db, userId: string, languageId: string, now = Date.now()): Promise<void> {
+  await db.updateTable('users').set({ language_id: languageId, updated_at: now }).where('id', '=', userId).execute();
 }
 
-export function setUserEnabled(db: Db, userId: string, enabled: boolean, now = Date.now()): void {
-  db.prepare('UPDATE users SET is_enabled = ?, updated_at = ? WHERE id = ?').run(enabled ? 1 : 0, now, userId);
+export async function setUserEnabled(db: Db, userId: string, enabled: boolean, now = Date.now()): Promise<void> {
+  await db.updateTable('users').set({ is_enabled: enabled ? 1 : 0, updated_at: now }).where('id', '=', userId).execute();
 }
 
-export function setUserExpiredTime(db: Db, userId: string, expiredTime: number, now = Date.now()): void {
-  db.prepare('UPDATE users SET expired_time = ?, updated_at = ? WHERE id = ?').run(expiredTime, now, userId);
+export async function setUserExpiredTime(db: Db, userId: string, expiredTime: number, now = Date.now()): Promise<void> {
+  await db.updateTable('users').set({ expired_time: expiredTime, updated_at: now }).where('id', '=', userId).execute();
 }
 
 /** Bytes; null = unlimited. */
-export function setUserQuota(db: Db, userId: string, quotaBytes: number | null, now = Date.now()): void {
-  db.prepare('UPDATE users SET quota_bytes = ?, updated_at = ? WHERE id = ?').run(quotaBytes, now, userId);
+export async function setUserQuota(db: Db, userId: string, quotaBytes: number | null, now = Date.now()): Promise<void> {
+  await db.updateTable('users').set({ quota_bytes: quotaBytes, updated_at: now }).where('id', '=', userId).execute();
 }

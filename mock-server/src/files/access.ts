@@ -1,10 +1,11 @@
 // Who may touch an instance. A space belongs to a user (personal files), a group (its members) or a
 // department (its staff). A refusal reads as NOT_FOUND so ids of other people's files reveal nothing.
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/sql/tx.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
 import { getInstanceRow, getOrCreateRoot, type InstanceRow } from '../db/instances-repo.ts';
 import { usableLib } from '../db/libraries-repo.ts';
+import { isGroupMember } from '../db/groups-repo.ts';
 import type { Space } from '../db/quota.ts';
 
 export type Mode = 'read' | 'write';
@@ -14,12 +15,12 @@ export interface Caller {
   deptId: string | null;
 }
 
-export function canAccess(db: Db, user: Caller, row: Pick<InstanceRow, 'spaceKind' | 'spaceId'>, _mode: Mode): boolean {
+export async function canAccess(db: Db, user: Caller, row: Pick<InstanceRow, 'spaceKind' | 'spaceId'>, _mode: Mode): Promise<boolean> {
   switch (row.spaceKind) {
     case 'user':
       return row.spaceId === user.userId;
     case 'group':
-      return db.prepare('SELECT 1 FROM group_members WHERE group_id = ? AND user_id = ?').get(row.spaceId, user.userId) !== undefined;
+      return isGroupMember(db, row.spaceId, user.userId);
     case 'dept':
       return user.deptId !== null && row.spaceId === user.deptId;
   }
@@ -30,9 +31,9 @@ function notFound(): AppError {
 }
 
 /** A live instance the caller may access in `mode`, or NOT_FOUND. */
-export function accessible(db: Db, user: Caller, id: string, mode: Mode): InstanceRow {
-  const row = getInstanceRow(db, id);
-  if (!row || row.deletedAt !== null || !canAccess(db, user, row, mode)) throw notFound();
+export async function accessible(db: Db, user: Caller, id: string, mode: Mode): Promise<InstanceRow> {
+  const row = await getInstanceRow(db, id);
+  if (!row || row.deletedAt !== null || !(await canAccess(db, user, row, mode))) throw notFound();
   return row;
 }
 
@@ -50,14 +51,14 @@ export function defaultSpace(user: Caller, instanceType: string | undefined): Sp
  * The folder a request names (parentId), or the library root of the caller's space; must be a folder. Roots are
  * created on first use, so the library code (caller-supplied) must name a library the caller may use.
  */
-export function resolveFolder(
+export async function resolveFolder(
   db: Db, user: Caller & Pick<SessionUser, 'isAdmin'>, parentId: string | undefined, libCode: string | undefined, instanceType: string | undefined, mode: Mode,
-): InstanceRow {
+): Promise<InstanceRow> {
   if (parentId === undefined || parentId === '' || parentId === '0') {
-    const lib = usableLib(db, libCode || 'NetDisk', user.isAdmin);
+    const lib = await usableLib(db, libCode || 'NetDisk', user.isAdmin);
     return getOrCreateRoot(db, defaultSpace(user, instanceType), lib.libCode, user.userId);
   }
-  const row = accessible(db, user, parentId, mode);
+  const row = await accessible(db, user, parentId, mode);
   if (!row.isFolder) throw new AppError('CONFLICT', 'the parent is not a folder');
   return row;
 }

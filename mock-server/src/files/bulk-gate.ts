@@ -6,8 +6,12 @@
 // so the manifests of one user's waiting requests may add up to `waitingBytesPerUser`; a request that would go past
 // that is refused with 429 RATE_LIMITED and Retry-After. A client's usual batches have manifests of tens of KiB.
 //
-// The limit is per node for now: several server nodes each admit `slots`. A later data-layer change moves the count
-// into the database; callers see only BulkGate, so that swap stays inside this module.
+// The limit is per node, deliberately (issue #12): what it protects is this process's memory (each admitted request
+// holds its files in memory while they are hashed and written) and its sockets, and N nodes have N times as much of
+// both. A user's share is per node too: a user stalling bodies on one node holds at most 2 of that node's 8 slots,
+// so everyone else's uploads on every node still get slots. Counting slots in the database would add a round trip
+// (and a lease to recover from a crashed node) to every bulk upload and protect nothing a node does not protect
+// alone.
 import { AppError } from '../http/errors.ts';
 
 export interface BulkGate {

@@ -1,7 +1,6 @@
 // The wire shapes of instances and download info (contract: files.yaml Instance, download.yaml DownloadFileInfo).
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/sql/tx.ts';
 import { ancestorsOf, type InstanceRow } from '../db/instances-repo.ts';
-import { getBlob } from '../db/blobs-repo.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { uriEncode } from '../storage/sigv4.ts';
 import { AppError } from '../http/errors.ts';
@@ -9,8 +8,8 @@ import { AppError } from '../http/errors.ts';
 export const DOWNLOAD_PART_SIZE = 8 * 1024 * 1024;
 
 /** Names of the folders from below the library root down to `row`'s parent. */
-export function parentNamesOf(db: Db, row: InstanceRow): string[] {
-  return ancestorsOf(db, row.id).filter((a) => a.parentId !== null).map((a) => a.name);
+export async function parentNamesOf(db: Db, row: InstanceRow): Promise<string[]> {
+  return (await ancestorsOf(db, row.id)).filter((a) => a.parentId !== null).map((a) => a.name);
 }
 
 export function instanceView(row: InstanceRow, parentNames: string[]) {
@@ -38,15 +37,37 @@ export function instanceView(row: InstanceRow, parentNames: string[]) {
   };
 }
 
-export function viewOf(db: Db, row: InstanceRow) {
-  return instanceView(row, row.parentId === null ? [] : parentNamesOf(db, row));
+export async function viewOf(db: Db, row: InstanceRow) {
+  return instanceView(row, row.parentId === null ? [] : await parentNamesOf(db, row));
+}
+
+/** Views of many rows, reading each distinct parent's ancestry once (a batch usually shares one folder). */
+export async function viewsOf(db: Db, rows: InstanceRow[]) {
+  const byParent = new Map<string, Promise<string[]>>();
+  const namesOf = (row: InstanceRow): Promise<string[]> => {
+    if (row.parentId === null) return Promise.resolve([]);
+    let names = byParent.get(row.parentId);
+    if (!names) {
+      names = parentNamesOf(db, row);
+      byParent.set(row.parentId, names);
+    }
+    return names;
+  };
+  const out = [];
+  for (const row of rows) out.push(instanceView(row, await namesOf(row)));
+  return out;
 }
 
 /** What a ranged download from storage needs: key, sizes of the parts, the endpoint and the hash to verify. */
-export function downloadInfo(db: Db, store: ObjectStore, row: InstanceRow, endpoint: string = store.publicEndpoint) {
+/** The stored content of a file, from the row itself (its query joins the blob): no lookup per file. */
+export function contentOf(row: InstanceRow): { id: string; sha256: string; size: number; objectKey: string } {
   if (row.isFolder) throw new AppError('CONFLICT', 'a folder downloads as a zip (getZipDownloadUrl)');
-  const blob = row.blobId ? getBlob(db, row.blobId) : undefined;
-  if (!blob) throw new AppError('NOT_FOUND', 'the file has no stored content');
+  if (!row.blobId || row.objectKey === null || row.sha256 === null || row.blobSize === null) throw new AppError('NOT_FOUND', 'the file has no stored content');
+  return { id: row.blobId, sha256: row.sha256, size: row.blobSize, objectKey: row.objectKey };
+}
+
+export function downloadInfo(store: ObjectStore, row: InstanceRow, endpoint: string = store.publicEndpoint) {
+  const blob = contentOf(row);
   const partNum = Math.ceil(blob.size / DOWNLOAD_PART_SIZE);
   return {
     fileId: blob.id,

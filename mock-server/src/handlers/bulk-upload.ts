@@ -13,11 +13,11 @@ import { createHash } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Handlers } from '../context.ts';
-import { transaction } from '../db/database.ts';
-import { addBlobRefs, findBlobBySha, findInstantBlob, findReachableBlob, upsertVerifiedBlob } from '../db/blobs-repo.ts';
+import { transaction } from '../db/sql/tx.ts';
+import { addBlobRefs, findInstantBlob, findReachableBlob, lockBlobBySha, upsertVerifiedBlob } from '../db/blobs-repo.ts';
 import { nameTaken, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
-import { freeBytes, spaceUsage, type Space } from '../db/quota.ts';
-import { createSession, deleteSession, getSession, type UploadSession } from '../db/uploads-repo.ts';
+import { freeBytes, lockedSpaceUsage, type Space } from '../db/quota.ts';
+import { createSession, deleteSession, deleteSessions, getSession, type UploadSession } from '../db/uploads-repo.ts';
 import { callerOf, resolveFolder } from '../files/access.ts';
 import { createBulkGate } from '../files/bulk-gate.ts';
 import { ClientGoneError, FrameReader } from '../files/frame-reader.ts';
@@ -25,7 +25,7 @@ import { decodeWireName } from '../files/names.ts';
 import { loadContract, deref } from '../contract/contract.ts';
 import { AppError, type ErrorCode } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
-import { insertOpLog } from '../db/oplog-repo.ts';
+import { insertOpLogs } from '../db/oplog-repo.ts';
 import { registerFile } from './upload.ts';
 
 /** Bytes of all files in one request. Files per request and bytes per file are limits of the contract's schema. */
@@ -111,12 +111,12 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
   }
 
   /** Phase A. */
-  function reserve(req: FastifyRequest, m: Manifest, entries: Entry[]): void {
+  async function reserve(req: FastifyRequest, m: Manifest, entries: Entry[]): Promise<void> {
     const user = callerOf(req.user);
     const libCode = m.category?.replace(/\d+$/, '') || 'NetDisk';
     const conflict = m.conflict ?? 'keepBoth';
     const bucket = ctx.store().bucket;
-    transaction(db, () => {
+    await transaction(db, async (trx) => {
       const folders = new Map<string, InstanceRow | AppError>();
       const free = new Map<string, { space: Space; bytes: number }>();
       for (const e of entries) {
@@ -125,7 +125,7 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
         let folder = folders.get(parentKey);
         if (!folder) {
           try {
-            folder = resolveFolder(db, user, parentKey || undefined, libCode, m.instanceType, 'write');
+            folder = await resolveFolder(trx, user, parentKey || undefined, libCode, m.instanceType, 'write');
           } catch (err) {
             if (!(err instanceof AppError)) throw err;
             folder = err;
@@ -136,7 +136,7 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
           failWith(e, folder);
           continue;
         }
-        const existing = nameTaken(db, folder.id, e.name);
+        const existing = await nameTaken(trx, folder.id, e.name);
         if (existing && conflict === 'skip') {
           e.result = { outcome: 'skipped', instanceId: existing.id };
           continue;
@@ -149,7 +149,8 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
         const spaceKey = `${space.kind}:${space.id}`;
         let room = free.get(spaceKey);
         if (!room) {
-          room = { space, bytes: freeBytes(spaceUsage(db, space)) };
+          // Locked until the sessions holding the reservations are in: another request (any node) checks after.
+          room = { space, bytes: freeBytes(await lockedSpaceUsage(trx, space)) };
           free.set(spaceKey, room);
         }
         if (e.file.fSize > room.bytes) {
@@ -158,8 +159,8 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
         }
         room.bytes -= e.file.fSize;
         // "instant" only for content the caller can read: other content is stored, then deduplicated in phase C.
-        e.instant = !!findReachableBlob(db, user.userId, e.file.fMd5, e.file.fSize);
-        e.session = createSession(db, {
+        e.instant = !!(await findReachableBlob(trx, user.userId, e.file.fMd5, e.file.fSize));
+        e.session = await createSession(trx, {
           userId: user.userId, spaceKind: space.kind, spaceId: space.id, parentId: folder.id, libCode: folder.libCode, name: e.name,
           size: e.file.fSize, sha256: e.file.fMd5, bucket, conflict: conflict === 'newVersion' ? 'newVersion' : 'keepBoth',
           existingId: conflict === 'newVersion' && existing ? existing.id : null, reservedBytes: e.file.fSize,
@@ -206,11 +207,11 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
   }
 
   /** Phase C. */
-  function file(userId: string, entries: Entry[], redundant: string[]): void {
-    transaction(db, () => {
+  async function file(userId: string, entries: Entry[], redundant: string[]): Promise<void> {
+    await transaction(db, async (trx) => {
       for (const e of entries) {
         if (!e.session) continue;
-        const s = getSession(db, e.session.id);
+        const s = await getSession(trx, e.session.id);
         if (!s) {
           // Swept meanwhile (cannot happen within a request's lifetime, but never file without a reservation).
           if (mayHoldObject(e)) redundant.push(e.session.objectKey);
@@ -218,36 +219,39 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
           continue;
         }
         if (e.result) {
-          deleteSession(db, s.id);
+          await deleteSession(trx, s.id);
           if (mayHoldObject(e)) redundant.push(s.objectKey);
           continue;
         }
         try {
-          transaction(db, () => {
-            const existing = e.skipIfExists ? nameTaken(db, s.parentId, s.name) : undefined;
+          // A savepoint per file: one that fails is undone alone and the others are filed.
+          await transaction(trx, async (sp) => {
+            const existing = e.skipIfExists ? await nameTaken(sp, s.parentId, s.name) : undefined;
             if (existing) {
-              deleteSession(db, s.id);
+              await deleteSession(sp, s.id);
               if (e.stored) redundant.push(s.objectKey);
               e.result = { outcome: 'skipped', instanceId: existing.id };
               return;
             }
             let blobId: string;
             if (e.instant) {
-              const held = findInstantBlob(db, s.sha256, s.size);
-              if (!held) throw new AppError('CONFLICT', 'the stored content it matched was removed meanwhile; upload the file again');
+              const held = await findInstantBlob(sp, s.sha256, s.size);
+              if (!held || !(await lockBlobBySha(sp, s.sha256))) throw new AppError('CONFLICT', 'the stored content it matched was removed meanwhile; upload the file again');
               blobId = held.id;
             } else {
-              const known = findBlobBySha(db, s.sha256);
-              blobId = upsertVerifiedBlob(db, { sha256: s.sha256, size: s.size, bucket: s.bucket, objectKey: known?.objectKey ?? s.objectKey }).id;
-              if (known) redundant.push(s.objectKey);
+              // Locked first (see saveInstance): a collection of this content either finished or waits.
+              const known = await lockBlobBySha(sp, s.sha256);
+              const blob = await upsertVerifiedBlob(sp, { sha256: s.sha256, size: s.size, bucket: s.bucket, objectKey: known?.objectKey ?? s.objectKey });
+              blobId = blob.id;
+              if (blob.objectKey !== s.objectKey) redundant.push(s.objectKey);
             }
-            addBlobRefs(db, blobId, 1);
-            const row = registerFile(db, s, blobId, s.name, userId);
+            await addBlobRefs(sp, blobId, 1);
+            const row = await registerFile(sp, s, blobId, s.name, userId);
             e.result = { outcome: e.instant ? 'instant' : 'uploaded', instanceId: row.id };
           });
         } catch (err) {
           failWith(e, err);
-          deleteSession(db, s.id);
+          await deleteSession(trx, s.id);
           if (e.stored && !redundant.includes(s.objectKey)) redundant.push(s.objectKey);
         }
       }
@@ -321,7 +325,7 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
       }
       return e;
     });
-    reserve(req, manifest, entries);
+    await reserve(req, manifest, entries);
     try {
       await receive(reader, entries);
       reply.removeHeader('connection');
@@ -329,37 +333,34 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
       if (reader.ended) reply.removeHeader('connection');
       // The body broke its framing or the client went away: undo phase A and drop what was stored.
       const staged = entries.filter((e) => e.session && mayHoldObject(e)).map((e) => e.session!.objectKey);
-      transaction(db, () => {
-        for (const e of entries) if (e.session) deleteSession(db, e.session.id);
-      });
+      await deleteSessions(db, entries.flatMap((e) => (e.session ? [e.session.id] : [])));
       await discard(staged);
       throw err;
     }
     const redundant: string[] = [];
     try {
-      file(user.userId, entries, redundant);
+      await file(user.userId, entries, redundant);
     } catch (err) {
       // Phase C rolled back as a whole: release the reservations now instead of when the sessions expire.
-      transaction(db, () => {
-        for (const e of entries) if (e.session) deleteSession(db, e.session.id);
-      });
+      await deleteSessions(db, entries.flatMap((e) => (e.session ? [e.session.id] : [])));
       await discard(entries.filter((e) => e.session && mayHoldObject(e)).map((e) => e.session!.objectKey));
       throw err;
     }
     await discard(redundant);
     const results = entries.map((e) => e.result ?? { outcome: 'failed' as const, code: 'INTERNAL', msg: 'not processed' });
-    audit(req, entries, results);
+    await audit(req, entries, results);
     return ok({ files: results });
   }
 
   /** One operation-log line per file (the request's own line names no file): who filed what, or why not. */
-  function audit(req: FastifyRequest, entries: Entry[], results: FileResult[]): void {
+  async function audit(req: FastifyRequest, entries: Entry[], results: FileResult[]): Promise<void> {
     const user = callerOf(req.user);
     try {
-      transaction(db, () => {
-        results.forEach((r, i) => {
+      await insertOpLogs(
+        db,
+        results.map((r, i) => {
           const e = entries[i]!;
-          insertOpLog(db, {
+          return {
             userId: user.userId,
             userName: user.userName,
             opType: 'bulkUpload',
@@ -371,9 +372,9 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
             traceId: req.traceId,
             result: r.outcome === 'failed' ? 'failure' : 'success',
             detail: r.outcome === 'failed' ? `${r.code ?? ''}` : r.outcome,
-          });
-        });
-      });
+          };
+        }),
+      );
     } catch (err) {
       req.log.error({ err, traceId: req.traceId }, 'bulk-upload: operation log write failed');
     }

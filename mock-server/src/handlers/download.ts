@@ -4,29 +4,20 @@ import type { AppContext, Handlers } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
 import { isActiveContent, securityHeaders, STORED_CONTENT_HEADERS } from '../http/hygiene.ts';
-import { getBlob } from '../db/blobs-repo.ts';
 import { childrenAfter, type InstanceRow } from '../db/instances-repo.ts';
+import { getLinkCaller } from '../db/users-repo.ts';
 import { accessible, callerOf, type Caller } from '../files/access.ts';
 import { contentDisposition, contentTypeOf } from '../files/names.ts';
 import { issueTicket, redeemTicket } from '../files/tickets.ts';
-import { downloadInfo } from '../files/wire.ts';
+import { contentOf, downloadInfo } from '../files/wire.ts';
 import { ZipWriter } from '../files/zip-writer.ts';
 
 export const PREVIEW_INLINE_LIMIT = 15728640;
 
-function contentOf(ctx: AppContext, row: InstanceRow) {
-  if (row.isFolder) throw new AppError('CONFLICT', 'a folder downloads as a zip (getZipDownloadUrl)');
-  const blob = row.blobId ? getBlob(ctx.db, row.blobId) : undefined;
-  if (!blob) throw new AppError('NOT_FOUND', 'the file has no stored content');
-  return blob;
-}
-
-function callerById(ctx: AppContext, userId: string): Caller {
-  const u = ctx.db.prepare('SELECT id, dept_id AS deptId, is_enabled AS enabled, deleted_at AS deletedAt FROM users WHERE id = ?').get(userId) as
-    | { id: string; deptId: string | null; enabled: number; deletedAt: number | null }
-    | undefined;
-  if (!u || !u.enabled || u.deletedAt !== null) throw new AppError('NOT_FOUND', 'the link is invalid or has expired');
-  return { userId: u.id, deptId: u.deptId };
+async function callerById(ctx: AppContext, userId: string): Promise<Caller> {
+  const caller = await getLinkCaller(ctx.db, userId);
+  if (!caller) throw new AppError('NOT_FOUND', 'the link is invalid or has expired');
+  return caller;
 }
 
 export function downloadHandlers(ctx: AppContext): Handlers {
@@ -37,7 +28,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
     const store = ctx.store();
     const used = new Set<string>();
     const addFile = async (row: InstanceRow, path: string) => {
-      const blob = contentOf(ctx, row);
+      const blob = contentOf(row);
       if (blob.size === 0) return zip.addFile(path, row.updatedAt, 0, (async function* () {})());
       // Local content is read into the zip writer's reused buffers; a remote store's response is streamed.
       const reader = await store.openReader(blob.objectKey);
@@ -52,7 +43,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       await zip.addDirectory(path, folder.updatedAt);
       let after: InstanceRow | undefined;
       for (;;) {
-        const page = childrenAfter(db, folder.id, after && { isFolder: after.isFolder, nameKey: after.nameKey, id: after.id }, 200);
+        const page = await childrenAfter(db, folder.id, after && { isFolder: after.isFolder, nameKey: after.nameKey, id: after.id }, 200);
         for (const child of page) {
           if (closed()) return;
           if (child.isFolder) await walk(child, `${path}/${child.name}`);
@@ -64,7 +55,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
     };
     for (const id of ids) {
       if (closed()) return;
-      const row = accessible(db, user, id, 'read');
+      const row = await accessible(db, user, id, 'read');
       // Top-level names from different folders may clash: keep both.
       let name = row.name;
       for (let n = 1; used.has(name.toLowerCase()); n++) name = `${row.name} (${n})`;
@@ -84,20 +75,20 @@ export function downloadHandlers(ctx: AppContext): Handlers {
     async getDownloadFileInfo(req) {
       const user = callerOf(req.user);
       const { instanceId } = req.query as { instanceId: string };
-      return ok(downloadInfo(db, ctx.store(), accessible(db, user, instanceId, 'read'), ctx.storageEndpoint(req)));
+      return ok(downloadInfo(ctx.store(), await accessible(db, user, instanceId, 'read'), ctx.storageEndpoint(req)));
     },
 
     async getFileInfoById(req) {
       const user = callerOf(req.user);
       const { id } = req.params as { id: string };
-      return ok(downloadInfo(db, ctx.store(), accessible(db, user, id, 'read'), ctx.storageEndpoint(req)));
+      return ok(downloadInfo(ctx.store(), await accessible(db, user, id, 'read'), ctx.storageEndpoint(req)));
     },
 
     async getS3DownloadUrl(req) {
       const user = callerOf(req.user);
       const q = req.query as { instanceId: string; fileName?: string; action?: 'download' | 'preview'; expiresIn?: number };
-      const row = accessible(db, user, q.instanceId, 'read');
-      const blob = contentOf(ctx, row);
+      const row = await accessible(db, user, q.instanceId, 'read');
+      const blob = contentOf(row);
       let name = row.name;
       if (q.fileName) {
         try {
@@ -124,13 +115,13 @@ export function downloadHandlers(ctx: AppContext): Handlers {
     async getPreview(req) {
       const user = callerOf(req.user);
       const { instanceId } = req.query as { instanceId: string };
-      const row = accessible(db, user, instanceId, 'read');
-      const blob = contentOf(ctx, row);
+      const row = await accessible(db, user, instanceId, 'read');
+      const blob = contentOf(row);
       const contentType = contentTypeOf(row.name);
       // An SVG keeps its type (an <img> needs it), so it is shown only through the sandboxed route, at any size; the
       // route streams, and images are not read in ranges.
       if (blob.size < PREVIEW_INLINE_LIMIT || isActiveContent({ contentType })) {
-        const { ticket, expiresAt } = issueTicket(db, ctx.secret, 'preview', user.userId, { instanceId: row.id });
+        const { ticket, expiresAt } = await issueTicket(db, ctx.secret, 'preview', user.userId, { instanceId: row.id });
         return ok({ url: `/hcs/services/API/preview/${ticket}`, expiresAt, contentType, size: blob.size, inline: true });
       }
       // Large markup (HTML, XML) is served as text and read in ranges by the text preview; opened as a page it
@@ -147,9 +138,9 @@ export function downloadHandlers(ctx: AppContext): Handlers {
 
     async streamPreview(req, reply) {
       const { ticket } = req.params as { ticket: string };
-      const t = redeemTicket<{ instanceId: string }>(db, ctx.secret, 'preview', ticket, { singleUse: false });
-      const row = accessible(db, callerById(ctx, t.userId), t.payload.instanceId, 'read');
-      const blob = contentOf(ctx, row);
+      const t = await redeemTicket<{ instanceId: string }>(db, ctx.secret, 'preview', ticket, { singleUse: false });
+      const row = await accessible(db, await callerById(ctx, t.userId), t.payload.instanceId, 'read');
+      const blob = contentOf(row);
       const obj = await ctx.store().getObject(blob.objectKey);
       return reply
         .header('content-type', contentTypeOf(row.name))
@@ -167,20 +158,21 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       const q = req.query as { ids: string; name?: string };
       const ids = [...new Set(q.ids.split(',').filter(Boolean))];
       if (ids.length > 1000) throw new AppError('VALIDATION_FAILED', 'at most 1000 entries per zip');
-      const rows = ids.map((id) => accessible(db, user, id, 'read'));
+      const rows: InstanceRow[] = [];
+      for (const id of ids) rows.push(await accessible(db, user, id, 'read'));
       let name = q.name?.trim() || (rows.length === 1 ? rows[0]!.name : 'download');
       if (/[\u0000-\u001f\u007f/\\]/.test(name)) throw new AppError('BAD_REQUEST', 'name contains forbidden characters');
       name = name.replace(/\.zip$/i, '');
-      const { ticket, expiresAt } = issueTicket(db, ctx.secret, 'zip', user.userId, { ids, name });
+      const { ticket, expiresAt } = await issueTicket(db, ctx.secret, 'zip', user.userId, { ids, name });
       return ok({ url: `/hcs/services/API/zip/${ticket}`, expiresAt, contentType: 'application/zip' });
     },
 
     async downloadZip(req, reply) {
       const { ticket } = req.params as { ticket: string };
-      const t = redeemTicket<{ ids: string[]; name: string }>(db, ctx.secret, 'zip', ticket, { singleUse: true });
-      const user = callerById(ctx, t.userId);
+      const t = await redeemTicket<{ ids: string[]; name: string }>(db, ctx.secret, 'zip', ticket, { singleUse: true });
+      const user = await callerById(ctx, t.userId);
       // Check every entry before the first byte, so a refusal is still a proper error envelope.
-      for (const id of t.payload.ids) accessible(db, user, id, 'read');
+      for (const id of t.payload.ids) await accessible(db, user, id, 'read');
       // The zip writer writes straight to the socket: its write callbacks tell when a reused read buffer may be
       // refilled, which a stream handed to reply.send() would hide. Hijacked replies skip onSend, so the
       // headers it would add are written here.

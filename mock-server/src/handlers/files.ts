@@ -4,14 +4,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext, Handlers } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
-import { transaction } from '../db/database.ts';
+import { transaction } from '../db/sql/tx.ts';
 import {
-  copyInstance, deleteToRecycle, getInstanceRow, insertInstance, listChildren, listSubfolders, moveInstance, nextInWalk,
+  copyInstance, deleteToRecycle, getInstanceRow, insertInstance, listChildren, listSubfolders, moveInstance, walkSubtree,
   renameInstance, setRemark, subtreeStats, ancestorsOf, type ConflictPolicy, type InstanceRow, type SortField,
 } from '../db/instances-repo.ts';
 import { decodeWireName } from '../files/names.ts';
 import { accessible, callerOf, resolveFolder } from '../files/access.ts';
-import { downloadInfo, instanceView, viewOf } from '../files/wire.ts';
+import { downloadInfo, instanceView, viewOf, viewsOf } from '../files/wire.ts';
 
 function splitIds(ids: string): string[] {
   return [...new Set(ids.split(',').filter(Boolean))].slice(0, 1000);
@@ -26,7 +26,9 @@ function failure(id: string, e: unknown) {
  * Applies `one` to each id of a batch call: what worked goes to done, refusals to failed; anything else throws. Ids
  * the access gate refused (req.accessRefused) fail with its error and `one` never sees them.
  */
-function batch<T>(ids: string, refused: ReadonlyMap<string, AppError> | null, one: (id: string) => T): { done: T[]; failed: ReturnType<typeof failure>[] } {
+async function batch<T>(
+  ids: string, refused: ReadonlyMap<string, AppError> | null, one: (id: string) => Promise<T>,
+): Promise<{ done: T[]; failed: ReturnType<typeof failure>[] }> {
   const done: T[] = [];
   const failed: ReturnType<typeof failure>[] = [];
   for (const id of splitIds(ids)) {
@@ -36,7 +38,7 @@ function batch<T>(ids: string, refused: ReadonlyMap<string, AppError> | null, on
       continue;
     }
     try {
-      done.push(one(id));
+      done.push(await one(id));
     } catch (e) {
       failed.push(failure(id, e));
     }
@@ -68,12 +70,15 @@ export function filesHandlers(ctx: AppContext): Handlers {
         parentId?: string; libCode?: string; instanceType?: string; pageNo: number; pageSize: number; sortField: SortField;
         sortOrder: 'asc' | 'desc'; fileFilter?: number; cursor?: string; keyword?: string;
       };
-      const folder = resolveFolder(db, user, q.parentId, q.libCode, q.instanceType, 'read');
-      const page = listChildren(db, ctx.secret, {
-        parentId: folder.id, sortField: q.sortField ?? 'instanceName', sortOrder: q.sortOrder ?? 'asc', fileFilter: q.fileFilter,
-        keyword: q.keyword?.trim() || undefined, pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, cursor: q.cursor,
-      });
-      const chain = [...ancestorsOf(db, folder.id), folder];
+      const folder = await resolveFolder(db, user, q.parentId, q.libCode, q.instanceType, 'read');
+      const [page, ancestors] = await Promise.all([
+        listChildren(db, ctx.secret, folder, {
+          parentId: folder.id, sortField: q.sortField ?? 'instanceName', sortOrder: q.sortOrder ?? 'asc', fileFilter: q.fileFilter,
+          keyword: q.keyword?.trim() || undefined, pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, cursor: q.cursor,
+        }),
+        folder.parentId === null ? Promise.resolve([]) : ancestorsOf(db, folder.id),
+      ]);
+      const chain = [...ancestors, folder];
       const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);
       return ok({
         list: page.rows.map((r) => instanceView(r, names)),
@@ -91,19 +96,28 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const body = req.body as { libCode?: string; parentId?: string; instanceType?: string; instanceName: string }[];
       // Decode every name first: one bad entry creates none.
       const names = body.map((b, i) => decodeWireName(b.instanceName, `[${i}].instanceName`));
-      const created = transaction(db, () =>
-        body.map((b, i) => {
-          const parent = resolveFolder(db, user, b.parentId, b.libCode, b.instanceType, 'write');
-          return insertInstance(db, { parent, name: names[i]!, isFolder: true, createdBy: user.userId });
-        }),
-      );
-      return ok(created.map((r) => viewOf(db, r)));
+      const created = await transaction(db, async (trx) => {
+        const out: InstanceRow[] = [];
+        const folders = new Map<string, InstanceRow>();
+        for (const [i, b] of body.entries()) {
+          // One batch usually names one folder: resolve each distinct one once.
+          const key = JSON.stringify([b.parentId ?? '', b.libCode ?? '', b.instanceType ?? '']);
+          let parent = folders.get(key);
+          if (!parent) {
+            parent = await resolveFolder(trx, user, b.parentId, b.libCode, b.instanceType, 'write');
+            folders.set(key, parent);
+          }
+          out.push(await insertInstance(trx, { parent, name: names[i]!, isFolder: true, createdBy: user.userId }));
+        }
+        return out;
+      });
+      return ok(await viewsOf(db, created));
     },
 
     async getInstance(req) {
       const user = callerOf(req.user);
       const { id } = req.params as { id: string };
-      return ok(viewOf(db, accessible(db, user, id, 'read')));
+      return ok(await viewOf(db, await accessible(db, user, id, 'read')));
     },
 
     async modifyInstance(req) {
@@ -111,22 +125,22 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const { id } = req.params as { id: string };
       const body = req.body as { instanceName?: string; remark?: string };
       const name = body.instanceName !== undefined ? decodeWireName(body.instanceName) : undefined;
-      const row = transaction(db, () => {
-        let r = accessible(db, user, id, 'write');
-        if (name !== undefined && name !== r.name) r = renameInstance(db, r, name);
-        if (body.remark !== undefined) setRemark(db, r.id, body.remark);
-        return getInstanceRow(db, r.id)!;
+      const row = await transaction(db, async (trx) => {
+        let r = await accessible(trx, user, id, 'write');
+        if (name !== undefined && name !== r.name) r = await renameInstance(trx, r, name);
+        if (body.remark !== undefined) await setRemark(trx, r.id, body.remark);
+        return (await getInstanceRow(trx, r.id))!;
       });
-      return ok(viewOf(db, row));
+      return ok(await viewOf(db, row));
     },
 
     async deleteInstances(req) {
       const user = callerOf(req.user);
       const { ids } = req.query as { ids: string };
       return ok(
-        batch(ids, req.accessRefused, (id) => {
-          const view = viewOf(db, accessible(db, user, id, 'write'));
-          deleteToRecycle(db, id, user.userId);
+        await batch(ids, req.accessRefused, async (id) => {
+          const view = await viewOf(db, await accessible(db, user, id, 'write'));
+          await deleteToRecycle(db, id, user.userId);
           return view;
         }),
       );
@@ -135,11 +149,11 @@ export function filesHandlers(ctx: AppContext): Handlers {
     async moveInstances(req) {
       const user = callerOf(req.user);
       const q = req.query as { ids: string; targetInstanceId: string; conflict?: ConflictPolicy };
-      const target = resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
+      const target = await resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
       return ok(
-        batch(q.ids, req.accessRefused, (id) => {
-          accessible(db, user, id, 'write');
-          return viewOf(db, moveInstance(db, id, target.id, q.conflict ?? 'rename'));
+        await batch(q.ids, req.accessRefused, async (id) => {
+          await accessible(db, user, id, 'write');
+          return viewOf(db, await moveInstance(db, id, target.id, q.conflict ?? 'rename'));
         }),
       );
     },
@@ -147,11 +161,11 @@ export function filesHandlers(ctx: AppContext): Handlers {
     async copyInstances(req) {
       const user = callerOf(req.user);
       const q = req.query as { ids: string; targetInstanceId: string; conflict?: ConflictPolicy };
-      const target = resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
+      const target = await resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
       return ok(
-        batch(q.ids, req.accessRefused, (id) => {
-          accessible(db, user, id, 'read');
-          return viewOf(db, copyInstance(db, id, target.id, q.conflict ?? 'rename', user.userId));
+        await batch(q.ids, req.accessRefused, async (id) => {
+          await accessible(db, user, id, 'read');
+          return viewOf(db, await copyInstance(db, id, target.id, q.conflict ?? 'rename', user.userId));
         }),
       );
     },
@@ -159,71 +173,54 @@ export function filesHandlers(ctx: AppContext): Handlers {
     async getTreeFolder(req) {
       const user = callerOf(req.user);
       const b = (req.body ?? {}) as { parentId?: string; libCode?: string; instanceType?: string };
-      const folder = resolveFolder(db, user, b.parentId, b.libCode, b.instanceType, 'read');
+      const folder = await resolveFolder(db, user, b.parentId, b.libCode, b.instanceType, 'read');
       if (b.parentId === undefined || b.parentId === '' || b.parentId === '0') {
-        const hasSub = listSubfolders(db, folder.id, 1).length > 0;
-        return ok([{ instanceId: folder.id, instanceName: folder.name, parentId: '0', isLeaf: !hasSub }]);
+        return ok([{ instanceId: folder.id, instanceName: folder.name, parentId: '0', isLeaf: folder.childFolders === 0 }]);
       }
-      return ok(treeNodes(folder));
+      return ok(await treeNodes(folder));
     },
 
     async getTreeFolderData(req) {
       const user = callerOf(req.user);
       const q = req.query as { id?: string; libCode?: string };
-      return ok(treeNodes(resolveFolder(db, user, q.id, q.libCode, undefined, 'read')));
+      return ok(await treeNodes(await resolveFolder(db, user, q.id, q.libCode, undefined, 'read')));
     },
 
     async getFolderInfo(req) {
       const user = callerOf(req.user);
       const q = req.query as { instanceId: string; cursor?: string; limit?: number };
-      const root = accessible(db, user, q.instanceId, 'read');
+      const root = await accessible(db, user, q.instanceId, 'read');
       const store = ctx.store();
       const limit = q.limit ?? 1000;
+      const endpoint = ctx.storageEndpoint(req);
       if (!root.isFolder) {
         return ok({
-          data: [{ instanceId: root.id, classifierId: 'File', pathNames: root.name, rootId: root.id, rootName: root.name, syncStatus: '1', fileInfo: downloadInfo(db, store, root, ctx.storageEndpoint(req)) }],
+          data: [{ instanceId: root.id, classifierId: 'File', pathNames: root.name, rootId: root.id, rootName: root.name, syncStatus: '1', fileInfo: downloadInfo(store, root, endpoint) }],
           nextCursor: null, totalFiles: 1, totalBytes: root.size,
         });
       }
-      const stats = subtreeStats(db, root.id);
-      const paths = new Map<string, string>([[root.id, '']]);
-      const pathOf = (row: InstanceRow): string => {
-        const parent = row.parentId!;
-        let prefix = paths.get(parent);
-        if (prefix === undefined) {
-          const chain = ancestorsOf(db, row.id);
-          const at = chain.findIndex((a) => a.id === root.id);
-          prefix = chain.slice(at + 1).map((a) => a.name).join('/');
-          paths.set(parent, prefix);
-        }
-        const p = prefix ? `${prefix}/${row.name}` : row.name;
-        if (row.isFolder) paths.set(row.id, p);
-        return p;
-      };
-      let last = q.cursor ? readWalkCursor(ctx.secret, root.id, q.cursor) : undefined;
+      const after = q.cursor ? readWalkCursor(ctx.secret, root.id, q.cursor) : undefined;
+      const [stats, page] = await Promise.all([subtreeStats(db, root.id), walkSubtree(db, root.id, after, limit)]);
       const data = [];
-      let next: InstanceRow | undefined;
-      while (data.length < limit && (next = nextInWalk(db, root.id, last))) {
+      for (const e of page.entries) {
         data.push({
-          instanceId: next.id,
-          classifierId: next.isFolder ? 'Folder' : 'File',
-          pathNames: pathOf(next),
+          instanceId: e.id,
+          classifierId: e.isFolder ? 'Folder' : 'File',
+          pathNames: e.path,
           rootId: root.id,
           rootName: root.name,
           syncStatus: '1',
-          fileInfo: next.isFolder ? null : downloadInfo(db, store, next, ctx.storageEndpoint(req)),
+          fileInfo: e.isFolder ? null : downloadInfo(store, e, endpoint),
         });
-        last = next.id;
       }
-      const more = last !== undefined && data.length === limit && nextInWalk(db, root.id, last) !== undefined;
-      return ok({ data, nextCursor: more ? walkCursor(ctx.secret, root.id, last!) : null, totalFiles: stats.files, totalBytes: stats.bytes });
+      const last = page.entries[page.entries.length - 1];
+      return ok({ data, nextCursor: page.more && last ? walkCursor(ctx.secret, root.id, last.id) : null, totalFiles: stats.files, totalBytes: stats.bytes });
     },
   };
 
-  function treeNodes(folder: InstanceRow) {
-    return listSubfolders(db, folder.id).map((f) => ({
+  async function treeNodes(folder: InstanceRow) {
+    return (await listSubfolders(db, folder.id)).map((f) => ({
       instanceId: f.id, instanceName: f.name, parentId: folder.id, isLeaf: !f.hasSubfolders,
     }));
   }
 }
-

@@ -7,6 +7,7 @@ import { ok } from '../http/envelope.ts';
 import { listBusinessLibs, listMenus, menuTree, usableLib, type BusinessLib, type MenuNode } from '../db/libraries-repo.ts';
 import { spaceUsage, freeBytes, type Space } from '../db/quota.ts';
 import { SYSCONFIG } from '../db/seed.ts';
+import { isGroupMember } from '../db/groups-repo.ts';
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'];
 
@@ -73,11 +74,11 @@ function menuView(m: MenuNode): {
 export function librariesHandlers(ctx: AppContext): Handlers {
   const { db } = ctx;
 
-  const visibleLib = (user: SessionUser, libCode: string): BusinessLib => usableLib(db, libCode, user.isAdmin);
+  const visibleLib = (user: SessionUser, libCode: string): Promise<BusinessLib> => usableLib(db, libCode, user.isAdmin);
 
   // One accounting for every space: the same spaceUsage the upload and copy paths check and charge.
-  const capInfo = (space: Space) => {
-    const u = spaceUsage(db, space);
+  const capInfo = async (space: Space) => {
+    const u = await spaceUsage(db, space);
     const used = u.usedBytes + u.reservedBytes;
     const limited = u.quotaBytes !== null;
     return {
@@ -88,12 +89,12 @@ export function librariesHandlers(ctx: AppContext): Handlers {
       usedBytes: used,
     };
   };
-  const judge = (space: Space, fSize: number) => {
-    const free = freeBytes(spaceUsage(db, space));
+  const judge = async (space: Space, fSize: number) => {
+    const free = freeBytes(await spaceUsage(db, space));
     return free === Infinity ? { enough: true, freeBytes: null } : { enough: fSize <= free, freeBytes: free };
   };
-  const groupSpace = (user: SessionUser, groupId: string): Space => {
-    const member = db.prepare('SELECT 1 FROM group_members WHERE group_id = ? AND user_id = ?').get(groupId, user.userId);
+  const groupSpace = async (user: SessionUser, groupId: string): Promise<Space> => {
+    const member = await isGroupMember(db, groupId, user.userId);
     if (!member && !user.isAdmin) throw new AppError('FORBIDDEN', 'only members of the group can read its capacity');
     return { kind: 'group', id: groupId };
   };
@@ -102,7 +103,7 @@ export function librariesHandlers(ctx: AppContext): Handlers {
     async listBusinessLibs(req) {
       const user = signedIn(req);
       const q = req.query as { isShow?: 0 | 1; isHome?: 0 | 1 };
-      const libs = listBusinessLibs(db, {
+      const libs = await listBusinessLibs(db, {
         includeAdminOnly: user.isAdmin,
         ...(q.isShow !== undefined ? { isShow: q.isShow === 1 } : {}),
         ...(q.isHome !== undefined ? { isHome: q.isHome === 1 } : {}),
@@ -113,9 +114,9 @@ export function librariesHandlers(ctx: AppContext): Handlers {
     async getBusinessMenu(req) {
       const user = signedIn(req);
       const q = req.query as { libCode: string; parentId?: string };
-      const lib = visibleLib(user, q.libCode);
+      const lib = await visibleLib(user, q.libCode);
       // NetDisk's menu is built by the web app (spec 2), so the server holds no rows for it and answers [].
-      const tree = menuTree(listMenus(db, [lib.libCode]));
+      const tree = menuTree(await listMenus(db, [lib.libCode]));
       if (q.parentId && q.parentId !== '0') {
         const parent = tree.find((m) => m.id === q.parentId);
         return ok(parent ? parent.children.map(menuView) : []);
@@ -125,51 +126,51 @@ export function librariesHandlers(ctx: AppContext): Handlers {
 
     async listMenus(req) {
       const user = signedIn(req);
-      const codes = listBusinessLibs(db, { includeAdminOnly: user.isAdmin }).map((l) => l.libCode);
-      return ok(menuTree(listMenus(db, codes)).map(menuView));
+      const codes = (await listBusinessLibs(db, { includeAdminOnly: user.isAdmin })).map((l) => l.libCode);
+      return ok(menuTree(await listMenus(db, codes)).map(menuView));
     },
 
     async listSysConfigMenus(req) {
       const user = signedIn(req);
       if (!user.isAdmin) throw new AppError('FORBIDDEN', 'the administration menu is for administrators');
-      return ok(menuTree(listMenus(db, [SYSCONFIG])).map(menuView));
+      return ok(menuTree(await listMenus(db, [SYSCONFIG])).map(menuView));
     },
 
     async getUserCapInfo(req) {
       const user = signedIn(req);
       const p = req.params as { userId: string; libCode: string };
       if (p.userId !== user.userId && !user.isAdmin) throw new AppError('FORBIDDEN', "only administrators can read another user's capacity");
-      visibleLib(user, p.libCode);
+      await visibleLib(user, p.libCode);
       // Quota is per user on this server, shared by every library the user stores files in.
-      return ok(capInfo({ kind: 'user', id: p.userId }));
+      return ok(await capInfo({ kind: 'user', id: p.userId }));
     },
 
     async getGroupCapInfo(req) {
       const user = signedIn(req);
       const p = req.params as { deptId: string; libCode: string };
       if (p.deptId !== user.deptId && !user.isAdmin) throw new AppError('FORBIDDEN', "only members of the department can read its capacity");
-      visibleLib(user, p.libCode);
-      return ok(capInfo({ kind: 'dept', id: p.deptId }));
+      await visibleLib(user, p.libCode);
+      return ok(await capInfo({ kind: 'dept', id: p.deptId }));
     },
 
     async getGroupCapInfoById(req) {
       const user = signedIn(req);
       const { groupId } = req.query as { groupId: string };
-      return ok(capInfo(groupSpace(user, groupId)));
+      return ok(await capInfo(await groupSpace(user, groupId)));
     },
 
     async judgeGroupSize(req) {
       const user = signedIn(req);
       const body = req.body as { fSize: number; groupId?: string };
       if (!body.groupId) throw new AppError('VALIDATION_FAILED', 'groupId is required', { fields: [{ field: 'groupId', message: 'required' }] });
-      return ok(judge(groupSpace(user, body.groupId), body.fSize));
+      return ok(await judge(await groupSpace(user, body.groupId), body.fSize));
     },
 
     async judgeUserSize(req) {
       const user = signedIn(req);
       const body = req.body as { fSize: number; libCode?: string };
-      if (body.libCode) visibleLib(user, body.libCode);
-      return ok(judge({ kind: 'user', id: user.userId }, body.fSize));
+      if (body.libCode) await visibleLib(user, body.libCode);
+      return ok(await judge({ kind: 'user', id: user.userId }, body.fSize));
     },
   };
 }

@@ -74,13 +74,13 @@ export function sessionHandlers(ctx: AppContext): Handlers {
   const messages = loadMessages();
   const agreements = loadAgreements();
 
-  const systemLanguage = (): Lang => {
-    const v = getSysConfig(db, CONFIG_KEYS.language);
+  const systemLanguage = async (): Promise<Lang> => {
+    const v = await getSysConfig(db, CONFIG_KEYS.language);
     return isLang(v) ? v : config.defaultLanguage;
   };
 
   const currentUser = async (req: FastifyRequest) => {
-    const user = getUserById(db, signedIn(req).userId);
+    const user = await getUserById(db, signedIn(req).userId);
     if (!user) throw new AppError('UNAUTHENTICATED', MSG.unauthenticated);
     return ok(currentUserView(user));
   };
@@ -91,9 +91,9 @@ export function sessionHandlers(ctx: AppContext): Handlers {
 
     async login(req, reply) {
       const q = req.query as { username: string; password: string; captchaId?: string; captchaAnswer?: string };
-      const record = (result: 'success' | 'failure', detail: string, userId: string | null) => {
+      const record = async (result: 'success' | 'failure', detail: string, userId: string | null) => {
         try {
-          insertOpLog(db, {
+          await insertOpLog(db, {
             userId,
             userName: q.username.slice(0, 128),
             opType: 'login',
@@ -113,7 +113,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
       try {
         const password = auth.keys.decryptPassword(q.password, 'password');
         const { token, session, user } = await auth.signIn(req, reply, q.username, password, { id: q.captchaId, answer: q.captchaAnswer });
-        record('success', session.kind, user.id);
+        await record('success', session.kind, user.id);
         return ok({
           // A browser's token exists only as the HttpOnly cookie; putting it in the body would hand it to scripts.
           token: session.kind === 'token' ? token : '',
@@ -122,20 +122,20 @@ export function sessionHandlers(ctx: AppContext): Handlers {
           user: currentUserView(user),
         });
       } catch (err) {
-        record('failure', err instanceof AppError ? err.code : 'INTERNAL', null);
+        await record('failure', err instanceof AppError ? err.code : 'INTERNAL', null);
         throw err;
       }
     },
 
     async logout(req, reply) {
-      auth.signOut(req, reply);
+      await auth.signOut(req, reply);
       return done('LoginOutSuccessful');
     },
 
     async getCaptcha(req, reply) {
       // A challenge is for one attempt: no cache may hand it to anyone else.
       reply.header('cache-control', 'no-store');
-      return ok(auth.captchas.create(req.ip));
+      return ok(await auth.captchas.create(req.ip));
     },
 
     async getSystemWarnings(req) {
@@ -149,7 +149,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
         publicKey: auth.keys.publicKeyPem,
         passwordEncryption: 'RSA-OAEP-256',
         loginMethod: 'local',
-        defaultLanguage: systemLanguage(),
+        defaultLanguage: await systemLanguage(),
         skin: 'redblack',
         version: VERSION,
         passwordMinLength: PASSWORD_MIN_LENGTH,
@@ -167,7 +167,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
       }
       let rules: unknown;
       try {
-        rules = JSON.parse(getSysConfig(db, CONFIG_KEYS.gatewayMappings) ?? '[]');
+        rules = JSON.parse((await getSysConfig(db, CONFIG_KEYS.gatewayMappings)) ?? '[]');
       } catch {
         req.log.warn({ traceId: req.traceId }, `sys_config ${CONFIG_KEYS.gatewayMappings} is not valid JSON; ignoring it`);
         rules = [];
@@ -190,7 +190,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
           throw new AppError('FORBIDDEN', "only an administrator can reset another user's password");
         }
       }
-      const target = getUserById(db, body.userId);
+      const target = await getUserById(db, body.userId);
       if (!target) throw new AppError('NOT_FOUND', 'no such user');
 
       if (own) {
@@ -200,14 +200,14 @@ export function sessionHandlers(ctx: AppContext): Handlers {
         // A stolen session must not be able to guess the old password without limit.
         const rule = { limit: config.loginRate.perAccount, windowMs: config.loginRate.windowMs };
         const key = `password:user:${target.id}`;
-        auth.limiter.check([{ key, rule }]);
+        await auth.limiter.check([{ key, rule }]);
         const oldPlain = auth.keys.decryptPassword(body.oldPassword, 'oldPassword');
-        const hash = getPasswordHash(db, target.id);
+        const hash = await getPasswordHash(db, target.id);
         if (!hash || !(await verifyPassword(oldPlain, hash))) {
-          auth.limiter.hit([{ key, rule }]);
+          await auth.limiter.hit([{ key, rule }]);
           throw new AppError('PASSWORD_WRONG', 'login.PasswordModifiedFailed', { fields: [{ field: 'oldPassword', message: 'wrong' }] });
         }
-        auth.limiter.reset(key);
+        await auth.limiter.reset(key);
       }
       if (!body.newPassword) {
         throw new AppError('VALIDATION_FAILED', 'the new password is required', { fields: [{ field: 'newPassword', message: 'required' }] });
@@ -216,8 +216,8 @@ export function sessionHandlers(ctx: AppContext): Handlers {
       assertPasswordPolicy(newPlain, target.userName);
       const newHash = await hashPassword(newPlain);
       // An administrator's reset is a temporary password: the user must choose their own at next sign-in.
-      setPasswordHash(db, target.id, newHash, !own);
-      const ended = auth.endOtherSessions(target.id, own ? caller.sessionId : null);
+      await setPasswordHash(db, target.id, newHash, !own);
+      const ended = await auth.endOtherSessions(target.id, own ? caller.sessionId : null);
       req.log.info({ traceId: req.traceId, userId: target.id, endedSessions: ended, reset: !own }, 'password changed');
       return done('PasswordModifiedSuccessful');
     },
@@ -228,20 +228,20 @@ export function sessionHandlers(ctx: AppContext): Handlers {
     },
 
     async getSystemLanguage() {
-      return ok(systemLanguage());
+      return ok(await systemLanguage());
     },
 
     async setLanguage(req) {
       const caller = signedIn(req);
       const { languageId } = req.body as { languageId: Lang };
-      setUserLanguage(db, caller.userId, languageId);
+      await setUserLanguage(db, caller.userId, languageId);
       return done();
     },
 
     async getUserAgreement(req) {
       const q = req.query as { languageId?: Lang };
       const saved = req.user?.languageId;
-      const lang = q.languageId ?? (isLang(saved) ? saved : systemLanguage());
+      const lang = q.languageId ?? (isLang(saved) ? saved : await systemLanguage());
       const a = agreements[lang];
       return ok({ title: a.title, content: a.content, version: AGREEMENT_VERSION });
     },

@@ -4,20 +4,22 @@
 // Signing is where a session's declared size is enforced (storage checks what is signed, external S3 too): a
 // single PUT is signed for exactly the declared bytes, each part of the one recorded multipart upload for
 // exactly its length in the layout, and nothing once the session ended or would end before the signature.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AppContext, Handlers } from '../context.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
 import { done, ok } from '../http/envelope.ts';
-import { transaction, type Db } from '../db/database.ts';
-import { addBlobRefs, newId, findBlobBySha, findReachableBlob, getBlob, upsertVerifiedBlob, withBlobLock } from '../db/blobs-repo.ts';
-import { freeName, getInstanceRow, getLive, insertInstance, nameTaken, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
+import { transaction, type Db } from '../db/sql/tx.ts';
+import { acquireLease, leaseHolder, releaseLease, renewLease } from '../db/sql/leases.ts';
+import { addBlobRefs, findReachableBlob, getBlob, lockBlob, lockBlobBySha, upsertVerifiedBlob } from '../db/blobs-repo.ts';
+import { addVersion, getInstanceRow, getLive, insertInstance, lockFolders, nameTaken, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
 import { addUsage, assertFits } from '../db/quota.ts';
+import { lockUser } from '../db/users-repo.ts';
 import {
   claimWrite, countOpenSessions, createProof, createSession, deleteParts, endSession, findByObjectKey, findResumable, forgetEnded, getUserSession,
-  listParts, partLength, recordUpload, takeProof, upsertParts, type UploadSession,
+  listParts, partLength, recordUpload, savingLease, takeProof, upsertParts, type UploadSession,
 } from '../db/uploads-repo.ts';
-import { decodeWireName, extensionOf, fileTypeOf, filterCategory } from '../files/names.ts';
+import { decodeWireName } from '../files/names.ts';
 import { accessible, callerOf, resolveFolder } from '../files/access.ts';
 import { viewOf } from '../files/wire.ts';
 import { cleanStaging } from '../files/janitor.ts';
@@ -38,15 +40,15 @@ const ACTIONS: Record<UploadAction, { verb: string; required: string[]; optional
   headObject: { verb: 'HEAD', required: [], optional: [] },
 };
 
-function sessionView(db: Db, s: UploadSession) {
+async function sessionView(db: Db, s: UploadSession) {
   return {
     fId: s.id, objectKey: s.objectKey, bucketName: s.bucket, fSize: s.size, fMd5: s.sha256, fName: s.name, parentId: s.parentId,
-    partSize: s.partSize, partCount: s.partCount, uploadId: s.uploadId, parts: listParts(db, s.id), createTime: s.createdAt,
+    partSize: s.partSize, partCount: s.partCount, uploadId: s.uploadId, parts: await listParts(db, s.id), createTime: s.createdAt,
   };
 }
 
-function sessionOf(db: Db, user: SessionUser, fId: string): UploadSession {
-  const s = getUserSession(db, user.userId, fId);
+async function sessionOf(db: Db, user: SessionUser, fId: string): Promise<UploadSession> {
+  const s = await getUserSession(db, user.userId, fId);
   if (!s) throw new AppError('UPLOAD_SESSION_MISSING', 'the upload session does not exist or has expired; check upload-ability again');
   return s;
 }
@@ -55,32 +57,23 @@ function sessionOf(db: Db, user: SessionUser, fId: string): UploadSession {
  * Turns a finished session into a file: a new file, "name (n).ext" beside a same-named entry, or a new
  * version of the same-named file (its old content kept as a history version). The reservation becomes usage.
  * `stored`: the upload's bytes are in storage (save-instance), at the key the blob now has or not. Returns the file
- * and whether the session's storage must be cleaned (see endSession).
+ * and whether the session's storage must be cleaned (see endSession). Call inside the transaction that holds the
+ * blob reference; it locks the space's row, then the folder's (the order of instances-repo.ts).
  */
-export function registerFile(
+export async function registerFile(
   db: Db, s: UploadSession, blobId: string, name: string, userId: string, stored: { keyIsBlob: boolean } | undefined = undefined,
-): InstanceRow & { cleanup: boolean } {
-  const parent = getLive(db, s.parentId);
+): Promise<InstanceRow & { cleanup: boolean }> {
+  const parent = await getLive(db, s.parentId);
   if (!parent.isFolder) throw new AppError('NOT_FOUND', 'the target folder no longer exists');
-  const existing = nameTaken(db, parent.id, name);
-  let row: InstanceRow;
-  if (s.conflict === 'newVersion' && existing && !existing.isFolder) {
-    const old = getInstanceRow(db, existing.id)!;
-    if (old.blobId) {
-      db.prepare('INSERT INTO file_versions (id, instance_id, version, blob_id, size, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
-        newId(), old.id, old.version, old.blobId, old.size, old.createdBy, old.updatedAt,
-      );
-    }
-    const ext = extensionOf(old.name);
-    db.prepare('UPDATE instances SET blob_id = ?, size = ?, version = version + 1, ext = ?, file_type = ?, filter_cat = ?, updated_at = ? WHERE id = ?').run(
-      blobId, s.size, ext, fileTypeOf(false, ext), filterCategory(false, ext), Date.now(), old.id,
-    );
-    row = getInstanceRow(db, old.id)!;
-  } else {
-    row = insertInstance(db, { parent, name: freeName(db, parent.id, name, false), isFolder: false, size: s.size, blobId, createdBy: userId });
-  }
-  addUsage(db, spaceOf(parent), s.size);
-  return { ...row, cleanup: endSession(db, s.id, { filed: true, stored: stored !== undefined, keyIsBlob: stored?.keyIsBlob }) };
+  await addUsage(db, spaceOf(parent), s.size);
+  // Held until commit: a concurrent upload of the same name into this folder (any node) files after this one.
+  await lockFolders(db, [parent.id]);
+  const existing = s.conflict === 'newVersion' ? await nameTaken(db, parent.id, name) : undefined;
+  const row =
+    existing && !existing.isFolder
+      ? await addVersion(db, (await getInstanceRow(db, existing.id))!, blobId, s.size)
+      : await insertInstance(db, { parent, name, isFolder: false, size: s.size, blobId, createdBy: userId, conflict: 'rename' });
+  return { ...row, cleanup: await endSession(db, s.id, { filed: true, stored: stored !== undefined, keyIsBlob: stored?.keyIsBlob }) };
 }
 
 async function drain(body: AsyncIterable<unknown>): Promise<Buffer> {
@@ -89,9 +82,31 @@ async function drain(body: AsyncIterable<unknown>): Promise<Buffer> {
   return hash.digest();
 }
 
+/** How long a save-instance's claim on its session lasts between renewals (hashing 80 GB takes minutes). */
+const SAVE_LEASE_MS = 60_000;
+
 export function uploadHandlers(ctx: AppContext): Handlers {
   const { db } = ctx;
-  const saving = new Set<string>();
+
+  /**
+   * While a session is being saved (hashed, filed), nothing else may sign writes to it, replace its upload or end
+   * it, on any node: the save holds a lease on the session (renewed while it runs) and the others check for it.
+   */
+  const isSaving = async (sessionId: string): Promise<boolean> => (await leaseHolder(db, savingLease(sessionId))) !== undefined;
+
+  async function holdSaving(sessionId: string): Promise<() => Promise<void>> {
+    const name = savingLease(sessionId);
+    const holder = randomBytes(12).toString('base64url');
+    if (!(await acquireLease(db, name, holder, SAVE_LEASE_MS))) throw new AppError('CONFLICT', 'this upload is already being saved');
+    const timer = setInterval(() => {
+      renewLease(db, name, holder, SAVE_LEASE_MS).catch((err: unknown) => ctx.log.warn({ err, fId: sessionId }, 'could not renew the save lease'));
+    }, SAVE_LEASE_MS / 3);
+    timer.unref();
+    return async () => {
+      clearInterval(timer);
+      await releaseLease(db, name, holder).catch((err: unknown) => ctx.log.warn({ err, fId: sessionId }, 'could not release the save lease'));
+    };
+  }
 
   /**
    * Removes what an ended session left in storage, then its row when no signed write of it can land any more.
@@ -100,7 +115,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
   async function discardStorage(s: UploadSession): Promise<void> {
     try {
       await cleanStaging(db, ctx.store(), s);
-      transaction(db, () => forgetEnded(db, s.id));
+      await forgetEnded(db, s.id);
     } catch (err) {
       ctx.log.warn({ err, fId: s.id }, 'could not clean an upload session\'s storage; the janitor retries');
     }
@@ -108,15 +123,15 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
   /** Ends a session that files nothing (refused, cancelled, replaced): one transaction, then its storage. */
   async function abandon(s: UploadSession, stored = false): Promise<void> {
-    if (transaction(db, () => endSession(db, s.id, { filed: false, stored }))) await discardStorage(s);
+    if (await transaction(db, (trx) => endSession(trx, s.id, { filed: false, stored }))) await discardStorage(s);
   }
 
   return {
     async checkFileExist(req) {
       const user = callerOf(req.user);
       const q = req.query as { parentId?: string; instanceName: string };
-      const folder = resolveFolder(db, user, q.parentId, undefined, undefined, 'read');
-      const hit = nameTaken(db, folder.id, decodeWireName(q.instanceName));
+      const folder = await resolveFolder(db, user, q.parentId, undefined, undefined, 'read');
+      const hit = await nameTaken(db, folder.id, decodeWireName(q.instanceName));
       return ok(
         { ret: 0, data: hit ? 1 : 0, instanceId: hit?.id ?? null, classifierId: hit ? (hit.isFolder ? 'Folder' : 'File') : null },
         hit?.id ?? '',
@@ -130,38 +145,40 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       };
       const name = decodeWireName(q.fName, 'fName');
       const libCode = q.category?.replace(/\d+$/, '') || 'NetDisk';
-      const folder = resolveFolder(db, user, q.parentId, libCode, q.instanceType, 'write');
+      const folder = await resolveFolder(db, user, q.parentId, libCode, q.instanceType, 'write');
       const store = ctx.store();
       const conflict = q.conflict ?? 'keepBoth';
-      const existing = nameTaken(db, folder.id, name);
+      const existing = await nameTaken(db, folder.id, name);
       if (conflict === 'newVersion' && existing?.isFolder) throw new AppError('NAME_EXISTS', `"${name}" is a folder in this folder`);
       const space = spaceOf(folder);
-      const out = transaction(db, () => {
+      const out = await transaction(db, async (trx): Promise<{ s?: UploadSession; proof?: { id: string; offset: number; length: number }; replaced?: UploadSession }> => {
+        // The caller's row first: their open sessions are counted and added to one at a time, on any node.
+        await lockUser(trx, user.userId);
         // Content the caller cannot read is answered as unknown content (flag 3): see findReachableBlob.
-        const blob = findReachableBlob(db, user.userId, q.fMd5, q.fSize);
-        let s = findResumable(db, user.userId, q.fMd5, folder.id, name);
+        const blob = await findReachableBlob(trx, user.userId, q.fMd5, q.fSize);
+        let s = await findResumable(trx, user.userId, q.fMd5, folder.id, name);
         let replaced: UploadSession | undefined;
         if (s && s.conflict !== conflict) {
-          replaced = endSession(db, s.id, { filed: false }) ? s : undefined;
+          replaced = (await endSession(trx, s.id, { filed: false })) ? s : undefined;
           s = undefined;
         }
         if (!s) {
-          if (countOpenSessions(db, user.userId) >= ctx.config.maxUploadSessions) {
+          if ((await countOpenSessions(trx, user.userId)) >= ctx.config.maxUploadSessions) {
             throw new AppError('TOO_MANY_UPLOADS', `at most ${ctx.config.maxUploadSessions} unfinished uploads at a time; finish or cancel one first`);
           }
           try {
-            assertFits(db, space, q.fSize);
+            await assertFits(trx, space, q.fSize);
           } catch (e) {
             if (e instanceof AppError && e.code === 'SPACE_NOT_ENOUGH') return { replaced };
             throw e;
           }
-          s = createSession(db, {
+          s = await createSession(trx, {
             userId: user.userId, spaceKind: space.kind, spaceId: space.id, parentId: folder.id, libCode: folder.libCode, name, size: q.fSize,
             sha256: q.fMd5, bucket: store.bucket, conflict, existingId: conflict === 'newVersion' && existing ? existing.id : null, reservedBytes: q.fSize,
             clientWrites: true,
           });
         }
-        const proof = blob ? createProof(db, user.userId, s.id, blob.id, blob.size) : undefined;
+        const proof = blob ? await createProof(trx, user.userId, s.id, blob.id, blob.size) : undefined;
         return { s, proof, replaced };
       });
       if (out.replaced) await discardStorage(out.replaced);
@@ -228,15 +245,14 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       let payloadHash: string | undefined;
       if (q.action === 'getObject' || q.action === 'headObject') {
         // Reads: the key must be the content of a file the caller may read.
-        const row = q.fId ? accessible(db, user, q.fId, 'read') : undefined;
-        const blob = row?.blobId ? getBlob(db, row.blobId) : undefined;
-        if (!blob || blob.objectKey !== key) throw forbidden('not the content of a file you may read (pass its instanceId as fId)');
+        const row = q.fId ? await accessible(db, user, q.fId, 'read') : undefined;
+        if (!row?.blobId || row.objectKey !== key) throw forbidden('not the content of a file you may read (pass its instanceId as fId)');
       } else {
         if (!q.fId) throw forbidden('upload actions need the fId of the upload session');
-        const s = sessionOf(db, user, q.fId);
+        const s = await sessionOf(db, user, q.fId);
         if (s.objectKey !== key) throw forbidden('the key is not the upload session\'s object key');
         if (s.writeMode === 'server') throw forbidden('the server stores this upload itself');
-        if (saving.has(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
+        if (await isSaving(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
         const uploadId = param('uploadId');
         // Parts, listing and completion only for the upload initPartInfo recorded: an unrecorded upload never holds bytes.
         if (q.action === 'uploadPart' || q.action === 'listParts' || q.action === 'completeMultipart') {
@@ -263,7 +279,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
           // Storage accepts a signed request for 15 minutes after its date: no signature may outlive the session.
           const until = q.action === 'initMultipart' ? 0 : signedAt + MAX_CLOCK_SKEW_MS;
           if (until > s.expiresAt) throw new AppError('UPLOAD_SESSION_MISSING', 'the upload session ends before this request could be sent; check upload-ability again');
-          if (!claimWrite(db, s.id, mode, until, q.action === 'initMultipart' ? undefined : uploadId)) {
+          if (!(await claimWrite(db, s.id, mode, until, q.action === 'initMultipart' ? undefined : uploadId))) {
             throw forbidden(s.writeMode && s.writeMode !== mode ? `this upload is a ${s.writeMode === 'put' ? 'single PUT' : 'multipart upload'}` : 'the upload session changed meanwhile');
           }
         }
@@ -281,10 +297,10 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const b = req.body as { fId: string; proofId: string; proof: string; instanceName: string };
       const name = decodeWireName(b.instanceName);
-      const s = sessionOf(db, user, b.fId);
-      const challenge = transaction(db, () => takeProof(db, b.proofId, user.userId, s.id));
+      const s = await sessionOf(db, user, b.fId);
+      const challenge = await takeProof(db, b.proofId, user.userId, s.id);
       if (!challenge || challenge.expiresAt < Date.now()) throw new AppError('PROOF_REJECTED', 'the proof challenge is unknown, used or expired; check upload-ability again');
-      const blob = getBlob(db, challenge.blobId);
+      const blob = await getBlob(db, challenge.blobId);
       if (!blob) throw new AppError('CONFLICT', 'the stored content is gone; upload the file');
       const expected =
         challenge.length === 0
@@ -294,26 +310,24 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw new AppError('PROOF_REJECTED', 'the proof of possession does not match the content');
       }
-      const row = await withBlobLock(blob.sha256, async () =>
-        transaction(db, () => {
-          const live = getBlob(db, blob.id);
-          if (!live) throw new AppError('CONFLICT', 'the stored content is gone; upload the file');
-          addBlobRefs(db, blob.id, 1);
-          return registerFile(db, sessionOf(db, user, s.id), blob.id, name, user.userId);
-        }),
-      );
+      const row = await transaction(db, async (trx) => {
+        // Locked first: a collection of this blob (any node) either finished before (no row) or waits for this filing.
+        if (!(await lockBlob(trx, blob.id))) throw new AppError('CONFLICT', 'the stored content is gone; upload the file');
+        await addBlobRefs(trx, blob.id, 1);
+        return registerFile(trx, await sessionOf(trx, user, s.id), blob.id, name, user.userId);
+      });
       // Whatever the client was signed to write to the staging key is not needed.
       if (row.cleanup) await discardStorage(s);
-      return ok(viewOf(db, row));
+      return ok(await viewOf(db, row));
     },
 
     async initPartInfo(req) {
       const user = callerOf(req.user);
       const b = req.body as { fId: string; uploadId: string; objectKey?: string; partSize?: number; partCount?: number };
-      const s = sessionOf(db, user, b.fId);
+      const s = await sessionOf(db, user, b.fId);
       if (b.objectKey !== undefined && b.objectKey !== s.objectKey) throw new AppError('FORBIDDEN', 'objectKey is not the session\'s key');
       if (s.writeMode === 'put' || s.writeMode === 'server') throw new AppError('FORBIDDEN', 'this upload is not a multipart upload');
-      if (saving.has(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
+      if (await isSaving(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
       const partSize = b.partSize ?? s.partSize;
       const partCount = b.partCount ?? Math.max(1, Math.ceil(s.size / partSize));
       if (partSize < 1 || partCount < 1 || partCount > 10000 || partSize * partCount < s.size || partSize * (partCount - 1) >= Math.max(1, s.size)) {
@@ -324,7 +338,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         if (partSize !== s.partSize || partCount !== s.partCount) {
           throw new AppError('VALIDATION_FAILED', 'the part layout of a recorded multipart upload cannot change; start a new multipart upload');
         }
-        return ok(sessionView(db, s));
+        return ok(await sessionView(db, s));
       }
       if (s.uploadId !== null) {
         // A new upload replaces the recorded one: first its parts and whatever a completed one stored go, so the
@@ -336,21 +350,21 @@ export function uploadHandlers(ctx: AppContext): Handlers {
           throw new AppError('STORAGE_ERROR', 'the previous multipart upload could not be removed; try again');
         }
       }
-      if (!transaction(db, () => recordUpload(db, s.id, s.uploadId, b.uploadId, partSize, partCount))) {
+      if (!(await transaction(db, (trx) => recordUpload(trx, s.id, s.uploadId, b.uploadId, partSize, partCount)))) {
         throw new AppError('CONFLICT', 'the upload session changed meanwhile; read it again with getPartInfo');
       }
-      return ok(sessionView(db, sessionOf(db, user, s.id)));
+      return ok(await sessionView(db, await sessionOf(db, user, s.id)));
     },
 
     async setPartInfo(req) {
       const user = callerOf(req.user);
       const b = req.body as { fId: string; parts: { partNumber: number; etag: string; size: number }[] };
-      const s = sessionOf(db, user, b.fId);
+      const s = await sessionOf(db, user, b.fId);
       const misfit = b.parts.find((p) => p.partNumber > s.partCount || p.size !== partLength(s, p.partNumber));
       if (misfit) {
         throw new AppError('VALIDATION_FAILED', `part ${misfit.partNumber} of ${misfit.size} bytes does not fit the session (${s.partCount} parts of ${s.partSize} bytes)`);
       }
-      transaction(db, () => upsertParts(db, s.id, b.parts));
+      await transaction(db, (trx) => upsertParts(trx, s.id, b.parts));
       return done();
     },
 
@@ -358,29 +372,29 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const q = req.query as { fId?: string; fMd5?: string; parentId?: string; fName?: string };
       if (q.fId) {
-        const s = getUserSession(db, user.userId, q.fId);
-        return ok(s ? sessionView(db, s) : null);
+        const s = await getUserSession(db, user.userId, q.fId);
+        return ok(s ? await sessionView(db, s) : null);
       }
       if (!q.fMd5 || !q.fName) throw new AppError('BAD_REQUEST', 'pass fId, or fMd5 with parentId and fName');
-      const folder = resolveFolder(db, user, q.parentId, undefined, undefined, 'read');
-      const s = findResumable(db, user.userId, q.fMd5, folder.id, decodeWireName(q.fName, 'fName'));
-      return ok(s ? sessionView(db, s) : null);
+      const folder = await resolveFolder(db, user, q.parentId, undefined, undefined, 'read');
+      const s = await findResumable(db, user.userId, q.fMd5, folder.id, decodeWireName(q.fName, 'fName'));
+      return ok(s ? await sessionView(db, s) : null);
     },
 
     async deletePartInfo(req) {
       const user = callerOf(req.user);
       const b = req.body as { fId: string; partNumbers?: number[] };
-      const s = sessionOf(db, user, b.fId);
-      transaction(db, () => deleteParts(db, s.id, b.partNumbers));
+      const s = await sessionOf(db, user, b.fId);
+      await deleteParts(db, s.id, b.partNumbers);
       return done();
     },
 
     async destroyPartInfo(req) {
       const user = callerOf(req.user);
       const b = req.body as { fId: string; abort?: boolean };
-      const s = getUserSession(db, user.userId, b.fId);
+      const s = await getUserSession(db, user.userId, b.fId);
       if (!s) return done(); // already gone: ending it twice is not an error
-      if (saving.has(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
+      if (await isSaving(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
       // With or without abort: bytes no session owns would be stored without being counted anywhere.
       await abandon(s);
       return done();
@@ -389,11 +403,10 @@ export function uploadHandlers(ctx: AppContext): Handlers {
     async saveInstance(req) {
       const user = callerOf(req.user);
       const b = req.body as { fId: string; fMd5: string; fSize: number; objectKey: string; fName: string };
-      const s = sessionOf(db, user, b.fId);
+      const s = await sessionOf(db, user, b.fId);
       if (b.objectKey !== s.objectKey) throw new AppError('FORBIDDEN', 'objectKey is not the upload session\'s key');
       const name = decodeWireName(b.fName, 'fName');
-      if (saving.has(s.id)) throw new AppError('CONFLICT', 'this upload is already being saved');
-      saving.add(s.id);
+      const stopSaving = await holdSaving(s.id);
       try {
         // A refused upload stores nothing: the session ends with its reservation, its bytes are deleted, and the
         // client checks upload-ability again (after recomputing the hash).
@@ -413,29 +426,30 @@ export function uploadHandlers(ctx: AppContext): Handlers {
           await refuse(new AppError('HASH_MISMATCH', 'the stored content does not have the declared SHA-256; recompute the hash and upload again'));
         }
         // Equal content is stored once, whoever stored it first: the new upload's bytes go once they were hashed.
-        const row = await withBlobLock(s.sha256, async () =>
-          transaction(db, () => {
-            const known = findBlobBySha(db, s.sha256);
-            const blob = upsertVerifiedBlob(db, { sha256: s.sha256, size: s.size, bucket: s.bucket, objectKey: known?.objectKey ?? s.objectKey });
-            addBlobRefs(db, blob.id, 1);
-            return registerFile(db, getUserSession(db, user.userId, s.id) ?? s, blob.id, name, user.userId, { keyIsBlob: blob.objectKey === s.objectKey });
-          }),
-        );
+        const row = await transaction(db, async (trx) => {
+          // The blob's row is locked first (any node): a collection of it either finished (no row: this upload's
+          // key becomes the blob) or waits until this reference is filed.
+          const known = await lockBlobBySha(trx, s.sha256);
+          const blob = await upsertVerifiedBlob(trx, { sha256: s.sha256, size: s.size, bucket: s.bucket, objectKey: known?.objectKey ?? s.objectKey });
+          await addBlobRefs(trx, blob.id, 1);
+          const current = (await getUserSession(trx, user.userId, s.id)) ?? s;
+          return registerFile(trx, current, blob.id, name, user.userId, { keyIsBlob: blob.objectKey === s.objectKey });
+        });
         // The completed multipart upload is gone already: only the staging object may need deleting.
         if (row.cleanup) await discardStorage({ ...s, uploadId: null });
-        return ok(viewOf(db, row));
+        return ok(await viewOf(db, row));
       } finally {
-        saving.delete(s.id);
+        await stopSaving();
       }
     },
 
     async recycleStorageFile(req) {
       const user = callerOf(req.user);
       const b = req.body as { objectKey: string; fId?: string };
-      const s = findByObjectKey(db, b.objectKey);
+      const s = await findByObjectKey(db, b.objectKey);
       // Only the caller's own unfinished uploads: stored content is released through the recycle bin.
       if (!s || s.userId !== user.userId || (b.fId !== undefined && b.fId !== s.id)) throw new AppError('NOT_FOUND', 'no unfinished upload of yours has this key');
-      if (saving.has(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
+      if (await isSaving(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
       await abandon(s);
       return done();
     },

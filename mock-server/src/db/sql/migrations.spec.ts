@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openDatabase } from '../database.ts';
 import { migrateToLatest } from './migrations/index.ts';
 import { openSqlDatabase } from './open.ts';
 import { createTestPgDatabase } from '../../../../tests/helpers/pg.ts';
@@ -204,6 +203,29 @@ describe('a wave-1 SQLite data dir', () => {
     for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
   });
 
+  const wave1Sql = (file: string) => readFileSync(new URL(`./migrations/wave1-fixture/${file}`, import.meta.url), 'utf8');
+
+  /**
+   * A data dir as the wave-1 server left it: its migrations (kept as a fixture: the server no longer runs them)
+   * applied and recorded in schema_migrations, as its migration runner did.
+   */
+  function openWave1(dir: string, versions: [number, string][]): DatabaseSync {
+    const db = new DatabaseSync(join(dir, 'hcs.sqlite'));
+    db.exec('PRAGMA foreign_keys = ON');
+    db.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
+    for (const [version, file] of versions) {
+      db.exec(wave1Sql(file));
+      db.prepare('INSERT INTO schema_migrations VALUES (?, ?, 1)').run(version, file);
+    }
+    return db;
+  }
+  const ALL_WAVE1: [number, string][] = [
+    [1, '001_initial.sql'],
+    [3, '003_files.sql'],
+    [4, '004_upload_bounds.sql'],
+    [5, '005_captchas.sql'],
+  ];
+
   /** Files, folders and a recycled file, written with the wave-1 code's own SQL. */
   function seedWave1(db: DatabaseSync): void {
     db.exec(`
@@ -230,7 +252,7 @@ describe('a wave-1 SQLite data dir', () => {
 
   it('is converted in place: its rows stay, child counts are filled, unused tables go, and the schema equals a fresh one', async () => {
     const dir = tempDir();
-    const old = openDatabase(dir);
+    const old = openWave1(dir, ALL_WAVE1);
     seedWave1(old);
     old.exec("INSERT INTO favourites (user_id, instance_id, created_at) VALUES ('u1', 'a', 1)"); // a table no code uses, filled by hand
     old.close();
@@ -265,12 +287,7 @@ describe('a wave-1 SQLite data dir', () => {
 
   it('that never got wave-1 migrations 004 and 005 gets their columns and tables too', async () => {
     const dir = tempDir();
-    const old = new DatabaseSync(join(dir, 'hcs.sqlite'));
-    const wave1Sql = (file: string) => readFileSync(new URL(`../migrations/${file}`, import.meta.url), 'utf8');
-    old.exec('CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)');
-    old.exec(wave1Sql('001_initial.sql'));
-    old.exec(wave1Sql('003_files.sql'));
-    old.exec("INSERT INTO schema_migrations VALUES (1, '001_initial.sql', 1), (3, '003_files.sql', 1)");
+    const old = openWave1(dir, ALL_WAVE1.slice(0, 2));
     seedWave1(old);
     old.close();
 
@@ -281,7 +298,7 @@ describe('a wave-1 SQLite data dir', () => {
 
   it('with a wave-1 migration the conversion does not know is refused and left untouched', async () => {
     const dir = tempDir();
-    const old = openDatabase(dir);
+    const old = openWave1(dir, ALL_WAVE1);
     seedWave1(old);
     old.exec("INSERT INTO schema_migrations VALUES (99, '099_future.sql', 1)");
     old.close();

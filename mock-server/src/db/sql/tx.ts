@@ -31,7 +31,7 @@ let savepointSeq = 0;
  * concurrently (Promise.all) around a nested call.
  */
 export async function transaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promise<T> {
-  if (!(db instanceof Transaction)) return db.transaction().execute(fn);
+  if (!(db instanceof Transaction)) return retryingDeadlocks(() => db.transaction().execute(fn));
   const trx: Tx = db;
   // The name only needs to be unique among savepoints open at once; nothing depends on the counter's value.
   const name = sql.id(`hcs_sp_${++savepointSeq}`);
@@ -44,6 +44,35 @@ export async function transaction<T>(db: Db, fn: (trx: Tx) => Promise<T>): Promi
     await sql`rollback to savepoint ${name}`.execute(trx);
     await sql`release savepoint ${name}`.execute(trx);
     throw err;
+  }
+}
+
+/**
+ * Runs fn atomically: in a new transaction, or, when `db` already is one, simply on it (the caller's transaction
+ * makes it atomic and rolls it back on a throw; no savepoint is spent). For repository functions whose steps must
+ * stand or fall together but that callers also use inside larger transactions.
+ */
+export async function atomically<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : transaction(db, fn);
+}
+
+/** PostgreSQL's deadlock_detected and serialization_failure: the transaction was rolled back and may simply run again. */
+const RETRYABLE = new Set(['40P01', '40001']);
+const MAX_TRIES = 4;
+
+/**
+ * Repositories lock rows in one order (see instances-repo.ts), so deadlocks should not happen; when PostgreSQL
+ * still picks a transaction as a deadlock victim, it has rolled back everything and running it again is safe (a
+ * transaction's function does database work only). SQLite never reports either.
+ */
+async function retryingDeadlocks<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= MAX_TRIES || typeof code !== 'string' || !RETRYABLE.has(code)) throw err;
+    }
   }
 }
 

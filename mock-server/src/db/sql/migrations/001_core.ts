@@ -1,5 +1,6 @@
 // 001: the tables the server uses today (wave 1), on SQLite and PostgreSQL. Same columns, constraints, partial
-// unique indexes and keyset-listing indexes as db/migrations/001_initial.sql and 003 to 005 (files, upload bounds, captchas),
+// unique indexes and keyset-listing indexes as the wave-1 migrations 001_initial.sql and 003 to 005 (files, upload bounds,
+// captchas; kept as a test fixture in wave1-fixture/),
 // less the 14 tables no code reads or writes (roles, user_roles, shares, share_items, share_targets, favourites,
 // labels, ip_access, cloud_connections, buckets, nodes, regions, sync_configs, ldap_config): the issues that
 // bring those features add their own tables. New here: the per-folder child counts (issue #12 item 6).

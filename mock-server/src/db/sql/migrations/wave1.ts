@@ -1,4 +1,5 @@
-// Converting a wave-1 SQLite data dir, made by the old migration system (db/migrations/*.sql, table
+// Converting a wave-1 SQLite data dir, made by the old migration system (its SQL files are kept in wave1-fixture/,
+// which the tests apply to build such a data dir; the server no longer runs them; table
 // schema_migrations), to the Kysely migrations, in place and inside migration 001's transaction.
 //
 // How it is recognised: migration 001 finds a table schema_migrations. Its tables are then already there, with
