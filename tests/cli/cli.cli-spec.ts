@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeName } from '@hcs/openapi/client';
 import { loadConfig } from '../../mock-server/src/config.ts';
 import { buildApp, type BuiltApp } from '../../mock-server/src/app.ts';
+import { getInstanceRow } from '../../mock-server/src/db/instances-repo.ts';
+import { databaseEnvFor, dropDatabaseOf } from '../helpers/db.ts';
 import { watchContract, type ContractWatch } from '../helpers/contract.ts';
 
 const DRIVE = fileURLToPath(new URL('../../cli/bin/drive.js', import.meta.url));
@@ -183,6 +185,7 @@ describe(label, () => {
       HCS_DATA_DIR: join(work, 'data'),
       HCS_ADMIN_PASSWORD: ADMIN_PASSWORD,
       HCS_LOG_LEVEL: 'warn',
+      ...(await databaseEnvFor(join(work, 'data'))),
       ...storage,
     });
     built = await buildApp(config, {
@@ -204,8 +207,8 @@ describe(label, () => {
             const files = (JSON.parse(payload) as { data: { files: Array<{ outcome: string; instanceId?: string }> } }).data.files;
             for (const f of files) {
               if (f.outcome !== 'uploaded' && f.outcome !== 'instant') continue;
-              const row = built.ctx.db.prepare('SELECT name FROM instances WHERE id = ?').get(f.instanceId!) as { name: string };
-              registered.push(row.name);
+              const row = await getInstanceRow(built.ctx.db, f.instanceId!);
+              registered.push(row!.name);
             }
           }
           return payload;
@@ -244,7 +247,10 @@ describe(label, () => {
   afterAll(async () => {
     gate.release();
     await built?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
+    if (work) {
+      await dropDatabaseOf(join(work, 'data'));
+      rmSync(work, { recursive: true, force: true });
+    }
     contract?.close();
   });
 

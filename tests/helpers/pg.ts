@@ -40,9 +40,11 @@ export async function createTestPgDatabase(): Promise<TestPgDatabase> {
   await onServer((c) => c.query(`CREATE DATABASE ${pg.escapeIdentifier(name)}`));
   const url = new URL(serverUrl());
   url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    name,
-    drop: () => onServer((c) => c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`)).then(() => undefined),
-  };
+  return { url: url.toString(), name, drop: () => dropTestPgDatabase(url.toString()) };
+}
+
+/** Drops a database createTestPgDatabase made, given its URL, ending any connection still open to it. */
+export async function dropTestPgDatabase(databaseUrl: string): Promise<void> {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  await onServer((c) => c.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`));
 }

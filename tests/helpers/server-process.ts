@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { createHcsClient, unwrap, type HcsClient } from '@hcs/openapi/client';
 import { ADMIN_PASSWORD, ADMIN_USER, encryptForServer } from './server.ts';
 import { checkingFetch, ContractWatch } from './contract.ts';
+import { databaseEnvFor, dropDatabaseOf } from './db.ts';
 
 const START = fileURLToPath(new URL('../../mock-server/src/start.ts', import.meta.url));
 const READY = /HCS drive is running: (\S+)\/drive\//;
@@ -60,6 +61,7 @@ export async function startServerProcess(opts: { dataDir?: string; port?: number
       HCS_DATA_DIR: dataDir,
       HCS_ADMIN_PASSWORD: ADMIN_PASSWORD,
       HCS_LOG_LEVEL: 'warn',
+      ...(await databaseEnvFor(dataDir)),
       ...opts.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -135,6 +137,8 @@ export function embeddedCredentials(dataDir: string): { accessKeyId: string; sec
   return JSON.parse(readFileSync(join(dataDir, 's3-credentials.json'), 'utf8')) as { accessKeyId: string; secretAccessKey: string };
 }
 
-export function removeDataDir(dataDir: string): void {
+/** Removes a data dir and its PostgreSQL database, if it has one. */
+export async function removeDataDir(dataDir: string): Promise<void> {
+  await dropDatabaseOf(dataDir);
   rmSync(dataDir, { recursive: true, force: true });
 }

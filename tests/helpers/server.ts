@@ -1,4 +1,5 @@
-// Starts the real server (SQLite + embedded S3 in a temp data dir, random port) for a test file, checks every
+// Starts the real server (SQLite, or PostgreSQL with HCS_TEST_DATABASE_URL (helpers/db.ts), and the embedded S3 in
+// a temp data dir, random port) for a test file, checks every
 // /hcs response against the contract (a violation fails the test it happened in, see ContractWatch), and signs
 // users in the way the CLI does.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -8,6 +9,7 @@ import { loadConfig, type ServerConfig } from '../../mock-server/src/config.ts';
 import { buildApp, type BuiltApp, type BuildOptions } from '../../mock-server/src/app.ts';
 import { createHcsClient, encryptPassword, unwrap, type HcsClient } from '@hcs/openapi/client';
 import { watchContract, type ContractCheck, type ContractWatch } from './contract.ts';
+import { databaseEnvFor, dropDatabaseOf, sqlOn, type TestSql } from './db.ts';
 
 export const ADMIN_USER = 'admin';
 export const ADMIN_PASSWORD = 'Admin#Passw0rd-for-tests';
@@ -17,6 +19,8 @@ export interface TestServer {
   built: BuiltApp;
   config: ServerConfig;
   dataDir: string;
+  /** SQL on the server's database (SQLite or PostgreSQL), through the server's own handle. */
+  sql: TestSql;
   /** Contract violations seen so far; each fails the test it happened in (checked after every test and at close). */
   violations: ContractCheck[];
   contract: ContractWatch;
@@ -40,6 +44,7 @@ export async function startServer(
     HCS_DATA_DIR: dataDir,
     HCS_ADMIN_PASSWORD: ADMIN_PASSWORD,
     HCS_LOG_LEVEL: 'warn',
+    ...(await databaseEnvFor(dataDir)),
     ...opts.env,
   });
   let contract!: ContractWatch;
@@ -75,6 +80,7 @@ export async function startServer(
     built,
     config,
     dataDir,
+    sql: sqlOn(built.ctx.db),
     violations: contract.violations,
     contract,
     call,
@@ -82,7 +88,10 @@ export async function startServer(
     async close(o = {}) {
       try {
         await built.close();
-        if (!o.keepData && !opts.dataDir) rmSync(dataDir, { recursive: true, force: true });
+        if (!o.keepData && !opts.dataDir) {
+          await dropDatabaseOf(dataDir);
+          rmSync(dataDir, { recursive: true, force: true });
+        }
       } finally {
         contract.close();
       }

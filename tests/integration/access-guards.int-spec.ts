@@ -26,8 +26,8 @@ async function api(path: string, init: { as: string; method?: string; body?: unk
 }
 
 /** Library roots as the database holds them: (library, space) pairs. */
-function roots(): string[] {
-  const rows = srv.built.ctx.db.prepare('SELECT lib_code AS lib, space_id AS space FROM instances WHERE parent_id IS NULL').all() as { lib: string; space: string }[];
+async function roots(): Promise<string[]> {
+  const rows = (await srv.sql.all('SELECT lib_code AS lib, space_id AS space FROM instances WHERE parent_id IS NULL')) as { lib: string; space: string }[];
   return rows.map((r) => `${r.lib}:${r.space}`).sort();
 }
 
@@ -54,10 +54,10 @@ describe('HEAD on an operation that changes something', () => {
 
     const still = await api(`/hcs/controller/Instances/${id}`, { as: admin });
     expect([still.status, still.data.instanceName]).toEqual([200, 'keep me']);
-    const row = srv.built.ctx.db.prepare('SELECT deleted_at AS d FROM instances WHERE id = ?').get(id) as { d: number | null };
+    const row = (await srv.sql.get('SELECT deleted_at AS d FROM instances WHERE id = ?', id)) as { d: number | null };
     expect(row.d).toBeNull();
     // The refused HEAD never reached the handler, so no operation-log line claims a deletion.
-    const logged = srv.built.ctx.db.prepare("SELECT count(*) AS n FROM op_logs WHERE trace_id = 'head-delete'").get() as { n: number };
+    const logged = (await srv.sql.get("SELECT count(*) AS n FROM op_logs WHERE trace_id = 'head-delete'")) as { n: number };
     expect(logged.n).toBe(0);
   });
 
@@ -79,7 +79,7 @@ describe('HEAD on an operation that changes something', () => {
 
 describe('library codes supplied by the caller', () => {
   it('a non-administrator cannot list, create in or upload to SysConfig, and no root appears there', async () => {
-    const before = roots();
+    const before = await roots();
     const page = await api('/hcs/controller/Page?libCode=SysConfig', { as: nora });
     expect([page.status, page.data.code]).toEqual([403, 'FORBIDDEN']);
     const mk = await api('/hcs/controller/Instances', { as: nora, body: [{ classifierId: 'Folder', instanceName: encodeName('x'), libCode: 'SysConfig' }] });
@@ -92,12 +92,12 @@ describe('library codes supplied by the caller', () => {
     const fMd5 = createHash('sha256').update(bytes).digest('hex');
     const up = await api(`/hcs/controller/API/file-uploadable?fSize=${bytes.length}&fName=${encodeName('a.txt')}&fMd5=${fMd5}&category=SysConfig`, { as: nora });
     expect([up.status, up.data.code]).toEqual([403, 'FORBIDDEN']);
-    expect(roots()).toEqual(before);
-    expect(roots().filter((r) => r.startsWith('SysConfig:'))).toEqual([]);
+    expect(await roots()).toEqual(before);
+    expect((await roots()).filter((r) => r.startsWith('SysConfig:'))).toEqual([]);
   });
 
   it('an unknown library code is NOT_FOUND everywhere, for administrators too, and creates no root', async () => {
-    const before = roots();
+    const before = await roots();
     for (const as of [nora, admin]) {
       for (const code of ['NoSuchLib', 'netdisk', 'NetDisk ', 'x'.repeat(64)]) {
         const page = await api(`/hcs/controller/Page?libCode=${encodeURIComponent(code)}`, { as });
@@ -119,7 +119,7 @@ describe('library codes supplied by the caller', () => {
       });
       expect(bulk.data.files?.[0] ?? bulk.data).toMatchObject({ outcome: 'failed', code: 'NOT_FOUND' });
     }
-    expect(roots()).toEqual(before);
+    expect(await roots()).toEqual(before);
   });
 
   it('the libraries the caller may use still work: NetDisk for everyone, SysConfig for administrators', async () => {
@@ -127,6 +127,6 @@ describe('library codes supplied by the caller', () => {
     expect([page.status, page.ret]).toEqual([200, 0]);
     const sys = await api('/hcs/controller/Page?libCode=SysConfig', { as: admin });
     expect([sys.status, sys.ret]).toEqual([200, 0]);
-    expect(roots()).toContain(`NetDisk:${noraId}`);
+    expect(await roots()).toContain(`NetDisk:${noraId}`);
   });
 });

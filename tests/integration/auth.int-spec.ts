@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startServer, encryptForServer, ADMIN_USER, ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
+import { databaseEnvFor, dropDatabaseOf } from '../helpers/db.ts';
 import { createUser, setUserEnabled, setUserExpiredTime, getUserByName } from '../../mock-server/src/db/users-repo.ts';
 
 const CURRENT = '/hcs/controller/System/Current/User';
@@ -178,7 +179,7 @@ describe('accounts and sessions', () => {
     // Guesses 1-2 are within the budget; from the third on, each one's answer asks for a CAPTCHA.
     expect(codes.filter((x) => x === 'LOGIN_FAILED')).toHaveLength(2);
     expect(codes.filter((x) => x === 'CAPTCHA_REQUIRED')).toHaveLength(6);
-    const row = s.built.ctx.db.prepare("SELECT count FROM rate_limits WHERE key = 'login:user:burst'").get() as { count: number };
+    const row = (await s.sql.get("SELECT count FROM rate_limits WHERE key = 'login:user:burst'")) as { count: number };
     expect(row.count).toBe(8);
   });
 
@@ -323,9 +324,7 @@ describe('accounts and sessions', () => {
   });
 
   it('answers gateway mappings from sys_config (exact IP and CIDR)', async () => {
-    s.built.ctx.db
-      .prepare("UPDATE sys_config SET config_value = ? WHERE config_key = 'specialGatewayMapping'")
-      .run(JSON.stringify([{ ip: '192.168.7.7', host: 'https://one.example' }, { ip: '10.0.0.0/8', host: 'https://ten.example' }]));
+    await s.sql.run("UPDATE sys_config SET config_value = ? WHERE config_key = 'specialGatewayMapping'", JSON.stringify([{ ip: '192.168.7.7', host: 'https://one.example' }, { ip: '10.0.0.0/8', host: 'https://ten.example' }]));
     const ask = async (ip: string) =>
       (await c.call('/hcs/services/API/1.0/checkSpecialGatewayMapping', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ip }) })).json;
     expect((await ask('192.168.7.7')).data).toBe('https://one.example');
@@ -335,9 +334,8 @@ describe('accounts and sessions', () => {
   });
 
   it('lists libraries and menus by role, and capacity for self (admins for anyone)', async () => {
-    const db = s.built.ctx.db;
-    await createUser(db, { userName: 'quinn', password: 'Quinn-pass-1', quotaBytes: 2 * 1024 ** 3 });
-    db.prepare("UPDATE users SET used_bytes = ? WHERE user_name_key = 'quinn'").run(12 * 1024 ** 2);
+    await createUser(s.built.ctx.db, { userName: 'quinn', password: 'Quinn-pass-1', quotaBytes: 2 * 1024 ** 3 });
+    await s.sql.run("UPDATE users SET used_bytes = ? WHERE user_name_key = 'quinn'", 12 * 1024 ** 2);
     const quinn = await c.login('quinn', 'Quinn-pass-1', { cli: true, ip: '10.12.0.1' });
     const admin = await c.login(ADMIN_USER, ADMIN_PASSWORD, { cli: true, ip: '10.12.0.2' });
     const qid = quinn.json.data.user.userId as string;
@@ -445,12 +443,13 @@ describe('restart', () => {
         expect((await c2.call(CURRENT, { cookie: web.cookie! })).json.data.userName).toBe(ADMIN_USER);
         expect((await c2.call('/hcs/services/System/platformInfo')).json.data.publicKey).toBe(key1);
         expect((await c2.login('rosa', 'Rosa-pass-123')).status).toBe(200);
-        expect(getUserByName(second.built.ctx.db, 'ROSA')?.userName).toBe('rosa');
+        expect((await getUserByName(second.built.ctx.db, 'ROSA'))?.userName).toBe('rosa');
         expect(second.violations).toEqual([]);
       } finally {
         await second.close();
       }
     } finally {
+      await dropDatabaseOf(dataDir);
       rmSync(dataDir, { recursive: true, force: true });
     }
   });
@@ -458,9 +457,27 @@ describe('restart', () => {
 
 describe('secrets in logs (server process with debug logging)', () => {
   /** Runs `npm start`'s entry point as its own process and collects everything it writes. */
+  /** On PostgreSQL the server gets its database URL with a password in it (the test cluster trusts any). */
+  const DB_PASSWORD = 'Db-secret-in-the-url-7';
+  async function databaseEnvWithPassword(dataDir: string): Promise<Record<string, string>> {
+    const env = await databaseEnvFor(dataDir);
+    if (!env.HCS_DATABASE_URL) return env;
+    const url = new URL(env.HCS_DATABASE_URL);
+    url.password = DB_PASSWORD;
+    return { HCS_DATABASE_URL: url.toString() };
+  }
+
   async function runServer(dataDir: string) {
     const child = spawn(process.execPath, [new URL('../../mock-server/src/start.ts', import.meta.url).pathname], {
-      env: { ...process.env, HCS_PORT: '0', HCS_HOST: '127.0.0.1', HCS_DATA_DIR: dataDir, HCS_LOG_LEVEL: 'debug', HCS_ADMIN_PASSWORD: '' },
+      env: {
+        ...process.env,
+        HCS_PORT: '0',
+        HCS_HOST: '127.0.0.1',
+        HCS_DATA_DIR: dataDir,
+        HCS_LOG_LEVEL: 'debug',
+        HCS_ADMIN_PASSWORD: '',
+        ...(await databaseEnvWithPassword(dataDir)),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -522,7 +539,7 @@ describe('secrets in logs (server process with debug logging)', () => {
       const output = await run.stop();
 
       expect(output.split(generated!).length - 1).toBe(1); // the one-time console notice
-      for (const secret of [wireWrong, wire, oldWire, newWire, newPassword, 'Wrong-pass-1', token, sha256(token)]) {
+      for (const secret of [wireWrong, wire, oldWire, newWire, newPassword, 'Wrong-pass-1', token, sha256(token), DB_PASSWORD]) {
         expect(output.includes(secret), `log contains ${secret.slice(0, 8)}...`).toBe(false);
       }
       // The log did record these requests (so the absence of secrets above means something).
@@ -534,6 +551,7 @@ describe('secrets in logs (server process with debug logging)', () => {
       expect(output2.includes(generated!)).toBe(false);
       expect(output2).not.toMatch(/Administrator account created/);
     } finally {
+      await dropDatabaseOf(dataDir);
       rmSync(dataDir, { recursive: true, force: true });
     }
   });

@@ -86,7 +86,7 @@ async function user(srv: TestServer, name: string): Promise<{ id: string; token:
   return { id: u.id, token: (await srv.login(name, password)).token };
 }
 
-const count = (srv: TestServer, sql: string, ...args: string[]) => (srv.built.ctx.db.prepare(sql).get(...args) as { c: number }).c;
+const count = async (srv: TestServer, sql: string, ...args: string[]) => ((await srv.sql.get(sql, ...args)) as { c: number }).c;
 
 /** Polls a condition the server reaches on its own schedule (bounded, so a server that never gets there fails). */
 async function until(what: string, ok: () => boolean | Promise<boolean>): Promise<void> {
@@ -102,10 +102,10 @@ async function snapshot(srv: TestServer) {
   const keys: string[] = [];
   for await (const page of srv.built.ctx.store().list('')) keys.push(...page.objects.map((o) => o.key));
   return {
-    instances: count(srv, 'SELECT COUNT(*) AS c FROM instances'),
-    sessions: count(srv, 'SELECT COUNT(*) AS c FROM upload_sessions'),
-    blobs: count(srv, 'SELECT COUNT(*) AS c FROM blobs'),
-    used: count(srv, 'SELECT COALESCE(SUM(used_bytes), 0) AS c FROM users'),
+    instances: await count(srv, 'SELECT COUNT(*) AS c FROM instances'),
+    sessions: await count(srv, 'SELECT COUNT(*) AS c FROM upload_sessions'),
+    blobs: await count(srv, 'SELECT COUNT(*) AS c FROM blobs'),
+    used: await count(srv, 'SELECT COALESCE(SUM(used_bytes), 0) AS c FROM users'),
     keys: keys.sort(),
   };
 }
@@ -135,7 +135,7 @@ describe('bulk-upload fairness: one user stalling many bodies does not block the
     // Bodies stalled inside a file first: those are admitted to receive and hold whatever the server lets one
     // user hold. Then the probe's attack: 8 bodies stalled 20 bytes in, inside the manifest.
     for (let i = 0; i < 4; i++) attackers.push(stalled(srv, mallory.token, 'file'));
-    await until('stalled bodies are being received', () => count(srv, 'SELECT COUNT(*) AS c FROM upload_sessions WHERE user_id = ?', mallory.id) >= 2);
+    await until('stalled bodies are being received', async () => (await count(srv, 'SELECT COUNT(*) AS c FROM upload_sessions WHERE user_id = ?', mallory.id)) >= 2);
     for (let i = 0; i < 8; i++) attackers.push(stalled(srv, mallory.token, 'manifest'));
     await until('the server has every attacking request', () => seen.length === attackers.length);
 
@@ -170,10 +170,10 @@ describe('bulk-upload fairness: one user stalling many bodies does not block the
 
   it('the attacker going away leaves nothing behind', async () => {
     for (const a of attackers) a.destroy();
-    await until('the stalled requests are cleaned up', () => count(srv, 'SELECT COUNT(*) AS c FROM upload_sessions') === 0);
-    const held = new Set((srv.built.ctx.db.prepare('SELECT object_key AS k FROM blobs').all() as { k: string }[]).map((r) => r.k));
+    await until('the stalled requests are cleaned up', async () => (await count(srv, 'SELECT COUNT(*) AS c FROM upload_sessions')) === 0);
+    const held = new Set(((await srv.sql.all('SELECT object_key AS k FROM blobs')) as { k: string }[]).map((r) => r.k));
     expect((await snapshot(srv)).keys.filter((k) => !held.has(k))).toEqual([]);
-    expect(count(srv, "SELECT COUNT(*) AS c FROM instances WHERE name LIKE 'stall-%'")).toBe(0);
+    expect(await count(srv, "SELECT COUNT(*) AS c FROM instances WHERE name LIKE 'stall-%'")).toBe(0);
   });
 });
 
@@ -229,13 +229,13 @@ describe('bulk-upload deadlines: a stalled body is ended with REQUEST_TIMEOUT an
     const info = vi.spyOn(log, 'info');
     const before = await snapshot(srv);
     const a = stalled(srv, alice.token, 'file');
-    await until('the body is being received', () => count(srv, 'SELECT COUNT(*) AS c FROM upload_sessions WHERE user_id = ?', alice.id) === 1);
+    await until('the body is being received', async () => (await count(srv, 'SELECT COUNT(*) AS c FROM upload_sessions WHERE user_id = ?', alice.id)) === 1);
     a.destroy();
     const aborted = () => info.mock.calls.some((c) => /client went away/.test(String(c[1])));
     await until('the abort is logged', () => aborted() || error.mock.calls.length > 0);
     expect(error.mock.calls.map((c) => c[1])).toEqual([]);
     expect(aborted()).toBe(true);
-    await until('the request is cleaned up', () => count(srv, 'SELECT COUNT(*) AS c FROM upload_sessions') === 0);
+    await until('the request is cleaned up', async () => (await count(srv, 'SELECT COUNT(*) AS c FROM upload_sessions')) === 0);
     expect(await snapshot(srv)).toEqual(before);
   });
 });

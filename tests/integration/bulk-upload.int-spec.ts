@@ -107,7 +107,7 @@ async function download(instanceId: string, as = token): Promise<Buffer> {
   return bytes;
 }
 
-const count = (sql: string, ...args: (string | number)[]) => (srv.built.ctx.db.prepare(sql).get(...args) as { c: number }).c;
+const count = async (sql: string, ...args: (string | number)[]) => ((await srv.sql.get(sql, ...args)) as { c: number }).c;
 
 async function bucketKeys(): Promise<string[]> {
   const keys: string[] = [];
@@ -117,7 +117,7 @@ async function bucketKeys(): Promise<string[]> {
 
 /** Objects in the bucket that no blob row points at: what a bulk upload must never leave behind. */
 async function orphans(): Promise<string[]> {
-  const held = new Set((srv.built.ctx.db.prepare('SELECT object_key AS k FROM blobs').all() as { k: string }[]).map((r) => r.k));
+  const held = new Set(((await srv.sql.all('SELECT object_key AS k FROM blobs')) as { k: string }[]).map((r) => r.k));
   return (await bucketKeys()).filter((k) => !held.has(k));
 }
 
@@ -126,10 +126,10 @@ async function snapshot() {
   return {
     // A library root is created on a user's first use of the library, by whichever call comes first: it holds
     // nothing, so it is not a change a failed upload must undo (and the count must not depend on test order).
-    instances: count('SELECT COUNT(*) AS c FROM instances WHERE parent_id IS NOT NULL'),
-    sessions: count('SELECT COUNT(*) AS c FROM upload_sessions'),
-    blobs: count('SELECT COUNT(*) AS c FROM blobs'),
-    used: count('SELECT COALESCE(SUM(used_bytes), 0) AS c FROM users'),
+    instances: await count('SELECT COUNT(*) AS c FROM instances WHERE parent_id IS NOT NULL'),
+    sessions: await count('SELECT COUNT(*) AS c FROM upload_sessions'),
+    blobs: await count('SELECT COUNT(*) AS c FROM blobs'),
+    used: await count('SELECT COALESCE(SUM(used_bytes), 0) AS c FROM users'),
     keys: await bucketKeys(),
   };
 }
@@ -137,7 +137,7 @@ async function snapshot() {
 beforeAll(async () => {
   srv = await startServer();
   token = (await srv.login()).token;
-  adminId = (srv.built.ctx.db.prepare("SELECT id FROM users WHERE user_name = 'admin'").get() as { id: string }).id;
+  adminId = ((await srv.sql.get("SELECT id FROM users WHERE user_name = 'admin'")) as { id: string }).id;
 });
 afterAll(async () => {
   expect(srv.violations).toEqual([]);
@@ -157,15 +157,15 @@ describe('bulk-upload: a batch of small files', () => {
       bytes: i === 7 ? Buffer.alloc(0) : i === 8 ? randomBytes(64 * 1024) : randomBytes(randomInt(0, 64 * 1024 + 1)),
       parentId: folders[i % 2],
     }));
-    const blobsBefore = count('SELECT COUNT(*) AS c FROM blobs');
+    const blobsBefore = await count('SELECT COUNT(*) AS c FROM blobs');
     results = await bulk(batch);
     for (const r of results) {
       expect(r.outcome, JSON.stringify(r)).toBe('uploaded');
       expect(r.instanceId).toEqual(expect.any(String));
     }
     expect(new Set(results.map((r) => r.instanceId)).size).toBe(50);
-    expect(count('SELECT COUNT(*) AS c FROM blobs')).toBe(blobsBefore + 50);
-    expect(count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
+    expect(await count('SELECT COUNT(*) AS c FROM blobs')).toBe(blobsBefore + 50);
+    expect(await count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
 
     for (const [k, folder] of folders.entries()) {
       const listed = await listing(folder);
@@ -181,21 +181,21 @@ describe('bulk-upload: a batch of small files', () => {
   });
 
   it('the same content again is filed as instant: no new blob, no new object, still downloadable', async () => {
-    const blobs = count('SELECT COUNT(*) AS c FROM blobs');
+    const blobs = await count('SELECT COUNT(*) AS c FROM blobs');
     const keys = await bucketKeys();
-    const used = count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId);
+    const used = await count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId);
     const copies = await mkdir('copies');
     const again = batch.map((p, i) => ({ ...p, name: `copy-${i}.bin`, parentId: copies }));
     const res = await bulk(again);
     for (const r of res) expect(r.outcome, JSON.stringify(r)).toBe('instant');
-    expect(count('SELECT COUNT(*) AS c FROM blobs')).toBe(blobs);
+    expect(await count('SELECT COUNT(*) AS c FROM blobs')).toBe(blobs);
     expect(await bucketKeys()).toEqual(keys);
     // Every copy is a file of the user's like any other: it counts against their space.
-    expect(count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId)).toBe(used + batch.reduce((s, p) => s + p.bytes.length, 0));
+    expect(await count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId)).toBe(used + batch.reduce((s, p) => s + p.bytes.length, 0));
     expect((await listing(copies)).size).toBe(50);
     for (const i of [3, 7, 8]) {
       expect((await download(res[i]!.instanceId!)).equals(batch[i]!.bytes)).toBe(true);
-      const ref = count('SELECT ref_count AS c FROM blobs WHERE sha256 = ?', sha(batch[i]!.bytes));
+      const ref = await count('SELECT ref_count AS c FROM blobs WHERE sha256 = ?', sha(batch[i]!.bytes));
       expect(ref).toBeGreaterThanOrEqual(2);
     }
   });
@@ -205,7 +205,7 @@ describe('bulk-upload: a batch of small files', () => {
     const bytes = randomBytes(5000);
     const res = await bulk([{ name: 'one.bin', bytes, parentId: folder }, { name: 'two.bin', bytes, parentId: folder }]);
     expect(res.map((r) => r.outcome)).toEqual(['uploaded', 'uploaded']);
-    expect(srv.built.ctx.db.prepare('SELECT ref_count AS r FROM blobs WHERE sha256 = ?').all(sha(bytes))).toEqual([{ r: 2 }]);
+    expect(await srv.sql.all('SELECT ref_count AS r FROM blobs WHERE sha256 = ?', sha(bytes))).toEqual([{ r: 2 }]);
     expect((await download(res[1]!.instanceId!)).equals(bytes)).toBe(true);
     expect(await orphans()).toEqual([]);
   });
@@ -220,7 +220,7 @@ describe('bulk-upload: many requests at once', () => {
     const all = await Promise.all(batches.map((parts) => bulk(parts)));
     expect(all.flat().map((r) => r.outcome)).toEqual(Array(100).fill('uploaded'));
     expect((await listing(root)).size).toBe(100);
-    expect(count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
+    expect(await count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
   });
 });
 
@@ -278,7 +278,7 @@ describe('bulk-upload: name conflicts', () => {
     expect(res[0]).toEqual({ outcome: 'skipped', instanceId: originalId });
     expect(res[1]!.outcome).toBe('uploaded');
     expect((await download(originalId)).equals(original)).toBe(true);
-    expect(count('SELECT COUNT(*) AS c FROM blobs WHERE sha256 = ?', sha(other))).toBe(0);
+    expect(await count('SELECT COUNT(*) AS c FROM blobs WHERE sha256 = ?', sha(other))).toBe(0);
     expect([...(await listing(folder)).keys()].sort()).toEqual(['fresh.txt', 'report.txt']);
     expect(await orphans()).toEqual([]);
   });
@@ -316,16 +316,16 @@ describe('bulk-upload: name conflicts', () => {
 
   it('newVersion keeps the instance id, replaces the content and keeps the old content as a history version', async () => {
     const v2 = randomBytes(1234);
-    const used = count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId);
+    const used = await count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId);
     const res = await bulk([{ name: 'report.txt', bytes: v2 }], { parentId: folder, conflict: 'newVersion' });
     expect(res).toEqual([{ outcome: 'uploaded', instanceId: originalId }]);
     expect((await download(originalId)).equals(v2)).toBe(true);
     expect((await listing(folder)).get('report.txt')).toEqual({ id: originalId, size: 1234, sha: sha(v2) });
-    const hist = srv.built.ctx.db.prepare('SELECT version, size, blob_id AS b FROM file_versions WHERE instance_id = ?').all(originalId) as any[];
+    const hist = (await srv.sql.all('SELECT version, size, blob_id AS b FROM file_versions WHERE instance_id = ?', originalId)) as any[];
     expect(hist.map((h) => [h.version, h.size])).toEqual([[1, 3000]]);
-    expect(count('SELECT COUNT(*) AS c FROM blobs WHERE id = ? AND sha256 = ?', hist[0].b, sha(original))).toBe(1);
-    expect(count('SELECT version AS c FROM instances WHERE id = ?', originalId)).toBe(2);
-    expect(count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId)).toBeGreaterThanOrEqual(used + 1234);
+    expect(await count('SELECT COUNT(*) AS c FROM blobs WHERE id = ? AND sha256 = ?', hist[0].b, sha(original))).toBe(1);
+    expect(await count('SELECT version AS c FROM instances WHERE id = ?', originalId)).toBe(2);
+    expect(await count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId)).toBeGreaterThanOrEqual(used + 1234);
   });
 
   it('newVersion onto a folder\'s name fails for that file only', async () => {
@@ -341,7 +341,7 @@ describe('bulk-upload: name conflicts', () => {
     expect(res[0]).toMatchObject({ outcome: 'failed', code: 'NAME_EXISTS' });
     expect(res[1]!.outcome).toBe('uploaded');
     expect((await download(res[1]!.instanceId!)).equals(ok)).toBe(true);
-    expect(count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
+    expect(await count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
   });
 });
 
@@ -368,8 +368,8 @@ describe('bulk-upload: one file failing does not fail the others', () => {
       { name: 'in-a-file.bin', bytes: randomBytes(35), parentId: aFile },
       { name: 'good3.bin', bytes: good[3]! },
     ];
-    const before = count('SELECT COUNT(*) AS c FROM instances');
-    const used = count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId);
+    const before = await count('SELECT COUNT(*) AS c FROM instances');
+    const used = await count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId);
     const res = await bulk(parts, { parentId: folder });
     const failed = { 1: 'HASH_MISMATCH', 3: 'NAME_INVALID', 4: 'NAME_INVALID', 5: 'NAME_INVALID', 7: 'NAME_INVALID', 8: 'NOT_FOUND', 9: 'NOT_FOUND', 10: 'CONFLICT' };
     for (const [i, code] of Object.entries(failed)) {
@@ -381,12 +381,12 @@ describe('bulk-upload: one file failing does not fail the others', () => {
       expect(res[i]!.outcome, JSON.stringify(res[i])).toBe(good[k]!.length === 0 ? 'instant' : 'uploaded');
       expect((await download(res[i]!.instanceId!)).equals(good[k]!)).toBe(true);
     }
-    expect(count('SELECT COUNT(*) AS c FROM instances')).toBe(before + 4);
+    expect(await count('SELECT COUNT(*) AS c FROM instances')).toBe(before + 4);
     expect([...(await listing(folder)).keys()].sort()).toEqual(['good0.bin', 'good1.bin', 'good2.bin', 'good3.bin', 'plain.txt']);
     // Only the files filed count against the quota; the liar's bytes were neither stored nor charged.
-    expect(count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId)).toBe(used + 100 + 60_000 + 7);
-    expect(count('SELECT COUNT(*) AS c FROM blobs WHERE sha256 IN (?, ?)', claimed, sha(liar))).toBe(0);
-    expect(count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
+    expect(await count('SELECT used_bytes AS c FROM users WHERE id = ?', adminId)).toBe(used + 100 + 60_000 + 7);
+    expect(await count('SELECT COUNT(*) AS c FROM blobs WHERE sha256 IN (?, ?)', claimed, sha(liar))).toBe(0);
+    expect(await count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
     expect(await orphans()).toEqual([]);
   });
 });
@@ -409,7 +409,7 @@ describe('bulk-upload: storage failing', () => {
       expect(results.map((r) => r.outcome).sort()).toEqual(['failed', 'uploaded', 'uploaded']);
       expect(results.find((r) => r.outcome === 'failed')).toMatchObject({ code: 'STORAGE_ERROR' });
       expect((await listing(folder)).size).toBe(2);
-      expect(count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
+      expect(await count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
       expect(await orphans()).toEqual([]);
     } finally {
       store.putObject = original;
@@ -423,9 +423,7 @@ describe('bulk-upload: operation log', () => {
     const good = { name: 'audit-ok.bin', bytes: randomBytes(300), parentId: folder };
     const bad = { name: 'audit-bad.bin', bytes: randomBytes(300), parentId: folder, hash: '0'.repeat(64) };
     const [ok, refused] = await bulk([good, bad]);
-    const rows = srv.built.ctx.db
-      .prepare("SELECT user_id AS userId, object_id AS objectId, object_name AS objectName, result, detail FROM op_logs WHERE op_type = 'bulkUpload' AND object_name LIKE 'audit-%' ORDER BY id")
-      .all() as Array<Record<string, string>>;
+    const rows = (await srv.sql.all("SELECT user_id AS userId, object_id AS objectId, object_name AS objectName, result, detail FROM op_logs WHERE op_type = 'bulkUpload' AND object_name LIKE 'audit-%' ORDER BY id")) as Array<Record<string, string>>;
     expect(rows).toEqual([
       { userId: adminId, objectId: ok!.instanceId, objectName: 'audit-ok.bin', result: 'success', detail: 'uploaded' },
       { userId: adminId, objectId: '', objectName: 'audit-bad.bin', result: 'failure', detail: refused!.code },
@@ -453,27 +451,27 @@ describe('bulk-upload: quota', () => {
     expect(res.map((r) => r.outcome)).toEqual(['uploaded', 'uploaded', 'failed', 'uploaded', 'uploaded', 'failed']);
     expect(res[2]!.code).toBe('SPACE_NOT_ENOUGH');
     expect(res[5]!.code).toBe('SPACE_NOT_ENOUGH');
-    expect(carolUsed()).toBe(9500);
+    expect(await carolUsed()).toBe(9500);
     const root = (await api('/hcs/controller/Page', { query: { pageSize: 100 }, as: carol })).data.parentId as string;
     expect([...(await listing(root, carol)).keys()].sort()).toEqual(['q0.bin', 'q1.bin', 'q3.bin', 'q4.bin']);
-    expect(count('SELECT COUNT(*) AS c FROM blobs WHERE sha256 = ?', sha(parts[2]!.bytes))).toBe(0);
+    expect(await count('SELECT COUNT(*) AS c FROM blobs WHERE sha256 = ?', sha(parts[2]!.bytes))).toBe(0);
 
     // Exactly the rest fits; a byte more does not; content the server already holds costs space all the same.
     const over = await bulk([{ name: 'over.bin', bytes: randomBytes(501) }], {}, carol);
     expect(over[0]).toMatchObject({ outcome: 'failed', code: 'SPACE_NOT_ENOUGH' });
     const exact = await bulk([{ name: 'last.bin', bytes: randomBytes(500) }], {}, carol);
     expect(exact[0]!.outcome).toBe('uploaded');
-    expect(carolUsed()).toBe(10_000);
+    expect(await carolUsed()).toBe(10_000);
     const instant = await bulk([{ name: 'again.bin', bytes: parts[0]!.bytes }], {}, carol);
     expect(instant[0]).toMatchObject({ outcome: 'failed', code: 'SPACE_NOT_ENOUGH' });
-    expect(carolUsed()).toBe(10_000);
-    expect(count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
+    expect(await carolUsed()).toBe(10_000);
+    expect(await count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
     expect(await orphans()).toEqual([]);
   });
 
   it('two concurrent batches cannot overshoot the quota between them', async () => {
-    const used = carolUsed();
-    srv.built.ctx.db.prepare('UPDATE users SET quota_bytes = ? WHERE id = ?').run(used + 6000, carolId);
+    const used = await carolUsed();
+    await srv.sql.run('UPDATE users SET quota_bytes = ? WHERE id = ?', used + 6000, carolId);
     const [a, b] = await Promise.all([
       bulk([{ name: 'c1.bin', bytes: randomBytes(4000) }, { name: 'c2.bin', bytes: randomBytes(1000) }], {}, carol),
       bulk([{ name: 'd1.bin', bytes: randomBytes(4000) }, { name: 'd2.bin', bytes: randomBytes(1000) }], {}, carol),
@@ -481,8 +479,8 @@ describe('bulk-upload: quota', () => {
     const outcomes = [...a, ...b].map((r) => r.outcome);
     expect(outcomes.filter((o) => o === 'uploaded').length).toBe(3);
     expect([...a, ...b].filter((r) => r.outcome === 'failed').map((r) => r.code)).toEqual(['SPACE_NOT_ENOUGH']);
-    expect(carolUsed()).toBe(used + 6000);
-    expect(count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
+    expect(await carolUsed()).toBe(used + 6000);
+    expect(await count('SELECT COUNT(*) AS c FROM upload_sessions')).toBe(0);
   });
 });
 
@@ -672,7 +670,7 @@ describe('bulk-upload: security', () => {
   it('cannot write into another user\'s folder, by file or by the manifest default', async () => {
     const mine = await mkdir('admin-private');
     const carol = (await srv.login('carol', 'Carol#pass-123')).token;
-    srv.built.ctx.db.prepare('UPDATE users SET quota_bytes = NULL WHERE user_name = ?').run('carol');
+    await srv.sql.run('UPDATE users SET quota_bytes = NULL WHERE user_name = ?', 'carol');
     const intruder = randomBytes(64);
     const own = randomBytes(65);
     const perFile = await bulk(
@@ -688,7 +686,7 @@ describe('bulk-upload: security', () => {
     const byDefault = await bulk([{ name: 'planted2.bin', bytes: intruder }], { parentId: mine }, carol);
     expect(byDefault[0]).toMatchObject({ outcome: 'failed', code: 'NOT_FOUND' });
     expect((await listing(mine)).size).toBe(0);
-    expect(count('SELECT COUNT(*) AS c FROM blobs WHERE sha256 = ?', sha(intruder))).toBe(0);
+    expect(await count('SELECT COUNT(*) AS c FROM blobs WHERE sha256 = ?', sha(intruder))).toBe(0);
     // Carol's own file is hers alone.
     expect((await api('/hcs/controller/API/getDownloadFileInfo', { query: { instanceId: perFile[1]!.instanceId! } })).status).toBe(404);
     expect((await download(perFile[1]!.instanceId!, carol)).equals(own)).toBe(true);

@@ -20,11 +20,11 @@ beforeAll(async () => {
   admin = (await s.login()).token;
   const db = s.built.ctx.db;
   const now = Date.now();
-  db.prepare('INSERT INTO departments (id, name, quota_bytes, used_bytes, created_at) VALUES (?, ?, ?, ?, ?)').run('dept-rd', 'R&D', 1024 ** 3, 5 * 1024 ** 2, now);
+  await s.sql.run('INSERT INTO departments (id, name, quota_bytes, used_bytes, created_at) VALUES (?, ?, ?, ?, ?)', 'dept-rd', 'R&D', 1024 ** 3, 5 * 1024 ** 2, now);
   const a = await createUser(db, { userName: 'alice', password: 'Alice#pass-123', deptId: 'dept-rd', quotaBytes: 100 * 1024 ** 2 });
   await createUser(db, { userName: 'bob', password: 'Bob#pass-1234' });
-  db.prepare('INSERT INTO groups (id, name, owner_id, quota_bytes, used_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?)').run('grp-1', 'Launch', a.id, 2048, 0, now);
-  db.prepare('INSERT INTO group_members (group_id, user_id) VALUES (?, ?)').run('grp-1', a.id);
+  await s.sql.run('INSERT INTO groups (id, name, owner_id, quota_bytes, used_bytes, created_at) VALUES (?, ?, ?, ?, ?, ?)', 'grp-1', 'Launch', a.id, 2048, 0, now);
+  await s.sql.run('INSERT INTO group_members (group_id, user_id) VALUES (?, ?)', 'grp-1', a.id);
   alice = (await s.login('alice', 'Alice#pass-123')).token;
   bob = (await s.login('bob', 'Bob#pass-1234')).token;
 });

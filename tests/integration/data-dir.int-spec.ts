@@ -6,21 +6,26 @@ import { chmodSync, existsSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { removeDataDir, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { ON_POSTGRES } from '../helpers/db.ts';
 
 let proc: ServerProcess | undefined;
 let dataDir: string | undefined;
 afterEach(async () => {
   await proc?.stop();
   proc = undefined;
-  if (dataDir) removeDataDir(dataDir);
+  if (dataDir) await removeDataDir(dataDir);
   dataDir = undefined;
 });
 
 const mode = (p: string) => statSync(p).mode & 0o777;
 const octal = (m: number) => m.toString(8).padStart(4, '0');
 
-/** What the data dir holds once a server has run in it (the -wal/-shm files exist while the database is open). */
-const FILES = ['hcs.sqlite', 'hcs.sqlite-wal', 'hcs.sqlite-shm', 'server-secret', 's3-credentials.json', 'admin-password.txt'];
+/**
+ * What the data dir holds once a server has run in it (the -wal/-shm files exist while the database is open; on
+ * PostgreSQL there is no database file).
+ */
+const SQLITE_FILES = ON_POSTGRES ? [] : ['hcs.sqlite', 'hcs.sqlite-wal', 'hcs.sqlite-shm'];
+const FILES = [...SQLITE_FILES, 'server-secret', 'rsa-private.pem', 's3-credentials.json', 'admin-password.txt'];
 
 function modesOf(dir: string): Record<string, string> {
   const out: Record<string, string> = { '.': octal(mode(dir)), objects: octal(mode(join(dir, 'objects'))) };
@@ -30,7 +35,7 @@ function modesOf(dir: string): Record<string, string> {
 
 function expectPrivate(dir: string) {
   const modes = modesOf(dir);
-  expect(Object.keys(modes), 'the database is open in WAL mode').toEqual(expect.arrayContaining(['hcs.sqlite', 'hcs.sqlite-wal', 'hcs.sqlite-shm']));
+  expect(Object.keys(modes), 'the database is open in WAL mode').toEqual(expect.arrayContaining([...SQLITE_FILES, 'server-secret', 'rsa-private.pem']));
   const expected = Object.fromEntries(Object.keys(modes).map((k) => [k, k === '.' || k === 'objects' ? '0700' : '0600']));
   expect(modes).toEqual(expected);
 }
@@ -53,13 +58,13 @@ describe('data dir permissions', () => {
     chmodSync(dataDir, 0o755);
     chmodSync(join(dataDir, 'objects'), 0o755);
     for (const f of FILES) if (existsSync(join(dataDir, f))) chmodSync(join(dataDir, f), 0o644);
-    expect(modesOf(dataDir)).toMatchObject({ '.': '0755', objects: '0755', 'hcs.sqlite': '0644', 'hcs.sqlite-wal': '0644', 'hcs.sqlite-shm': '0644' });
+    expect(modesOf(dataDir)).toMatchObject({ '.': '0755', objects: '0755', 'server-secret': '0644', ...Object.fromEntries(SQLITE_FILES.map((f) => [f, '0644'])) });
 
     proc = await startServerProcess({ dataDir });
     expectPrivate(dataDir);
     const line = proc.output().split('\n').find((l) => l.includes('tightened'));
     expect(line, proc.output()).toBeDefined();
-    for (const name of ['hcs.sqlite', 'hcs.sqlite-wal', 'hcs.sqlite-shm', 'objects']) expect(line).toContain(join(dataDir, name));
+    for (const name of [...SQLITE_FILES, 'server-secret', 'objects']) expect(line).toContain(join(dataDir, name));
     expect(line).toContain(dataDir);
   });
 });

@@ -78,7 +78,7 @@ describe('files', () => {
     const del = await api('/hcs/controller/delete', { query: { ids: a } });
     expect(del.data.done.map((d: any) => d.instanceId)).toEqual([a]);
     expect((await api(`/hcs/controller/Instances/${b}`)).status).toBe(404);
-    const rows = srv.built.ctx.db.prepare('SELECT COUNT(*) AS c FROM instances WHERE recycle_id IS NOT NULL AND deleted_at IS NOT NULL').get() as { c: number };
+    const rows = (await srv.sql.get('SELECT COUNT(*) AS c FROM instances WHERE recycle_id IS NOT NULL AND deleted_at IS NOT NULL')) as { c: number };
     expect(rows.c).toBe(4); // a, b2, x, x (1): nothing vanished
   });
 
@@ -103,13 +103,13 @@ describe('files', () => {
 
   it('keeps other users out', async () => {
     const mine = await idOf('private');
-    const db = srv.built.ctx.db;
     // A second user signs in through the real login once the accounts code has created them.
     const { hashPassword } = await import('../../mock-server/src/auth/passwords.ts');
     const now = Date.now();
-    db.prepare(
+    await srv.sql.run(
       `INSERT INTO users (id, user_name, user_name_key, password_hash, password_changed_at, created_at, updated_at) VALUES ('u-bob', 'bob', 'bob', ?, ?, ?, ?)`,
-    ).run(await hashPassword('Bob#Passw0rd-123'), now, now, now);
+      await hashPassword('Bob#Passw0rd-123'), now, now, now,
+    );
     const bob = (await srv.login('bob', 'Bob#Passw0rd-123')).token;
     expect((await api(`/hcs/controller/Instances/${mine}`, { as: bob })).status).toBe(404);
     expect((await api('/hcs/controller/Page', { query: { parentId: mine }, as: bob })).status).toBe(404);

@@ -64,7 +64,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await proc?.stop();
-  if (proc) removeDataDir(proc.dataDir);
+  if (proc) await removeDataDir(proc.dataDir);
 });
 
 describe('request log redaction', () => {

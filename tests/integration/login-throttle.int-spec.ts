@@ -52,16 +52,14 @@ function clientOf(s: TestServer) {
 }
 
 /** The failures the server has counted against a limiter key in the current window. */
-function failures(s: TestServer, key: string): number {
-  const row = s.built.ctx.db.prepare('SELECT count FROM rate_limits WHERE key = ?').get(key) as { count: number } | undefined;
+async function failures(s: TestServer, key: string): Promise<number> {
+  const row = (await s.sql.get('SELECT count FROM rate_limits WHERE key = ?', key)) as { count: number } | undefined;
   return row?.count ?? 0;
 }
 
 /** The image is for people; the test gives the challenge an answer it knows, stored the way the server stores one. */
-function knowAnswer(s: TestServer, id: string, answer: string): void {
-  const changed = s.built.ctx.db
-    .prepare('UPDATE captchas SET answer_hash = ? WHERE id = ?')
-    .run(captchaAnswerHash(s.built.ctx.secret, id, answer), id).changes;
+async function knowAnswer(s: TestServer, id: string, answer: string): Promise<void> {
+  const changed = await s.sql.run('UPDATE captchas SET answer_hash = ? WHERE id = ?', captchaAnswerHash(s.built.ctx.secret, id, answer), id);
   expect(Number(changed)).toBe(1);
 }
 
@@ -92,12 +90,12 @@ describe('sign-in throttle with a tiny delay', () => {
     expect(third.json).toMatchObject({ ret: 1, msg: 'login.userOrPasswordError', data: { code: 'CAPTCHA_REQUIRED' } });
     // Still wrong past the threshold: held back, then refused as before.
     expect((await c.login('tara', 'Wrong-pass-1', { ip: '10.20.0.2' })).json.data.code).toBe('CAPTCHA_REQUIRED');
-    expect(failures(s, 'login:user:tara')).toBe(4);
+    expect(await failures(s, 'login:user:tara')).toBe(4);
     // The owner, without a CAPTCHA (a script, the CLI), is slowed down but signed in.
     const owner = await c.login('tara', 'Tara-pass-123', { ip: '10.20.0.3', cli: true });
     expect(owner.status).toBe(200);
     expect(owner.json.data.user.userName).toBe('tara');
-    expect(failures(s, 'login:user:tara')).toBe(0);
+    expect(await failures(s, 'login:user:tara')).toBe(0);
   });
 
   it('past the per-address threshold (4x) everyone behind that address still signs in with the right password', async () => {
@@ -117,7 +115,7 @@ describe('sign-in throttle with a tiny delay', () => {
       expect(r.status, JSON.stringify(suffix)).toBe(401);
       expect(r.json).toMatchObject({ msg: 'login.userOrPasswordError', data: { code: 'LOGIN_FAILED' } });
       expect(r.headers.getSetCookie()).toEqual([]);
-      expect(failures(s, 'login:user:nula')).toBe(i + 1);
+      expect(await failures(s, 'login:user:nula')).toBe(i + 1);
     }
     expect((await c.login('nula', 'Nula-pass-123', { ip: '10.22.0.1' })).status).toBe(200);
   });
@@ -182,7 +180,7 @@ describe('sign-in throttle with a one-minute delay', () => {
   async function exhausted(user: string, password: string, ip: string): Promise<void> {
     await createUser(s.built.ctx.db, { userName: user, password });
     for (let i = 0; i < 3; i++) await c.login(user, 'Wrong-pass-1', { ip });
-    expect(failures(s, `login:user:${user}`)).toBe(3);
+    expect(await failures(s, `login:user:${user}`)).toBe(3);
   }
 
   it('hands out challenges as SVG data: URIs that expire within two minutes, and never the answer', async () => {
@@ -198,7 +196,7 @@ describe('sign-in throttle with a one-minute delay', () => {
     expect(svg).not.toMatch(/<script|<text|on[a-z]+=/i);
     expect(ch.expiresAt).toBeGreaterThan(before);
     expect(ch.expiresAt).toBeLessThanOrEqual(Date.now() + 120_000);
-    const stored = s.built.ctx.db.prepare('SELECT answer_hash FROM captchas WHERE id = ?').get(ch.captchaId) as { answer_hash: string };
+    const stored = (await s.sql.get('SELECT answer_hash FROM captchas WHERE id = ?', ch.captchaId)) as { answer_hash: string };
     expect(stored.answer_hash).toMatch(/^[0-9a-f]{64}$/);
     expect(JSON.stringify(r.json)).not.toContain(stored.answer_hash);
     expect((await c.captcha()).captchaId).not.toBe(ch.captchaId);
@@ -207,18 +205,18 @@ describe('sign-in throttle with a one-minute delay', () => {
   it('signs the right password in at once past the threshold when it carries a solved CAPTCHA', { timeout: 20_000 }, async () => {
     await exhausted('cora', 'Cora-pass-123', '10.30.0.1');
     const ch = await c.captcha('10.30.0.2');
-    knowAnswer(s, ch.captchaId, 'k7mw');
+    await knowAnswer(s, ch.captchaId, 'k7mw');
     // Case does not matter to a person reading the image.
     const r = await c.login('cora', 'Cora-pass-123', { ip: '10.30.0.2', captcha: { id: ch.captchaId, answer: 'K7MW' } });
     expect(r.status).toBe(200);
     expect(r.json.data.user.userName).toBe('cora');
-    expect(failures(s, 'login:user:cora')).toBe(0);
+    expect(await failures(s, 'login:user:cora')).toBe(0);
   });
 
   it('refuses a wrong, unknown or expired CAPTCHA answer without counting a failure; a wrong answer uses the challenge up', { timeout: 20_000 }, async () => {
     await exhausted('walt', 'Walt-pass-123', '10.31.0.1');
     const ch = await c.captcha();
-    knowAnswer(s, ch.captchaId, 'abcd');
+    await knowAnswer(s, ch.captchaId, 'abcd');
     const wrong = await c.login('walt', 'Walt-pass-123', { ip: '10.31.0.1', captcha: { id: ch.captchaId, answer: 'abce' } });
     expect(wrong.status).toBe(401);
     expect(wrong.json.data.code).toBe('CAPTCHA_INVALID');
@@ -228,27 +226,27 @@ describe('sign-in throttle with a one-minute delay', () => {
     const unknown = await c.login('walt', 'Walt-pass-123', { ip: '10.31.0.1', captcha: { id: 'A'.repeat(22), answer: 'abcd' } });
     expect(unknown.json.data.code).toBe('CAPTCHA_INVALID');
     const old = await c.captcha();
-    knowAnswer(s, old.captchaId, 'abcd');
-    s.built.ctx.db.prepare('UPDATE captchas SET expires_at = ? WHERE id = ?').run(Date.now() - 1, old.captchaId);
+    await knowAnswer(s, old.captchaId, 'abcd');
+    await s.sql.run('UPDATE captchas SET expires_at = ? WHERE id = ?', Date.now() - 1, old.captchaId);
     const expired = await c.login('walt', 'Walt-pass-123', { ip: '10.31.0.1', captcha: { id: old.captchaId, answer: 'abcd' } });
     expect(expired.json.data.code).toBe('CAPTCHA_INVALID');
     // None of these got as far as the password, so none counts as a failed sign-in.
-    expect(failures(s, 'login:user:walt')).toBe(3);
-    expect(failures(s, 'login:ip:10.31.0.1')).toBe(3);
+    expect(await failures(s, 'login:user:walt')).toBe(3);
+    expect(await failures(s, 'login:ip:10.31.0.1')).toBe(3);
   });
 
   it('takes a CAPTCHA answer once: a solved challenge spent on a wrong password does not open the account', { timeout: 20_000 }, async () => {
     await exhausted('sue', 'Sue-pass-1234', '10.32.0.1');
     const ch = await c.captcha();
-    knowAnswer(s, ch.captchaId, 'q3r8');
+    await knowAnswer(s, ch.captchaId, 'q3r8');
     const guess = await c.login('sue', 'Wrong-pass-2', { ip: '10.32.0.1', captcha: { id: ch.captchaId, answer: 'q3r8' } });
     expect(guess.status).toBe(401);
     expect(guess.json.data.code).toBe('CAPTCHA_REQUIRED');
-    expect(failures(s, 'login:user:sue')).toBe(4);
+    expect(await failures(s, 'login:user:sue')).toBe(4);
     const reuse = await c.login('sue', 'Sue-pass-1234', { ip: '10.32.0.1', captcha: { id: ch.captchaId, answer: 'q3r8' } });
     expect(reuse.json.data.code).toBe('CAPTCHA_INVALID');
     const fresh = await c.captcha();
-    knowAnswer(s, fresh.captchaId, 'x9y2');
+    await knowAnswer(s, fresh.captchaId, 'x9y2');
     expect((await c.login('sue', 'Sue-pass-1234', { ip: '10.32.0.1', captcha: { id: fresh.captchaId, answer: 'x9y2' } })).status).toBe(200);
   });
 
@@ -272,16 +270,16 @@ describe('sign-in throttle with a one-minute delay', () => {
     expect(first.code).toBe('RATE_LIMITED');
     expect(Number(first.retryAfter)).toBeGreaterThanOrEqual(1);
     // The held ones are counted as they arrive (so a burst cannot outrun the limit) but have not been answered.
-    await vi.waitFor(() => expect(failures(s, 'login:user:hal')).toBe(13), { timeout: 10_000, interval: 50 });
+    await vi.waitFor(async () => expect(await failures(s, 'login:user:hal')).toBe(13), { timeout: 10_000, interval: 50 });
     expect(settled).toBe(1);
     for (const [i, a] of attempts.entries()) if (i !== first.i) a.abort.abort();
     const rest = await Promise.all(attempts.filter((_, i) => i !== first.i).map((a) => a.done));
     expect(rest.map((x) => x.status)).toEqual(Array(10).fill(0));
     // The held attempts were counted when they arrived; given up before their password was checked, they are not.
     await vi.waitFor(
-      () => {
-        expect(failures(s, 'login:user:hal')).toBe(3);
-        expect(failures(s, `login:ip:${ip}`)).toBe(0);
+      async () => {
+        expect(await failures(s, 'login:user:hal')).toBe(3);
+        expect(await failures(s, `login:ip:${ip}`)).toBe(0);
       },
       { timeout: 10_000, interval: 50 },
     );

@@ -28,11 +28,11 @@ describe('operation log', () => {
       })
     ).json()) as { data: { instanceId: string }[] };
     const id = created.data[0]!.instanceId;
-    const before = listOpLogs(s.built.ctx.db).length;
+    const before = (await listOpLogs(s.built.ctx.db)).length;
 
     expect((await s.call('/hcs/controller/Page', { token, headers })).status).toBe(200);
     expect((await s.call(`/hcs/controller/Instances/${id}`, { token, headers })).status).toBe(200);
-    expect(listOpLogs(s.built.ctx.db).length, 'reads are not logged').toBe(before);
+    expect((await listOpLogs(s.built.ctx.db)).length, 'reads are not logged').toBe(before);
 
     const bad = await s.call(`/hcs/controller/Instances/${id}`, {
       token,
@@ -43,7 +43,7 @@ describe('operation log', () => {
     expect(bad.status).toBe(422);
     expect((await s.call(`/hcs/controller/delete?ids=${id}`, { token, headers: { ...headers, traceId: 'trace-oplog-3' } })).status).toBe(200);
 
-    const rows = listOpLogs(s.built.ctx.db);
+    const rows = await listOpLogs(s.built.ctx.db);
     const create = rows.find((r) => r.traceId === 'trace-oplog-1' && r.opType === 'createInstances');
     expect(create).toMatchObject({ userName: ADMIN_USER, opSubject: 'files', device: 'oplog-test/1.0', ip: '127.0.0.1', result: 'success' });
     expect(rows.find((r) => r.traceId === 'trace-oplog-2')).toMatchObject({ opType: 'modifyInstance', objectId: id, result: 'failure', detail: '422' });
@@ -53,7 +53,7 @@ describe('operation log', () => {
   });
 
   it('records sign-ins, failed ones included, without the password', async () => {
-    const rows = listOpLogs(s.built.ctx.db).filter((r) => r.opType === 'login');
+    const rows = (await listOpLogs(s.built.ctx.db)).filter((r) => r.opType === 'login');
     expect(rows.length).toBeGreaterThan(0);
     expect(rows[0]).toMatchObject({ userName: ADMIN_USER, result: 'success' });
     expect(JSON.stringify(rows)).not.toContain('Passw0rd');

@@ -7,7 +7,6 @@ import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DatabaseSync } from 'node:sqlite';
 import type { HcsClient } from '@hcs/openapi/client';
 import {
   createDownloadSinkFactory,
@@ -24,6 +23,7 @@ import {
 import { DeleteBucketCommand, ListMultipartUploadsCommand } from '@aws-sdk/client-s3';
 import { ObjectStore } from '../../mock-server/src/storage/object-store.ts';
 import { embeddedCredentials, removeDataDir, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { openServerSql } from '../helpers/db.ts';
 import { kindOf, recordingTransport } from '../../transfer-core/src/test/recording-transport.ts';
 
 const MiB = 1024 * 1024;
@@ -88,20 +88,21 @@ async function listKeys(store: ObjectStore): Promise<Map<string, number>> {
 
 /**
  * Every object in the bucket is the content of a registered blob with its size and SHA-256: nothing partial,
- * nothing corrupt, nothing half-registered. Reads the server's SQLite read-only (WAL lets it run alongside).
+ * nothing corrupt, nothing half-registered. Reads the server's database from outside (SQLite read-only, which WAL
+ * lets run alongside the server, or its PostgreSQL database).
  */
 async function expectStoreConsistent(store: ObjectStore): Promise<Map<string, number>> {
   const keys = await listKeys(store);
-  const db = new DatabaseSync(join(dataDir, 'hcs.sqlite'), { readOnly: true });
+  const db = await openServerSql(dataDir);
   try {
     for (const [key, size] of keys) {
-      const blob = db.prepare('SELECT sha256, size FROM blobs WHERE object_key = ?').get(key) as { sha256: string; size: number } | undefined;
+      const blob = await db.get<{ sha256: string; size: number }>('SELECT sha256, size FROM blobs WHERE object_key = ?', key);
       expect(blob, `object ${key} is in the bucket but no blob refers to it`).toBeDefined();
       expect(size).toBe(blob!.size);
       expect(await store.sha256(key)).toBe(blob!.sha256);
     }
   } finally {
-    db.close();
+    await db.close();
   }
   return keys;
 }
@@ -160,7 +161,8 @@ function crashSuite(label: string, s3: ExternalS3 | undefined) {
     });
     afterAll(async () => {
       await proc?.stop();
-      removeDataDir(work);
+      await removeDataDir(dataDir);
+      await removeDataDir(work);
       if (s3) await dropBucket(new ObjectStore(s3));
     });
 

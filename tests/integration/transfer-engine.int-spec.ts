@@ -303,9 +303,9 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
     });
 
     it('quota exceeded: the upload ends in [002] and sends nothing to storage', async () => {
-      const db = c.srv.built.ctx.db;
-      const admin = db.prepare("SELECT id, used_bytes AS used, quota_bytes AS quota FROM users WHERE user_name = 'admin'").get() as { id: string; used: number; quota: number | null };
-      db.prepare('UPDATE users SET quota_bytes = ? WHERE id = ?').run(admin.used + 10, admin.id);
+      const db = c.srv.sql;
+      const admin = (await db.get("SELECT id, used_bytes AS used, quota_bytes AS quota FROM users WHERE user_name = 'admin'")) as { id: string; used: number; quota: number | null };
+      await db.run('UPDATE users SET quota_bytes = ? WHERE id = ?', admin.used + 10, admin.id);
       try {
         const t = recordingTransport();
         const task = await upload(writeTmp('too-big.bin', randomBytes(5000)), {}, engineDeps(c.client, tmp('state.json'), { transport: t }));
@@ -314,7 +314,7 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
         expect(task.error!.code).toBe('002');
         expect(t.sent).toEqual([]);
       } finally {
-        db.prepare('UPDATE users SET quota_bytes = ? WHERE id = ?').run(admin.quota, admin.id);
+        await db.run('UPDATE users SET quota_bytes = ? WHERE id = ?', admin.quota, admin.id);
       }
     });
 
@@ -351,9 +351,9 @@ function engineSuite(label: string, env: Record<string, string> | undefined) {
       const client = createHcsClient({ baseUrl: c.srv.baseUrl, token: () => token });
       let relogins = 0;
       const revoke = (t: string) =>
-        c.srv.built.ctx.db.prepare('UPDATE sessions SET revoked_at = ? WHERE id = ?').run(Date.now(), createHash('sha256').update(t).digest('hex'));
+        c.srv.sql.run('UPDATE sessions SET revoked_at = ? WHERE id = ?', Date.now(), createHash('sha256').update(t).digest('hex'));
       const t = recordingTransport((r) => {
-        if (r.kind === 'uploadPart' && relogins === 0) revoke(token);
+        if (r.kind === 'uploadPart' && relogins === 0) void revoke(token);
       });
       const deps = engineDeps(client, tmp('state.json'), {
         transport: t,

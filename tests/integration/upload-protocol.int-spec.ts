@@ -67,13 +67,13 @@ async function upload(name: string, bytes: Buffer, extra: Record<string, string>
 }
 
 async function usedBytes(): Promise<number> {
-  return (srv.built.ctx.db.prepare('SELECT used_bytes AS u FROM users WHERE id = ?').get(adminId) as { u: number }).u;
+  return ((await srv.sql.get('SELECT used_bytes AS u FROM users WHERE id = ?', adminId)) as { u: number }).u;
 }
 
 beforeAll(async () => {
   srv = await startServer();
   token = (await srv.login()).token;
-  adminId = (srv.built.ctx.db.prepare("SELECT id FROM users WHERE user_name = 'admin'").get() as { id: string }).id;
+  adminId = ((await srv.sql.get("SELECT id FROM users WHERE user_name = 'admin'")) as { id: string }).id;
 });
 afterAll(async () => {
   expect(srv.violations).toEqual([]);
@@ -126,7 +126,7 @@ describe('upload', () => {
     expect(ok.ret).toBe(0);
     expect(ok.data.fMd5).toBe(sha(bytes));
     expect(await usedBytes()).toBe(used + bytes.length);
-    const blobs = srv.built.ctx.db.prepare('SELECT ref_count AS r FROM blobs WHERE sha256 = ?').all(sha(bytes)) as { r: number }[];
+    const blobs = (await srv.sql.all('SELECT ref_count AS r FROM blobs WHERE sha256 = ?', sha(bytes))) as { r: number }[];
     expect(blobs).toEqual([{ r: 2 }]);
   });
 
@@ -145,8 +145,8 @@ describe('upload', () => {
     expect((await s3('completeMultipart', 'POST', u.fId, u.objectKey, u.bucketName, `uploadId=${encodeURIComponent(uploadId)}`, Buffer.from(xml))).status).toBe(200);
     const r = await save(u, 'liar.bin', bytes, claimed);
     expect([r.ret, r.data.code]).toEqual([404, 'HASH_MISMATCH']);
-    expect(srv.built.ctx.db.prepare("SELECT COUNT(*) AS c FROM instances WHERE name = 'liar.bin'").get()).toEqual({ c: 0 });
-    expect(srv.built.ctx.db.prepare('SELECT COUNT(*) AS c FROM blobs WHERE sha256 = ?').get(claimed)).toEqual({ c: 0 });
+    expect(await srv.sql.get("SELECT COUNT(*) AS c FROM instances WHERE name = 'liar.bin'")).toEqual({ c: 0 });
+    expect(await srv.sql.get('SELECT COUNT(*) AS c FROM blobs WHERE sha256 = ?', claimed)).toEqual({ c: 0 });
     expect(await srv.built.ctx.store().headObject(u.objectKey)).toBeNull();
   });
 
@@ -158,16 +158,16 @@ describe('upload', () => {
     expect([exists.data.data, exists.msg]).toEqual([1, first.data.instanceId]);
     const nv = await upload('doc.txt', v2, { conflict: 'newVersion' });
     expect([nv.data.instanceId, nv.data.version, nv.data.fMd5]).toEqual([first.data.instanceId, 2, sha(v2)]);
-    const hist = srv.built.ctx.db.prepare('SELECT version, size FROM file_versions WHERE instance_id = ?').all(first.data.instanceId);
+    const hist = await srv.sql.all('SELECT version, size FROM file_versions WHERE instance_id = ?', first.data.instanceId);
     expect(hist).toEqual([{ version: 1, size: 1000 }]);
     const kb = await upload('doc.txt', randomBytes(10));
     expect(kb.data.instanceName).toBe('doc (1).txt');
   });
 
   it('quota: flag 2 when space runs out, and two concurrent checks cannot overshoot', async () => {
-    const db = srv.built.ctx.db;
+    const db = srv.sql;
     const used = await usedBytes();
-    db.prepare('UPDATE users SET quota_bytes = ? WHERE id = ?').run(used + 100, adminId);
+    await db.run('UPDATE users SET quota_bytes = ? WHERE id = ?', used + 100, adminId);
     try {
       expect((await uploadable('big.bin', randomBytes(101))).data.uploadflag).toBe(2);
       const [a, b] = await Promise.all([uploadable('c1.bin', randomBytes(60)), uploadable('c2.bin', randomBytes(60))]);
@@ -177,8 +177,8 @@ describe('upload', () => {
       await api('/hcs/controller/API/destroyPartInfo', { body: { fId: live.fId, abort: true } });
       expect((await uploadable('c3.bin', randomBytes(60))).data.uploadflag).toBe(3);
     } finally {
-      db.prepare('UPDATE users SET quota_bytes = NULL WHERE id = ?').run(adminId);
-      db.prepare('DELETE FROM upload_sessions WHERE user_id = ?').run(adminId);
+      await db.run('UPDATE users SET quota_bytes = NULL WHERE id = ?', adminId);
+      await db.run('DELETE FROM upload_sessions WHERE user_id = ?', adminId);
     }
   });
 
@@ -285,34 +285,32 @@ describe('expired upload sessions', () => {
     const s = await startServer({ env: { HCS_DEFAULT_QUOTA_GB: '1' } });
     try {
       const { token } = await s.login();
-      const db = s.built.ctx.db;
+      const db = s.sql;
       const store = s.built.ctx.store();
       const sha = createHash('sha256').update('abandoned').digest('hex');
       const up = (await (await s.call(`/hcs/controller/API/file-uploadable?fSize=${6 * 1024 * 1024}&fName=${encodeName('abandoned.bin')}&fMd5=${sha}`, { token })).json()) as any;
       expect(up.data.uploadflag).toBe(3);
       const mp = await store.createMultipart(up.data.objectKey);
-      db.prepare('UPDATE upload_sessions SET upload_id = ? WHERE id = ?').run(mp, up.data.fId);
+      await db.run('UPDATE upload_sessions SET upload_id = ? WHERE id = ?', mp, up.data.fId);
       await store.putObject(up.data.objectKey, Buffer.from('staged bytes'), { contentLength: 12 });
-      const reserved = () => (db.prepare('SELECT COALESCE(SUM(reserved_bytes), 0) AS r FROM upload_sessions').get() as { r: number }).r;
-      expect(reserved()).toBe(6 * 1024 * 1024);
+      const reserved = async () => ((await db.get('SELECT COALESCE(SUM(reserved_bytes), 0) AS r FROM upload_sessions')) as { r: number }).r;
+      expect(await reserved()).toBe(6 * 1024 * 1024);
 
       // Not expired yet: nothing happens.
       expect(await s.built.janitor().sweep()).toBe(0);
       expect(await store.headObject(up.data.objectKey)).not.toBeNull();
 
-      db.prepare('UPDATE upload_sessions SET expires_at = ? WHERE id = ?').run(Date.now() - 1, up.data.fId);
+      await db.run('UPDATE upload_sessions SET expires_at = ? WHERE id = ?', Date.now() - 1, up.data.fId);
       expect(await s.built.janitor().sweep()).toBe(1);
       expect(await store.headObject(up.data.objectKey)).toBeNull();
-      expect(reserved()).toBe(0);
+      expect(await reserved()).toBe(0);
       await expect(store.listParts(up.data.objectKey, mp).next()).rejects.toMatchObject({ code: 'NoSuchUpload' });
 
       // A session whose staging key became a blob keeps its object.
       const up2 = (await (await s.call(`/hcs/controller/API/file-uploadable?fSize=5&fName=${encodeName('kept.txt')}&fMd5=${createHash('sha256').update('kept!').digest('hex')}`, { token })).json()) as any;
       await store.putObject(up2.data.objectKey, Buffer.from('kept!'), { contentLength: 5 });
-      db.prepare('INSERT INTO blobs (id, sha256, size, bucket, object_key, ref_count, verified, created_at) VALUES (?, ?, ?, ?, ?, 1, 1, ?)').run(
-        'blob-kept', createHash('sha256').update('kept!').digest('hex'), 5, store.bucket, up2.data.objectKey, Date.now(),
-      );
-      db.prepare('UPDATE upload_sessions SET expires_at = ? WHERE id = ?').run(Date.now() - 1, up2.data.fId);
+      await db.run('INSERT INTO blobs (id, sha256, size, bucket, object_key, ref_count, verified, created_at) VALUES (?, ?, ?, ?, ?, 1, 1, ?)', 'blob-kept', createHash('sha256').update('kept!').digest('hex'), 5, store.bucket, up2.data.objectKey, Date.now());
+      await db.run('UPDATE upload_sessions SET expires_at = ? WHERE id = ?', Date.now() - 1, up2.data.fId);
       expect(await s.built.janitor().sweep()).toBe(1);
       expect(await store.headObject(up2.data.objectKey)).not.toBeNull();
       expect(s.violations).toEqual([]);

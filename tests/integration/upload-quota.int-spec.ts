@@ -99,16 +99,15 @@ async function freshUser(name: string): Promise<{ token: string; id: string }> {
   return { id, token: (await srv.login(name, 'Fresh#pass-123')).token };
 }
 
-const reserved = (userId = adminId, now = Date.now()) => spaceUsage(srv.built.ctx.db, { kind: 'user', id: userId }, now).reservedBytes;
-const sessionRow = (fId: string) =>
-  srv.built.ctx.db.prepare('SELECT expires_at AS expiresAt FROM upload_sessions WHERE id = ?').get(fId) as { expiresAt: number } | undefined;
+const reserved = async (userId = adminId, now = Date.now()) => (await spaceUsage(srv.built.ctx.db, { kind: 'user', id: userId }, now)).reservedBytes;
+const sessionRow = (fId: string) => srv.sql.get<{ expires_at: number }>('SELECT expires_at FROM upload_sessions WHERE id = ?', fId);
 
 function suite(label: string, env: Record<string, string>) {
   describe(label, () => {
     beforeAll(async () => {
       srv = await startServer({ env });
       token = (await srv.login()).token;
-      adminId = (srv.built.ctx.db.prepare("SELECT id FROM users WHERE user_name = 'admin'").get() as { id: string }).id;
+      adminId = ((await srv.sql.get("SELECT id FROM users WHERE user_name = 'admin'")) as { id: string }).id;
     });
     afterAll(async () => {
       expect(srv.violations).toEqual([]);
@@ -185,21 +184,21 @@ function suite(label: string, env: Record<string, string>) {
       });
 
       it('the expiry is absolute: recording parts does not move it, and no signature outlives the session', async () => {
-        const db = srv.built.ctx.db;
+        const db = srv.sql;
         const bytes = randomBytes(9);
         const u = await session('expiry.bin', bytes);
-        const created = sessionRow(u.fId)!.expiresAt;
+        const created = (await sessionRow(u.fId))!.expires_at;
         expect(created).toBeGreaterThan(Date.now() + 23 * 60 * MIN);
         // As if the session were 23 hours old: one hour left.
         const end = Date.now() + 60 * MIN;
-        db.prepare('UPDATE upload_sessions SET expires_at = ? WHERE id = ?').run(end, u.fId);
+        await db.run('UPDATE upload_sessions SET expires_at = ? WHERE id = ?', end, u.fId);
         const uploadId = await initMultipart(u);
         expect((await api('/hcs/controller/API/initPartInfo', { body: { fId: u.fId, uploadId, partSize: 5, partCount: 2 } })).ret).toBe(0);
         const etag = (await signAndSend(u, 'uploadPart', 'PUT', partQuery(1, uploadId), bytes.subarray(0, 5))).headers.get('etag')!;
         expect((await api('/hcs/controller/API/setPartInfo', { body: { fId: u.fId, parts: [{ partNumber: 1, etag, size: 5 }] } })).ret).toBe(0);
-        expect(sessionRow(u.fId)!.expiresAt).toBe(end);
+        expect((await sessionRow(u.fId))!.expires_at).toBe(end);
         // Storage accepts a signed request for 15 minutes after its date: with 10 minutes left, nothing more is signed.
-        db.prepare('UPDATE upload_sessions SET expires_at = ? WHERE id = ?').run(Date.now() + 10 * MIN, u.fId);
+        await db.run('UPDATE upload_sessions SET expires_at = ? WHERE id = ?', Date.now() + 10 * MIN, u.fId);
         const late = await sign(u, 'uploadPart', 'PUT', partQuery(2, uploadId));
         expect([late.status, late.data.code]).toEqual([404, 'UPLOAD_SESSION_MISSING']);
         await api('/hcs/controller/API/destroyPartInfo', { body: { fId: u.fId, abort: true } });
@@ -209,7 +208,7 @@ function suite(label: string, env: Record<string, string>) {
         const dave = await freshUser('dave');
         const bytes = randomBytes(9);
         const u = await session('refused.bin', bytes, dave.token);
-        expect(reserved(dave.id)).toBe(9);
+        expect(await reserved(dave.id)).toBe(9);
         expect((await signAndSend(u, 'putObject', 'PUT', '', bytes, dave.token)).status).toBe(200);
         const r = await save(u, 'refused.bin', bytes, { fSize: 10 }, dave.token);
         expect([r.status, r.data.code]).toEqual([422, 'VALIDATION_FAILED']);
@@ -222,14 +221,14 @@ function suite(label: string, env: Record<string, string>) {
         const uploadId = await initMultipart(m, dave.token);
         expect((await api('/hcs/controller/API/initPartInfo', { body: { fId: m.fId, uploadId, partSize: 5, partCount: 2 }, as: dave.token })).ret).toBe(0);
         expect((await signAndSend(m, 'uploadPart', 'PUT', partQuery(1, uploadId), other.subarray(0, 5), dave.token)).status).toBe(200);
-        const before = reserved(dave.id);
+        const before = await reserved(dave.id);
         const r2 = await save(m, 'refused-mp.bin', other, { fMd5: sha(randomBytes(9)) }, dave.token);
         expect([r2.status, r2.data.code]).toEqual([422, 'VALIDATION_FAILED']);
         expect(await staged(m, uploadId)).toEqual({ object: null, parts: null });
-        expect(reserved(dave.id)).toBe(before - 9);
+        expect(await reserved(dave.id)).toBe(before - 9);
         // Once no signed request of either session can reach storage, nothing is held or reserved.
         await srv.built.janitor().sweep(Date.now() + 16 * MIN);
-        expect(reserved(dave.id, Date.now() + 16 * MIN)).toBe(0);
+        expect(await reserved(dave.id, Date.now() + 16 * MIN)).toBe(0);
         expect(await staged(u)).toEqual({ object: null, parts: null });
       });
 
@@ -246,10 +245,10 @@ function suite(label: string, env: Record<string, string>) {
         expect((await send(s.data, 'PUT', bytes)).status).toBe(200);
         expect(await staged(u)).toEqual({ object: 9, parts: null });
         // ...and are counted until no signed request of the session can land any more, when the janitor deletes them.
-        expect(reserved(erin.id)).toBe(9);
+        expect(await reserved(erin.id)).toBe(9);
         expect(await srv.built.janitor().sweep(Date.now() + 16 * MIN)).toBeGreaterThanOrEqual(1);
         expect(await staged(u)).toEqual({ object: null, parts: null });
-        expect(reserved(erin.id, Date.now() + 16 * MIN)).toBe(0);
+        expect(await reserved(erin.id, Date.now() + 16 * MIN)).toBe(0);
       });
 
       it('a replayed PUT cannot change the content of a saved file (storage checks the signed SHA-256)', async () => {
@@ -337,7 +336,7 @@ function suite(label: string, env: Record<string, string>) {
         expect((await signAndSend(probe.data, 'putObject', 'PUT', '', doc, carol)).status).toBe(200);
         const saved = await save(probe.data, 'probe.pdf', doc, {}, carol);
         expect(saved.ret, JSON.stringify(saved)).toBe(0);
-        const blobs = srv.built.ctx.db.prepare('SELECT ref_count AS r FROM blobs WHERE sha256 = ?').all(sha(doc));
+        const blobs = await srv.sql.all('SELECT ref_count AS r FROM blobs WHERE sha256 = ?', sha(doc));
         expect(blobs).toEqual([{ r: 2 }]);
         expect(await staged(probe.data)).toEqual({ object: null, parts: null });
         const url = await api('/hcs/controller/API/getS3DownloadUrl', { query: { instanceId: saved.data.instanceId }, as: carol });
@@ -370,7 +369,7 @@ function suite(label: string, env: Record<string, string>) {
         };
         expect((await bulk(carol, 'bulk-probe.bin')).outcome).toBe('uploaded');
         expect((await bulk(bob, 'bulk-own.bin')).outcome).toBe('instant');
-        expect(srv.built.ctx.db.prepare('SELECT ref_count AS r FROM blobs WHERE sha256 = ?').all(sha(bytes))).toEqual([{ r: 3 }]);
+        expect(await srv.sql.all('SELECT ref_count AS r FROM blobs WHERE sha256 = ?', sha(bytes))).toEqual([{ r: 3 }]);
       });
     });
   });
