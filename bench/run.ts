@@ -1,9 +1,11 @@
-// npm run bench: every hot path beside a raw baseline measured in the same run, on the same bytes and disk.
-// Writes bench/results/latest.json and prints a Markdown table; with --readme it also replaces the figures in
-// README.md. Sizes can be scaled down for a quick look: HCS_BENCH_BIG_MB, HCS_BENCH_SMALL_FILES,
-// HCS_BENCH_ZIP_FILES, HCS_BENCH_ZIP_FILE_MB, HCS_BENCH_ENTRIES. Sections: --only big,small,zip,list
+// npm run bench: every hot path beside a raw baseline measured in the same run, on the same bytes and disk, once per
+// database: SQLite (the embedded default) and PostgreSQL (HCS_BENCH_DATABASE_URL, an empty database, or a fresh
+// database on the HCS_TEST_DATABASE_URL server of tests/pg/postgres.sh). Writes bench/results/latest.json and prints
+// a Markdown table per database; with --readme it also replaces the figures in README.md. Sizes can be scaled down
+// for a quick look: HCS_BENCH_BIG_MB, HCS_BENCH_SMALL_FILES, HCS_BENCH_ZIP_FILES, HCS_BENCH_ZIP_FILE_MB,
+// HCS_BENCH_ENTRIES. Sections: --only big,small,zip,list; databases: --db sqlite,postgres
 import { mkdtempSync, rmSync, writeFileSync, readFileSync, mkdirSync, createReadStream, createWriteStream, statSync } from 'node:fs';
-import { tmpdir, cpus, totalmem, release } from 'node:os';
+import { tmpdir, cpus, totalmem, release, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
@@ -15,11 +17,14 @@ import { buildCli, drive, type CliEnv } from './src/cli.ts';
 import { benchSmallFiles } from './src/small-files.ts';
 import { benchZip } from './src/zip.ts';
 import { benchListing } from './src/listing.ts';
+import { createTestPgDatabase } from '../tests/helpers/pg.ts';
 
 const PASSWORD = 'Bench#Passw0rd-1';
 const argv = process.argv.slice(2);
 const only = (argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'big,small,zip,list').split(',');
 const BIG_MB = Number(process.env.HCS_BENCH_BIG_MB ?? 1024);
+const pgAvailable = Boolean(process.env.HCS_BENCH_DATABASE_URL || process.env.HCS_TEST_DATABASE_URL);
+const databases = (argv.find((a) => a.startsWith('--db='))?.slice(5) ?? (pgAvailable ? 'sqlite,postgres' : 'sqlite')).split(',') as ('sqlite' | 'postgres')[];
 
 export interface Row {
   name: string;
@@ -127,17 +132,27 @@ function table(rows: Row[]): string {
   return `${head}\n${body}`;
 }
 
-async function main(): Promise<void> {
-  buildCli();
+/** A PostgreSQL database for one run: the operator's (empty) one, or a fresh one dropped afterwards. */
+async function postgresFor(): Promise<{ url: string; drop(): Promise<void> }> {
+  if (process.env.HCS_BENCH_DATABASE_URL) return { url: process.env.HCS_BENCH_DATABASE_URL, drop: async () => {} };
+  if (!process.env.HCS_TEST_DATABASE_URL) throw new Error('--db postgres needs HCS_BENCH_DATABASE_URL or HCS_TEST_DATABASE_URL (bash tests/pg/postgres.sh start)');
+  return createTestPgDatabase();
+}
+
+/** Every section against a server on one database; returns its rows. */
+async function runOn(dbKind: 'sqlite' | 'postgres'): Promise<Row[]> {
   const work = mkdtempSync(join(tmpdir(), 'hcs-bench-'));
   const rows: Row[] = [];
+  const pg = dbKind === 'postgres' ? await postgresFor() : undefined;
+  const dataDir = join(work, 'data');
   const server = await startServer({
     HCS_PORT: String(20000 + Math.floor(Math.random() * 20000)),
-    HCS_DATA_DIR: join(work, 'data'),
+    HCS_DATA_DIR: dataDir,
     HCS_ADMIN_PASSWORD: PASSWORD,
     HCS_DEFAULT_QUOTA_GB: '0',
     // The spec's default syncSpeed (100 MiB/s) would cap the upload figure; the benchmark measures the engine.
     HCS_SYNC_SPEED: String(4 * 1024 ** 3),
+    ...(pg ? { HCS_DATABASE_URL: pg.url } : {}),
   });
   const cli: CliEnv = { server: server.url, configDir: ensureDir(join(work, 'cli')), password: PASSWORD };
   try {
@@ -145,7 +160,7 @@ async function main(): Promise<void> {
     if (only.includes('big')) await benchBig(server, cli, work, rows);
     if (only.includes('small')) await benchSmallFiles(server, cli, work, rows);
     if (only.includes('zip')) await benchZip(server, cli, work, rows);
-    if (only.includes('list')) await benchListing(server, cli, join(work, 'data'), rows);
+    if (only.includes('list')) await benchListing(server, cli, { dataDir, databaseUrl: pg?.url }, rows);
     const peak = server.peakRss();
     rows.push({
       name: 'server peak RSS over the whole run',
@@ -158,12 +173,28 @@ async function main(): Promise<void> {
   } finally {
     await server.stop();
     rmSync(work, { recursive: true, force: true });
+    await pg?.drop();
+  }
+  return rows;
+}
+
+const load = () => loadavg().map((l) => l.toFixed(2)).join(' / ');
+
+async function main(): Promise<void> {
+  buildCli();
+  const loadBefore = load();
+  const results: { database: string; rows: Row[] }[] = [];
+  for (const dbKind of databases) {
+    const label = dbKind === 'sqlite' ? 'SQLite (embedded, in the data dir)' : 'PostgreSQL (HCS_DATABASE_URL, same machine)';
+    results.push({ database: label, rows: await runOn(dbKind) });
   }
   const at = new Date().toISOString().slice(0, 16).replace('T', ' ');
-  const md = `Measured ${at} UTC on ${machine()}.\n\n${table(rows)}`;
+  const md =
+    `Measured ${at} UTC on ${machine()}; load average (1 / 5 / 15 min) ${loadBefore} before the run and ${load()} after it.\n\n` +
+    results.map((r) => `#### ${r.database}\n\n${table(r.rows)}`).join('\n\n');
   console.log('\n' + md + '\n');
   mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ at, machine: machine(), rows }, null, 2));
+  writeFileSync(join(ROOT, 'bench/results/latest.json'), JSON.stringify({ at, machine: machine(), load: { before: loadBefore, after: load() }, results }, null, 2));
   if (argv.includes('--readme')) {
     const readme = join(ROOT, 'README.md');
     const text = readFileSync(readme, 'utf8');
