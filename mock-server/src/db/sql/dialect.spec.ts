@@ -90,6 +90,24 @@ describeEachDialect((get, dialect) => {
     expect(await counter(db, c)).toBeUndefined();
   });
 
+  it('refuses text with a NUL character the same way on both databases (PostgreSQL cannot take it), and goes on', async () => {
+    const { db } = get();
+    const key = unique('nul');
+    await expect(db.selectFrom('rate_limits').select('count').where('key', '=', `${key}\u0000.txt`).execute()).rejects.toMatchObject({
+      code: 'BAD_REQUEST',
+      status: 400,
+    });
+    await expect(
+      transaction(db, async (trx) => {
+        await trx.insertInto('rate_limits').values({ key, count: 1, window_start: 1 }).execute();
+        await trx.updateTable('rate_limits').set({ key: `${key}\u0000` }).where('key', '=', key).execute();
+      }),
+    ).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+    expect(await counter(db, key)).toBeUndefined(); // the transaction rolled back
+    await db.insertInto('rate_limits').values({ key, count: 2, window_start: 1 }).execute();
+    expect(await counter(db, key)).toBe(2);
+  });
+
   it('check-then-write transactions on one row never lose an update (forUpdate on PostgreSQL, one writer on SQLite)', async () => {
     const { db } = get();
     const key = unique('rmw');

@@ -52,3 +52,16 @@ export function asNameExists(err: unknown, key: UniqueKey, message: string, fiel
   if (uniqueViolation(err) !== key) return err;
   return new AppError('NAME_EXISTS', message, fields ? { fields } : undefined);
 }
+
+/**
+ * PostgreSQL cannot hold U+0000 in text at all (it refuses the query), and SQLite would; so neither is asked to:
+ * a request that carries one in any value the database would see (an id, a name, a remark) is refused the same way
+ * on both, instead of a 500 on one and a silent "not found" on the other. Checked on every query's parameters.
+ */
+export function assertStorableParameters(parameters: readonly unknown[]): void {
+  for (const p of parameters) {
+    if (typeof p === 'string' && p.includes('\u0000')) {
+      throw new AppError('BAD_REQUEST', 'text with a NUL character (U+0000) is not accepted');
+    }
+  }
+}

@@ -22,6 +22,7 @@ import {
   type QueryResult,
 } from 'kysely';
 import { Mutex } from './mutex.ts';
+import { assertStorableParameters } from './errors.ts';
 
 export interface NodeSqliteConfig {
   /** Database file; created 0600 when missing (it holds password hashes). ':memory:' for a private in-memory one. */
@@ -102,6 +103,7 @@ function bindValue(value: unknown, index: number): SQLInputValue {
 }
 
 function bind(parameters: readonly unknown[]): SQLInputValue[] {
+  assertStorableParameters(parameters);
   return parameters.map(bindValue);
 }
 

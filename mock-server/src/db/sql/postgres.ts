@@ -1,6 +1,7 @@
 // PostgreSQL through pg: a pool per server process, driven by Kysely's PostgresDialect.
 import pg from 'pg';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult } from 'kysely';
+import { assertStorableParameters } from './errors.ts';
 
 export interface PostgresConfig {
   /** postgres://user:password@host:port/database (never logged: it may hold the password). */
@@ -49,5 +50,47 @@ export function createPostgresKysely<DB>(config: PostgresConfig): Kysely<DB> {
   });
   // An 'error' event without a listener would crash the process; the pool already discards the broken client.
   pool.on('error', (err) => config.onIdleError?.(err));
-  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return new Kysely<DB>({ dialect: checkingParameters(new PostgresDialect({ pool })) });
+}
+
+/** The connection with every query's parameters checked first (assertStorableParameters); all else is the original's. */
+function checkedConnection(connection: DatabaseConnection): DatabaseConnection {
+  return new Proxy(connection, {
+    get(target, prop) {
+      if (prop === 'executeQuery') {
+        return <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
+          assertStorableParameters(q.parameters);
+          return target.executeQuery<R>(q);
+        };
+      }
+      if (prop === 'streamQuery') {
+        return <R>(q: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> => {
+          assertStorableParameters(q.parameters);
+          return target.streamQuery<R>(q, chunkSize);
+        };
+      }
+      // The original's own methods use private fields: call them on it, not on the proxy.
+      const value: unknown = Reflect.get(target, prop, target);
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
+/** The dialect with its driver's connections checked (checkedConnection). */
+function checkingParameters(dialect: Dialect): Dialect {
+  return {
+    createAdapter: () => dialect.createAdapter(),
+    createQueryCompiler: () => dialect.createQueryCompiler(),
+    createIntrospector: (db) => dialect.createIntrospector(db),
+    createDriver: (): Driver => {
+      const driver = dialect.createDriver();
+      return new Proxy(driver, {
+        get(target, prop) {
+          if (prop === 'acquireConnection') return async () => checkedConnection(await target.acquireConnection());
+          const value: unknown = Reflect.get(target, prop, target);
+          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+        },
+      });
+    },
+  };
 }
