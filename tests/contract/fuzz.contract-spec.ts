@@ -8,7 +8,6 @@
 // changed. The seed is printed; HCS_FUZZ_SEED repeats a run, HCS_FUZZ_CASES sets the cases per operation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
-import type { DatabaseSync } from 'node:sqlite';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { contractOps, errorCodes, operationFor, type ContractOp } from '../helpers/contract.ts';
@@ -398,15 +397,16 @@ describe('fuzzing every operation of the contract', () => {
 // ---- the second user ----
 
 /** Every row of the database that names one of `ids` (in any text column), by table: what "theirs" is, stored. */
-function rowsNaming(db: DatabaseSync, ids: string[]): Record<string, unknown[]> {
+async function rowsNaming(srv: TestServer, ids: string[]): Promise<Record<string, unknown[]>> {
   // Sessions record their own last use, and the operation log records the second user's attempts by design.
   const skip = new Set(['sessions', 'op_logs']);
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[])
+  const tables = (await srv.built.ctx.db.introspection.getTables())
     .map((t) => t.name)
-    .filter((t) => !skip.has(t));
+    .filter((t) => !skip.has(t))
+    .sort();
   const out: Record<string, unknown[]> = {};
   for (const t of tables) {
-    const rows = (db.prepare(`SELECT * FROM "${t}"`).all() as Record<string, unknown>[]).filter((r) =>
+    const rows = (await srv.sql.all<Record<string, unknown>>(`SELECT * FROM "${t}"`)).filter((r) =>
       Object.values(r).some((v) => typeof v === 'string' && ids.some((id) => v.includes(id))),
     );
     if (rows.length) out[t] = rows.map((r) => JSON.stringify(r)).sort();
@@ -435,7 +435,6 @@ describe("a second user calling every operation with the first user's ids", () =
   const idsOf = () => [alice.userId, ...(['instance', 'session', 'proofId', 'uploadId', 'objectKey'] as Kind[]).flatMap((k) => alice.pool[k] ?? [])];
 
   async function snapshot() {
-    const db = srv.built.ctx.db;
     const store = srv.built.ctx.store();
     const listing: unknown[] = [];
     const walk = async (parentId?: string) => {
@@ -454,7 +453,7 @@ describe("a second user calling every operation with the first user's ids", () =
       listing,
       sessions: await Promise.all((alice.pool.session ?? []).map((fId) => must('part info', alice.api('/hcs/controller/API/getPartInfo', { fId })))),
       objects,
-      rows: rowsNaming(db as unknown as DatabaseSync, idsOf()),
+      rows: await rowsNaming(srv, idsOf()),
     };
   }
 

@@ -423,7 +423,7 @@ describe('bulk-upload: operation log', () => {
     const good = { name: 'audit-ok.bin', bytes: randomBytes(300), parentId: folder };
     const bad = { name: 'audit-bad.bin', bytes: randomBytes(300), parentId: folder, hash: '0'.repeat(64) };
     const [ok, refused] = await bulk([good, bad]);
-    const rows = (await srv.sql.all("SELECT user_id AS userId, object_id AS objectId, object_name AS objectName, result, detail FROM op_logs WHERE op_type = 'bulkUpload' AND object_name LIKE 'audit-%' ORDER BY id")) as Array<Record<string, string>>;
+    const rows = (await srv.sql.all(`SELECT user_id AS "userId", object_id AS "objectId", object_name AS "objectName", result, detail FROM op_logs WHERE op_type = 'bulkUpload' AND object_name LIKE 'audit-%' ORDER BY id`)) as Array<Record<string, string>>;
     expect(rows).toEqual([
       { userId: adminId, objectId: ok!.instanceId, objectName: 'audit-ok.bin', result: 'success', detail: 'uploaded' },
       { userId: adminId, objectId: '', objectName: 'audit-bad.bin', result: 'failure', detail: refused!.code },
