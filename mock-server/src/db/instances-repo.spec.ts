@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import {
   copyInstance, deleteToRecycle, getOrCreateRoot, insertInstance, listChildren, moveInstance, renameInstance, segmentQuery,
-  getInstanceRow, walkSubtree, encodeCursor, recountChildren, freeName, type InstanceRow, type ListQuery,
+  getInstanceRow, walkSubtree, encodeCursor, recountChildren, freeName, getWithAncestors, ancestorsOf, type InstanceRow, type ListQuery,
 } from './instances-repo.ts';
 import { upsertVerifiedBlob, addBlobRefs, getBlob, newId } from './blobs-repo.ts';
 import { spaceUsage, addUsage } from './quota.ts';
@@ -222,6 +222,17 @@ describe.each(DIALECTS)('on $dialect', ({ dialect, skip }) => {
       await expect(listChildren(db, secret, dir, { ...q, cursor: c.slice(0, -2) + 'AA' })).rejects.toThrow(/cursor/);
     });
 
+    it('reads a folder with its ancestors in one query', async () => {
+      const a = await folder(root, 'a');
+      const b = await folder(a, 'b');
+      const found = (await getWithAncestors(db, b.id))!;
+      expect(found.row).toEqual(await getInstanceRow(db, b.id));
+      expect(found.ancestors.map((r) => r.id)).toEqual([root.id, a.id]);
+      expect(found.ancestors).toEqual(await ancestorsOf(db, b.id));
+      expect((await getWithAncestors(db, root.id))!.ancestors).toEqual([]);
+      expect(await getWithAncestors(db, 'no-such-folder')).toBeUndefined();
+    });
+
     it('takes a whole folder\'s total from its child counts, never from counting its rows', async () => {
       for (let i = 0; i < 3; i++) await folder(root, `d${i}`);
       for (let i = 0; i < 4; i++) await file(root, `f${i}.txt`, 1);
@@ -253,7 +264,7 @@ describe.each(DIALECTS)('on $dialect', ({ dialect, skip }) => {
         for (const sortOrder of ['asc', 'desc'] as const) {
           const q: ListQuery = { parentId: root.id, sortField, sortOrder, pageNo: 1, pageSize: 50 };
           for (const seg of [0, 1] as const) {
-            const compiled = segmentQuery(db, q, seg, { b: seg, v: sortField === 'instanceName' ? 'n05' : 5, i: 'id5' }, 51, 0)!.compile();
+            const compiled = segmentQuery(q, seg, { b: seg, v: sortField === 'instanceName' ? 'n05' : 5, i: 'id5' }, 51, 0)!.compile(db);
             const plan = (await db.executeQuery<Record<string, string>>({ ...compiled, sql: `explain ${dialect === 'sqlite' ? 'query plan ' : ''}${compiled.sql}` })).rows
               .map((r) => r.detail ?? r['QUERY PLAN'])
               .join(' | ');

@@ -12,12 +12,11 @@
 //
 // Subtrees and ancestors are read with one recursive query each, never one query per row or level: on PostgreSQL
 // every query is a network round trip.
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { atomically, dialectOf } from './sql/tx.ts';
 import { asNameExists } from './sql/errors.ts';
-import type { Schema } from './sql/schema.ts';
 import { AppError } from '../http/errors.ts';
 import { newId } from './blobs-repo.ts';
 import { addUsage, assertFits, type Space, type SpaceKind } from './quota.ts';
@@ -92,9 +91,21 @@ const INSTANCE_COLUMNS = [
   'child_files',
 ] as const;
 
-/** The select list of a row, for raw queries over `instances i LEFT JOIN users u LEFT JOIN blobs b`. */
-const ROW_SQL = sql.raw(`${INSTANCE_COLUMNS.map((c) => `i.${c}`).join(', ')}, u.user_name as created_by_name, b.sha256, b.object_key, b.size as blob_size`);
-const ROW_JOINS = sql.raw('left join users u on u.id = i.created_by left join blobs b on b.id = i.blob_id');
+/**
+ * The select list of a row of `instances i` with its creator's name and its content. The extras are scalar
+ * subqueries on primary keys rather than joins, so a query's ORDER BY and LIMIT apply to the instances index scan
+ * itself on both databases: a page reads its 51 index entries whatever the planner estimates.
+ *
+ * Row queries are written as SQL text rather than with the query builder: they run on every request (a listing runs
+ * three), and building and compiling a builder query costs more CPU than SQLite takes to run it.
+ */
+const ROW_SQL = sql.raw(
+  `${INSTANCE_COLUMNS.map((c) => `i.${c}`).join(', ')}, ` +
+    '(select u.user_name from users u where u.id = i.created_by) as created_by_name, ' +
+    '(select b.sha256 from blobs b where b.id = i.blob_id) as sha256, ' +
+    '(select b.object_key from blobs b where b.id = i.blob_id) as object_key, ' +
+    '(select b.size from blobs b where b.id = i.blob_id) as blob_size',
+);
 
 function mapRow(r: RawRow): InstanceRow {
   return {
@@ -128,39 +139,36 @@ function mapRow(r: RawRow): InstanceRow {
   };
 }
 
-/**
- * Instance rows with their creator's name and content (the builder queries start here). The extras are scalar
- * subqueries on primary keys rather than joins, so a query's ORDER BY and LIMIT apply to the instances index scan
- * itself on both databases: a page reads its 51 index entries whatever the planner estimates.
- */
-function rows(db: Db) {
-  return db
-    .selectFrom('instances as i')
-    .select(INSTANCE_COLUMNS.map((c) => `i.${c}` as const))
-    .select((eb) => [
-      eb.selectFrom('users as u').select('u.user_name').whereRef('u.id', '=', 'i.created_by').as('created_by_name'),
-      eb.selectFrom('blobs as b').select('b.sha256').whereRef('b.id', '=', 'i.blob_id').as('sha256'),
-      eb.selectFrom('blobs as b').select('b.object_key').whereRef('b.id', '=', 'i.blob_id').as('object_key'),
-      eb.selectFrom('blobs as b').select('b.size').whereRef('b.id', '=', 'i.blob_id').as('blob_size'),
-    ]);
-}
-
-type RowQuery = ReturnType<typeof rows>;
-
-async function many(q: RowQuery): Promise<InstanceRow[]> {
-  return (await q.execute()).map((r) => mapRow(r as RawRow));
+async function many(q: RawBuilder<RawRow>, db: Db): Promise<InstanceRow[]> {
+  return (await q.execute(db)).rows.map(mapRow);
 }
 
 export async function getInstanceRow(db: Db, id: string): Promise<InstanceRow | undefined> {
-  const r = await rows(db).where('i.id', '=', id).executeTakeFirst();
-  return r ? mapRow(r as RawRow) : undefined;
+  return (await many(sql<RawRow>`select ${ROW_SQL} from instances i where i.id = ${id}`, db))[0];
+}
+
+/**
+ * An instance with its ancestors from the library root down, in one query: what a listing needs to check access and
+ * name the breadcrumbs. Undefined when there is no such row. (Reading the page in the same statement, as a union,
+ * was measured: it cost both databases more than the separate page query it saved.)
+ */
+export async function getWithAncestors(db: Db, id: string): Promise<{ row: InstanceRow; ancestors: InstanceRow[] } | undefined> {
+  const r = await sql<RawRow>`
+    with recursive up(id, parent_id, depth) as (
+      select id, parent_id, 0 from instances where id = ${id}
+      union all
+      select p.id, p.parent_id, up.depth + 1 from instances p join up on p.id = up.parent_id where up.depth < ${MAX_DEPTH}
+    )
+    select ${ROW_SQL} from up join instances i on i.id = up.id order by up.depth desc`.execute(db);
+  const chain = r.rows.map(mapRow);
+  const row = chain.pop();
+  return row && row.id === id ? { row, ancestors: chain } : undefined;
 }
 
 /** The rows of these ids in any state (live or recycled), in one query; ids with no row are left out. */
-export function getInstanceRows(db: Db, ids: readonly string[]): InstanceRow[] {
+export async function getInstanceRows(db: Db, ids: readonly string[]): Promise<InstanceRow[]> {
   if (ids.length === 0) return [];
-  const rows = db.prepare(`${SELECT} WHERE i.id IN (${ids.map(() => '?').join(', ')})`).all(...ids) as Record<string, unknown>[];
-  return rows.map(mapRow);
+  return many(sql<RawRow>`select ${ROW_SQL} from instances i where i.id in (${sql.join(ids)})`, db);
 }
 
 /** A live (not recycled) instance, or NOT_FOUND. */
@@ -178,13 +186,9 @@ const ROOT_NAMES: Record<SpaceKind, string> = { user: 'Personal File', group: 'G
 const INSTANCE_TYPE: Record<SpaceKind, string> = { user: '1', group: '2', dept: '3' };
 
 async function findRoot(db: Db, space: Space, libCode: string): Promise<InstanceRow | undefined> {
-  const r = await rows(db)
-    .where('i.space_kind', '=', space.kind)
-    .where('i.space_id', '=', space.id)
-    .where('i.lib_code', '=', libCode)
-    .where('i.parent_id', 'is', null)
-    .executeTakeFirst();
-  return r ? mapRow(r as RawRow) : undefined;
+  const q = sql<RawRow>`select ${ROW_SQL} from instances i
+    where i.space_kind = ${space.kind} and i.space_id = ${space.id} and i.lib_code = ${libCode} and i.parent_id is null`;
+  return (await many(q, db))[0];
 }
 
 /** The library root of a space, created on first use (once, whichever node gets there first: a unique index). */
@@ -229,7 +233,7 @@ export async function ancestorsOf(db: Db, id: string): Promise<InstanceRow[]> {
       union all
       select p.id, p.parent_id, up.depth + 1 from instances p join up on p.id = up.parent_id where up.depth < ${MAX_DEPTH}
     )
-    select ${ROW_SQL} from up join instances i on i.id = up.id ${ROW_JOINS}
+    select ${ROW_SQL} from up join instances i on i.id = up.id
     where up.depth > 0 order by up.depth desc`.execute(db);
   return r.rows.map(mapRow);
 }
@@ -673,8 +677,16 @@ function contextOf(q: ListQuery): string {
   return JSON.stringify([q.parentId, q.sortField, q.sortOrder, q.fileFilter ?? 0, q.keyword ?? '']);
 }
 
+/** The secret as a key object, made once: importing a raw key for every HMAC was a visible share of a listing's CPU. */
+const macKeys = new WeakMap<Buffer, KeyObject>();
+
 function mac(secret: Buffer, context: string, payload: string): Buffer {
-  return createHmac('sha256', secret).update(context).update('\n').update(payload).digest().subarray(0, 16);
+  let key = macKeys.get(secret);
+  if (!key) {
+    key = createSecretKey(secret);
+    macKeys.set(secret, key);
+  }
+  return createHmac('sha256', key).update(context).update('\n').update(payload).digest().subarray(0, 16);
 }
 
 function sortValue(q: Pick<ListQuery, 'sortField'>, row: InstanceRow): string | number {
@@ -719,12 +731,12 @@ function segmentApplies(q: ListQuery, isFolder: 0 | 1): boolean {
   return !(f !== undefined && ((f === 1 && isFolder === 0) || (f !== 1 && isFolder === 1)));
 }
 
-/** The filters of one segment, shared by its page query and (for searches only) its count. */
-function filtered<Q extends SelectQueryBuilder<Schema & { i: Schema['instances'] }, 'i', any>>(qb: Q, q: ListQuery, isFolder: 0 | 1): Q {
-  let out = qb.where('i.parent_id', '=', q.parentId).where('i.deleted_at', 'is', null).where('i.is_folder', '=', isFolder) as Q;
-  if (q.fileFilter !== undefined && q.fileFilter !== 1) out = out.where('i.filter_cat', '=', q.fileFilter) as Q;
-  if (q.keyword) out = out.where(sql<boolean>`i.name_key like ${`%${escapeLike(nameKey(q.keyword))}%`} escape '\\'`) as Q;
-  return out;
+/** The filters of one segment (`instances i`), shared by its page query and (for searches only) its count. */
+function segmentFilter(q: ListQuery, isFolder: 0 | 1): RawBuilder<unknown> {
+  const parts = [sql`i.parent_id = ${q.parentId} and i.deleted_at is null and i.is_folder = ${isFolder}`];
+  if (q.fileFilter !== undefined && q.fileFilter !== 1) parts.push(sql`i.filter_cat = ${q.fileFilter}`);
+  if (q.keyword) parts.push(sql`i.name_key like ${`%${escapeLike(nameKey(q.keyword))}%`} escape '\\'`);
+  return sql.join(parts, sql` and `);
 }
 
 /** True when the listing is the whole folder (or all its folders), so its child counts give the total. */
@@ -734,20 +746,20 @@ function countsSuffice(q: ListQuery): boolean {
 
 async function segmentCount(db: Db, q: ListQuery, seg: 0 | 1): Promise<number> {
   if (!segmentApplies(q, seg)) return 0;
-  const r = await filtered(db.selectFrom('instances as i').select((eb) => eb.fn.countAll<number>().as('c')), q, seg).executeTakeFirstOrThrow();
-  return Number(r.c);
+  const r = await sql<{ c: number }>`select count(*) as c from instances i where ${segmentFilter(q, seg)}`.execute(db);
+  return Number(r.rows[0]?.c ?? 0);
 }
 
 /** The query of one page segment: filters, keyset position, order and limit; exported so tests can EXPLAIN it. */
-export function segmentQuery(db: Db, q: ListQuery, seg: 0 | 1, after: Position | undefined, limit: number, offset: number): RowQuery | null {
+export function segmentQuery(q: ListQuery, seg: 0 | 1, after: Position | undefined, limit: number, offset: number): RawBuilder<RawRow> | null {
   if (!segmentApplies(q, seg)) return null;
-  const col = `i.${SORT_COLUMN[q.sortField]}` as const;
-  const dir = q.sortOrder === 'desc' ? 'desc' : 'asc';
-  let qb = filtered(rows(db), q, seg);
-  if (after) qb = qb.where((eb) => eb(eb.refTuple(col, 'i.id'), dir === 'asc' ? '>' : '<', eb.tuple(after.v as never, after.i)));
-  qb = qb.orderBy(col, dir).orderBy('i.id', dir).limit(limit);
-  if (offset > 0) qb = qb.offset(offset);
-  return qb;
+  // Both from fixed lists, never from the request's text.
+  const col = sql.raw(`i.${SORT_COLUMN[q.sortField]}`);
+  const dir = sql.raw(q.sortOrder === 'desc' ? 'desc' : 'asc');
+  const seek = after ? sql` and (${col}, i.id) ${sql.raw(q.sortOrder === 'desc' ? '<' : '>')} (${after.v}, ${after.i})` : sql``;
+  const skip = offset > 0 ? sql` offset ${offset}` : sql``;
+  return sql<RawRow>`select ${ROW_SQL} from instances i where ${segmentFilter(q, seg)}${seek}
+    order by ${col} ${dir}, i.id ${dir} limit ${limit}${skip}`;
 }
 
 /**
@@ -773,10 +785,10 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
         continue;
       }
     }
-    const sq = segmentQuery(db, q, seg, segAfter, want - out.length, segAfter ? 0 : offset);
+    const sq = segmentQuery(q, seg, segAfter, want - out.length, segAfter ? 0 : offset);
     if (!sq) continue;
     offset = 0;
-    out.push(...(await many(sq)));
+    out.push(...(await many(sq, db)));
   }
   const more = out.length > q.pageSize;
   if (more) out.length = q.pageSize;
@@ -798,7 +810,9 @@ export async function keysetPage(db: Db, parentId: string, after: { isFolder: bo
 /** Sub-folders of a folder in name order (folder picker); whether each has sub-folders comes from its counts. */
 export async function listSubfolders(db: Db, parentId: string, limit = 5000): Promise<(InstanceRow & { hasSubfolders: boolean })[]> {
   const found = await many(
-    rows(db).where('i.parent_id', '=', parentId).where('i.deleted_at', 'is', null).where('i.is_folder', '=', 1).orderBy('i.name_key').orderBy('i.id').limit(limit),
+    sql<RawRow>`select ${ROW_SQL} from instances i where i.parent_id = ${parentId} and i.deleted_at is null and i.is_folder = 1
+      order by i.name_key, i.id limit ${limit}`,
+    db,
   );
   return found.map((r) => ({ ...r, hasSubfolders: r.childFolders > 0 }));
 }
@@ -811,7 +825,7 @@ export async function childrenAfter(db: Db, parentId: string, after: { isFolder:
     if (out.length >= limit) break;
     if (after && seg === 1 && !after.isFolder) continue;
     const pos = after && (after.isFolder ? 1 : 0) === seg ? { b: seg, v: after.nameKey, i: after.id } : undefined;
-    out.push(...(await many(segmentQuery(db, q, seg, pos, limit - out.length, 0)!)));
+    out.push(...(await many(segmentQuery(q, seg, pos, limit - out.length, 0)!, db)));
   }
   return out;
 }
@@ -870,7 +884,7 @@ export async function walkSubtree(db: Db, rootId: string, afterId: string | unde
       select i.id, w.path || '/' || i.name, w.sort_key || ${walkKey('i')}, w.depth + 1
       from instances i join walk w on i.parent_id = w.id where i.deleted_at is null and w.depth < ${MAX_DEPTH}
     )
-    select ${ROW_SQL}, w.path as walk_path from walk w join instances i on i.id = w.id ${ROW_JOINS}
+    select ${ROW_SQL}, w.path as walk_path from walk w join instances i on i.id = w.id
     where w.sort_key${c} > ${afterKey} order by w.sort_key${c} limit ${limit + 1}`.execute(db);
   const entries = r.rows.map((x) => ({ ...mapRow(x), path: x.walk_path }));
   const more = entries.length > limit;

@@ -1,5 +1,5 @@
 // Sessions. A row is keyed by the SHA-256 of the token, so a copy of the database does not let anyone sign in.
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import type { SessionsTable } from './sql/schema.ts';
 import { USER_COLUMNS, toUser, type User, type UserRow } from './users-repo.ts';
@@ -58,24 +58,21 @@ export async function getSession(db: Db, id: string): Promise<Session | null> {
   return r ? toSession(r) : null;
 }
 
-const SESSION_COLUMNS = ['id', 'user_id', 'kind', 'created_at', 'last_seen_at', 'expires_at', 'idle_ms', 'ip', 'user_agent', 'revoked_at'] as const;
+/** The user's columns in the joined query, prefixed so they cannot clash with the session's. */
+const JOINED_USER = sql.raw(USER_COLUMNS.map((c) => `u.${c} as u_${c}`).join(', '));
 
 /**
  * A session with its (live) user, in one query: every authenticated request asks this first, and on PostgreSQL
- * each query is a round trip. The user is null when the account was deleted.
+ * each query is a round trip. The user is null when the account was deleted. SQL text rather than the query
+ * builder: it runs on every request, and compiling a builder query costs more than running this one on SQLite.
  */
 export async function getSessionWithUser(db: Db, id: string): Promise<{ session: Session; user: User | null } | null> {
-  const r = await db
-    .selectFrom('sessions as s')
-    .leftJoin('users as u', (j) => j.onRef('u.id', '=', 's.user_id').on('u.deleted_at', 'is', null))
-    .select(SESSION_COLUMNS.map((c) => `s.${c}` as const))
-    .select(USER_COLUMNS.map((c) => `u.${c} as u_${c}` as const))
-    .where('s.id', '=', id)
-    .executeTakeFirst();
-  if (!r) return null;
-  const row = r as unknown as Record<string, unknown>;
+  const r = await sql<Selectable<SessionsTable> & Record<string, unknown>>`
+    select s.*, ${JOINED_USER} from sessions s left join users u on u.id = s.user_id and u.deleted_at is null where s.id = ${id}`.execute(db);
+  const row = r.rows[0];
+  if (!row) return null;
   const user = row.u_id === null ? null : toUser(Object.fromEntries(USER_COLUMNS.map((c) => [c, row[`u_${c}`]])) as unknown as UserRow);
-  return { session: toSession(r as unknown as Selectable<SessionsTable>), user };
+  return { session: toSession(row), user };
 }
 
 /** Records activity; the caller throttles how often. */

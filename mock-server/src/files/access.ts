@@ -3,7 +3,7 @@
 import type { Db } from '../db/sql/tx.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
-import { getInstanceRow, getOrCreateRoot, type InstanceRow } from '../db/instances-repo.ts';
+import { getInstanceRow, getOrCreateRoot, getWithAncestors, listChildren, type InstanceRow, type ListQuery, type ListResult } from '../db/instances-repo.ts';
 import { usableLib } from '../db/libraries-repo.ts';
 import { isGroupMember } from '../db/groups-repo.ts';
 import type { Space } from '../db/quota.ts';
@@ -61,6 +61,28 @@ export async function resolveFolder(
   const row = await accessible(db, user, parentId, mode);
   if (!row.isFolder) throw new AppError('CONFLICT', 'the parent is not a folder');
   return row;
+}
+
+/**
+ * A listing of the folder a request names (parentId), or of the caller's library root: the folder and its ancestors
+ * from the root down (one query), then the page once the caller is known to be allowed to read the folder.
+ */
+export async function listFolderFor(
+  db: Db, secret: Buffer, user: Caller & Pick<SessionUser, 'isAdmin'>, parentId: string | undefined, libCode: string | undefined,
+  instanceType: string | undefined, q: Omit<ListQuery, 'parentId'>,
+): Promise<{ folder: InstanceRow; ancestors: InstanceRow[]; page: ListResult }> {
+  let folder: InstanceRow;
+  let ancestors: InstanceRow[] = [];
+  if (parentId === undefined || parentId === '' || parentId === '0') {
+    folder = await resolveFolder(db, user, parentId, libCode, instanceType, 'read');
+  } else {
+    const found = await getWithAncestors(db, parentId);
+    if (!found || found.row.deletedAt !== null || !(await canAccess(db, user, found.row, 'read'))) throw notFound();
+    if (!found.row.isFolder) throw new AppError('CONFLICT', 'the parent is not a folder');
+    folder = found.row;
+    ancestors = found.ancestors;
+  }
+  return { folder, ancestors, page: await listChildren(db, secret, folder, { ...q, parentId: folder.id }) };
 }
 
 export function callerOf(user: SessionUser | null): SessionUser {

@@ -6,11 +6,11 @@ import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
 import { transaction } from '../db/sql/tx.ts';
 import {
-  copyInstance, deleteToRecycle, getInstanceRow, insertInstance, listChildren, listSubfolders, moveInstance, walkSubtree,
-  renameInstance, setRemark, subtreeStats, ancestorsOf, type ConflictPolicy, type InstanceRow, type SortField,
+  copyInstance, deleteToRecycle, getInstanceRow, insertInstance, listSubfolders, moveInstance, walkSubtree,
+  renameInstance, setRemark, subtreeStats, type ConflictPolicy, type InstanceRow, type SortField,
 } from '../db/instances-repo.ts';
 import { decodeWireName } from '../files/names.ts';
-import { accessible, callerOf, resolveFolder } from '../files/access.ts';
+import { accessible, callerOf, listFolderFor, resolveFolder } from '../files/access.ts';
 import { downloadInfo, instanceView, viewOf, viewsOf } from '../files/wire.ts';
 
 function splitIds(ids: string): string[] {
@@ -70,14 +70,10 @@ export function filesHandlers(ctx: AppContext): Handlers {
         parentId?: string; libCode?: string; instanceType?: string; pageNo: number; pageSize: number; sortField: SortField;
         sortOrder: 'asc' | 'desc'; fileFilter?: number; cursor?: string; keyword?: string;
       };
-      const folder = await resolveFolder(db, user, q.parentId, q.libCode, q.instanceType, 'read');
-      const [page, ancestors] = await Promise.all([
-        listChildren(db, ctx.secret, folder, {
-          parentId: folder.id, sortField: q.sortField ?? 'instanceName', sortOrder: q.sortOrder ?? 'asc', fileFilter: q.fileFilter,
-          keyword: q.keyword?.trim() || undefined, pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, cursor: q.cursor,
-        }),
-        folder.parentId === null ? Promise.resolve([]) : ancestorsOf(db, folder.id),
-      ]);
+      const { folder, ancestors, page } = await listFolderFor(db, ctx.secret, user, q.parentId, q.libCode, q.instanceType, {
+        sortField: q.sortField ?? 'instanceName', sortOrder: q.sortOrder ?? 'asc', fileFilter: q.fileFilter,
+        keyword: q.keyword?.trim() || undefined, pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, cursor: q.cursor,
+      });
       const chain = [...ancestors, folder];
       const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);
       return ok({

@@ -1,6 +1,6 @@
 // PostgreSQL through pg: a pool per server process, driven by Kysely's PostgresDialect.
 import pg from 'pg';
-import { Kysely, PostgresDialect, type CompiledQuery, type DatabaseConnection, type Dialect, type Driver, type QueryResult } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import { assertStorableParameters } from './errors.ts';
 
 export interface PostgresConfig {
@@ -40,9 +40,38 @@ export function isPostgresUrl(url: string): boolean {
   return /^postgres(ql)?:\/\//i.test(url);
 }
 
+/** Statements one connection keeps prepared at most; past that, new texts run unnamed (parsed and planned each time). */
+const PREPARED_PER_CONNECTION = 500;
+
+/**
+ * A pg client that prepares each statement text once per connection (a named statement) and reuses it: the server
+ * then skips parsing and planning, which on a listing's short queries is much of PostgreSQL's work. Kysely sends
+ * query texts of a few fixed shapes with the values as parameters, so the names stay few; a text past the bound
+ * (multi-row inserts of varying length) simply runs unnamed. Every query's values are checked here first
+ * (assertStorableParameters), where Kysely hands them over.
+ */
+class PreparingClient extends pg.Client {
+  readonly #names = new Map<string, string>();
+
+  override query(...args: unknown[]): any {
+    const [text, values] = args;
+    if (typeof text === 'string' && Array.isArray(values) && args.length === 2) {
+      assertStorableParameters(values);
+      let name = this.#names.get(text);
+      if (name === undefined && this.#names.size < PREPARED_PER_CONNECTION && /^\s*(select|with|insert|update|delete)\b/i.test(text)) {
+        name = `hcs_${this.#names.size}`;
+        this.#names.set(text, name);
+      }
+      if (name !== undefined) return super.query({ name, text, values });
+    }
+    return (super.query as (...a: unknown[]) => unknown)(...args);
+  }
+}
+
 export function createPostgresKysely<DB>(config: PostgresConfig): Kysely<DB> {
   if (!isPostgresUrl(config.url)) throw new Error('the database URL must start with postgres:// or postgresql://');
   const pool = new pg.Pool({
+    Client: PreparingClient,
     connectionString: config.url,
     max: config.poolSize ?? 10,
     types: postgresTypes(),
@@ -50,47 +79,5 @@ export function createPostgresKysely<DB>(config: PostgresConfig): Kysely<DB> {
   });
   // An 'error' event without a listener would crash the process; the pool already discards the broken client.
   pool.on('error', (err) => config.onIdleError?.(err));
-  return new Kysely<DB>({ dialect: checkingParameters(new PostgresDialect({ pool })) });
-}
-
-/** The connection with every query's parameters checked first (assertStorableParameters); all else is the original's. */
-function checkedConnection(connection: DatabaseConnection): DatabaseConnection {
-  return new Proxy(connection, {
-    get(target, prop) {
-      if (prop === 'executeQuery') {
-        return <R>(q: CompiledQuery): Promise<QueryResult<R>> => {
-          assertStorableParameters(q.parameters);
-          return target.executeQuery<R>(q);
-        };
-      }
-      if (prop === 'streamQuery') {
-        return <R>(q: CompiledQuery, chunkSize: number): AsyncIterableIterator<QueryResult<R>> => {
-          assertStorableParameters(q.parameters);
-          return target.streamQuery<R>(q, chunkSize);
-        };
-      }
-      // The original's own methods use private fields: call them on it, not on the proxy.
-      const value: unknown = Reflect.get(target, prop, target);
-      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-    },
-  });
-}
-
-/** The dialect with its driver's connections checked (checkedConnection). */
-function checkingParameters(dialect: Dialect): Dialect {
-  return {
-    createAdapter: () => dialect.createAdapter(),
-    createQueryCompiler: () => dialect.createQueryCompiler(),
-    createIntrospector: (db) => dialect.createIntrospector(db),
-    createDriver: (): Driver => {
-      const driver = dialect.createDriver();
-      return new Proxy(driver, {
-        get(target, prop) {
-          if (prop === 'acquireConnection') return async () => checkedConnection(await target.acquireConnection());
-          const value: unknown = Reflect.get(target, prop, target);
-          return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
-        },
-      });
-    },
-  };
+  return new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
 }
