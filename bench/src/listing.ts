@@ -1,13 +1,13 @@
 // A page of 50 from a folder of 100,000 entries at 64 concurrent connections, through the full server (session,
 // validation, access check, total, breadcrumbs, envelope), beside a bare Fastify route that runs only the keyset
 // SELECT ... LIMIT 50 on the same database (SQLite file or PostgreSQL database): no session, no total, no names.
-// Page 1 and a deep page reached by keyset cursor are both measured.
-import Fastify from 'fastify';
+// The bare route is a process of its own started like the server (bare-listing.ts), so neither shares a CPU thread
+// with the load generator. Page 1 and a deep page reached by keyset cursor are both measured.
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import autocannon from 'autocannon';
 import { encodeName } from '@hcs/openapi/client';
-import { openSqlDatabase } from '../../mock-server/src/db/sql/open.ts';
-import { keysetPage } from '../../mock-server/src/db/instances-repo.ts';
-import type { ServerProc } from './lib.ts';
+import { ROOT, type ServerProc } from './lib.ts';
 import { hcs, tokenOf } from './api.ts';
 import type { CliEnv } from './cli.ts';
 import type { Row } from '../run.ts';
@@ -15,9 +15,31 @@ import type { Row } from '../run.ts';
 const ENTRIES = Number(process.env.HCS_BENCH_ENTRIES ?? 100000);
 const DEEP_PAGE = Math.min(2000, Math.floor(ENTRIES / 50));
 
-async function load(url: string, headers: Record<string, string>): Promise<{ rps: number; p50: number; p99: number }> {
-  const r = await autocannon({ url, connections: 64, duration: 8, headers });
+interface Load {
+  rps: number;
+  p50: number;
+  p99: number;
+}
+
+async function load(url: string, headers: Record<string, string>): Promise<Load> {
+  const r = await autocannon({ url, connections: 64, duration: 5, headers });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+const median = (xs: Load[]): Load => [...xs].sort((a, b) => a.rps - b.rps)[Math.floor(xs.length / 2)]!;
+
+/**
+ * The server and the bare route taken in turns, three times each, and the median of each: a machine whose load
+ * drifts during the run (a shared CI box) then shifts both figures alike instead of the one measured second.
+ */
+async function compare(fullUrl: string, bareUrl: string, headers: Record<string, string>): Promise<{ full: Load; base: Load }> {
+  const full: Load[] = [];
+  const base: Load[] = [];
+  for (let i = 0; i < 3; i++) {
+    full.push(await load(fullUrl, headers));
+    base.push(await load(bareUrl, {}));
+  }
+  return { full: median(full), base: median(base) };
 }
 
 export async function benchListing(server: ServerProc, cli: CliEnv, db: { dataDir: string; databaseUrl: string | undefined }, rows: Row[]): Promise<void> {
@@ -45,15 +67,20 @@ export async function benchListing(server: ServerProc, cli: CliEnv, db: { dataDi
     last = page.list[page.list.length - 1];
   }
 
-  const database = await openSqlDatabase({ dataDir: db.dataDir, databaseUrl: db.databaseUrl, poolSize: 16 });
-  const bare = Fastify({ logger: false });
-  bare.get('/page', async (req) => {
-    const q = req.query as { id?: string; key?: string; folder?: string };
-    const after = q.id && q.key !== undefined ? { isFolder: q.folder === '1', nameKey: q.key, id: q.id } : undefined;
-    return { list: await keysetPage(database.db, parentId, after, 50) };
+  const bare = spawn(process.execPath, ['bench/src/bare-listing.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, HCS_BARE_DATA_DIR: db.dataDir, HCS_BARE_DATABASE_URL: db.databaseUrl ?? '', HCS_BARE_PARENT_ID: parentId },
+    stdio: ['ignore', 'pipe', 'inherit'],
   });
-  await bare.listen({ port: 0, host: '127.0.0.1' });
-  const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/page`;
+  const bareUrl = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    bare.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /bare listing at (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    bare.once('exit', (code) => reject(new Error(`the bare listing route exited (${code}): ${out}`)));
+  });
   const headers = { 'X-Requested-With': 'XMLHttpRequest', token };
   const deepBare = last
     ? new URLSearchParams({ id: last.instanceId, key: last.instanceName.normalize('NFC').toLowerCase(), folder: last.classifierId === 'Folder' ? '1' : '0' }).toString()
@@ -64,11 +91,10 @@ export async function benchListing(server: ServerProc, cli: CliEnv, db: { dataDi
   ];
   try {
     for (const [label, qs, bareQs] of cases) {
-      const full = await load(`${server.url}/hcs/controller/Page?parentId=${parentId}&pageSize=50${qs ? '&' + qs : ''}`, headers);
-      const base = await load(`${bareUrl}${bareQs ? '?' + bareQs : ''}`, {});
+      const { full, base } = await compare(`${server.url}/hcs/controller/Page?parentId=${parentId}&pageSize=50${qs ? '&' + qs : ''}`, `${bareUrl}${bareQs ? '?' + bareQs : ''}`, headers);
       const ratio = full.rps / base.rps;
       rows.push({
-        name: `list ${label} of 50 from ${ENTRIES} entries, 64 connections`,
+        name: `list ${label} of 50 from ${ENTRIES} entries, 64 connections (median of 3 alternating 5 s runs)`,
         value: `${full.rps.toFixed(0)} req/s, p50 ${full.p50} ms, p99 ${full.p99} ms`,
         baseline: `bare keyset SELECT ${base.rps.toFixed(0)} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`,
         ratio,
@@ -77,7 +103,7 @@ export async function benchListing(server: ServerProc, cli: CliEnv, db: { dataDi
       });
     }
   } finally {
-    await bare.close();
-    await database.close();
+    bare.kill('SIGTERM');
+    await once(bare, 'exit');
   }
 }
