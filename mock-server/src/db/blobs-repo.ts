@@ -83,6 +83,32 @@ export async function findReachableBlob(db: Db, userId: string, sha256: string, 
   return map(r);
 }
 
+/** findReachableBlob for a batch: the keys `sha256:size` of those contents this user may be answered "instant" for. */
+export async function findReachableBlobs(db: Db, userId: string, items: { sha256: string; size: number }[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  const shas = [...new Set(items.map((x) => x.sha256))];
+  for (let i = 0; i < shas.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('blobs as b')
+      .select(['b.sha256', 'b.size'])
+      .where('b.sha256', 'in', shas.slice(i, i + CHUNK))
+      .where('b.verified', '=', 1)
+      .where('b.ref_count', '>', 0)
+      .where(({ exists, selectFrom }) =>
+        exists(
+          selectFrom('instances as i')
+            .select(sql<number>`1`.as('one'))
+            .whereRef('i.blob_id', '=', 'b.id')
+            .where('i.space_kind', '=', 'user')
+            .where('i.space_id', '=', userId),
+        ),
+      )
+      .execute();
+    for (const r of rows) out.add(`${r.sha256}:${r.size}`);
+  }
+  return out;
+}
+
 /**
  * Files a verified blob (the caller hashed the stored object) or marks an existing row verified; returns the row as
  * it is now: when another upload filed the same content first, its key (not `objectKey`) is the blob's.
@@ -105,6 +131,57 @@ export async function addBlobRefs(db: Db, blobId: string, n = 1): Promise<void> 
     .where('id', '=', blobId)
     .executeTakeFirst();
   if (r.numUpdatedRows !== 1n) throw new Error(`blob ${blobId} is missing`);
+}
+
+/** Rows per statement where many blobs are read or changed at once. */
+const CHUNK = 400;
+
+/** Adds references to many blobs in few statements (a copied folder or a bulk upload may hold thousands of files). */
+export async function addBlobRefsBulk(db: Db, refs: Map<string, number>): Promise<void> {
+  const all = [...refs].filter(([, n]) => n !== 0);
+  for (let i = 0; i < all.length; i += CHUNK) {
+    const chunk = all.slice(i, i + CHUNK);
+    const cases = sql.join(chunk.map(([id, n]) => sql`when ${id} then ${n}`), sql` `);
+    const r = await db
+      .updateTable('blobs')
+      .set({ ref_count: sql<number>`ref_count + case id ${cases} else 0 end` })
+      .where('id', 'in', chunk.map(([id]) => id))
+      .executeTakeFirst();
+    if (Number(r.numUpdatedRows) !== chunk.length) throw new Error('a blob being referenced is missing');
+  }
+}
+
+/**
+ * The blobs of these contents, their rows locked until the transaction `db` ends (in sha256 order, so two lockers
+ * never wait for each other): lockBlobBySha for a batch.
+ */
+export async function lockBlobsBySha(db: Db, shas: string[]): Promise<Map<string, BlobRow>> {
+  const out = new Map<string, BlobRow>();
+  const all = [...new Set(shas)].sort();
+  for (let i = 0; i < all.length; i += CHUNK) {
+    const q = db.selectFrom('blobs').select(COLS).where('sha256', 'in', all.slice(i, i + CHUNK)).orderBy('sha256');
+    for (const r of await forUpdate(db, q).execute()) out.set(r.sha256, map(r)!);
+  }
+  return out;
+}
+
+/** upsertVerifiedBlob for a batch: one row per content (the first key given for a content wins), by sha256. */
+export async function upsertVerifiedBlobs(db: Db, blobs: { sha256: string; size: number; bucket: string; objectKey: string }[]): Promise<Map<string, BlobRow>> {
+  const bySha = new Map<string, (typeof blobs)[number]>();
+  for (const b of blobs) if (!bySha.has(b.sha256)) bySha.set(b.sha256, b);
+  const all = [...bySha.values()].sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1));
+  const out = new Map<string, BlobRow>();
+  const now = Date.now();
+  for (let i = 0; i < all.length; i += CHUNK) {
+    const rows = await db
+      .insertInto('blobs')
+      .values(all.slice(i, i + CHUNK).map((b) => ({ id: newId(), sha256: b.sha256, size: b.size, bucket: b.bucket, object_key: b.objectKey, ref_count: 0, verified: 1 as const, created_at: now })))
+      .onConflict((oc) => oc.column('sha256').doUpdateSet({ verified: 1 }))
+      .returning(COLS)
+      .execute();
+    for (const r of rows) out.set(r.sha256, map(r)!);
+  }
+  return out;
 }
 
 /** Drops references; returns the remaining count (0 = collect it after the transaction commits). */

@@ -18,7 +18,7 @@ import type { Db } from './sql/tx.ts';
 import { atomically, dialectOf } from './sql/tx.ts';
 import { asNameExists } from './sql/errors.ts';
 import { AppError } from '../http/errors.ts';
-import { newId } from './blobs-repo.ts';
+import { addBlobRefsBulk, newId } from './blobs-repo.ts';
 import { addUsage, assertFits, type Space, type SpaceKind } from './quota.ts';
 import { extensionOf, fileTypeOf, filterCategory, nameKey, numberedName } from '../files/names.ts';
 
@@ -267,8 +267,8 @@ export async function nameTaken(db: Db, parentId: string, name: string): Promise
  * read in one query rather than one query per candidate; the pick is then checked (a shortened long name may fall
  * outside the pattern).
  */
-export async function freeName(db: Db, parentId: string, name: string, isFolder: boolean): Promise<string> {
-  if (!(await nameTaken(db, parentId, name))) return name;
+export async function freeName(db: Db, parentId: string, name: string, isFolder: boolean, reserved: ReadonlySet<string> = new Set()): Promise<string> {
+  if (!reserved.has(nameKey(name)) && !(await nameTaken(db, parentId, name))) return name;
   const probe = numberedName(name, 1, isFolder);
   const at = probe.lastIndexOf(' (1)');
   const pattern = `${escapeLike(nameKey(probe.slice(0, at)))} (%)${escapeLike(nameKey(probe.slice(at + 4)))}`;
@@ -283,6 +283,7 @@ export async function freeName(db: Db, parentId: string, name: string, isFolder:
         .execute()
     ).map((r) => r.name_key),
   );
+  for (const k of reserved) taken.add(k);
   for (let n = 1; n < 100000; n++) {
     const candidate = numberedName(name, n, isFolder);
     if (taken.has(nameKey(candidate))) continue;
@@ -290,6 +291,81 @@ export async function freeName(db: Db, parentId: string, name: string, isFolder:
     taken.add(nameKey(candidate));
   }
   throw new AppError('CONFLICT', 'no free name left for this entry');
+}
+
+/** Which of these names are taken in the folder (by name key), in one query. */
+export async function namesTaken(db: Db, parentId: string, names: string[]): Promise<Map<string, { id: string; isFolder: boolean }>> {
+  const out = new Map<string, { id: string; isFolder: boolean }>();
+  const keys = [...new Set(names.map(nameKey))];
+  for (let i = 0; i < keys.length; i += INSERT_CHUNK) {
+    const rows = await db
+      .selectFrom('instances')
+      .select(['id', 'is_folder', 'name_key'])
+      .where('parent_id', '=', parentId)
+      .where('name_key', 'in', keys.slice(i, i + INSERT_CHUNK))
+      .where('deleted_at', 'is', null)
+      .execute();
+    for (const r of rows) out.set(r.name_key, { id: r.id, isFolder: r.is_folder === 1 });
+  }
+  return out;
+}
+
+/**
+ * Files many new files into one live folder in a few statements (bulk-upload): the folder's counts first (its row
+ * lock on PostgreSQL), each file under its name or the first free "name (n).ext" (names taken in the folder or by an
+ * earlier file of the batch), multi-row inserts. The caller holds the blob references and charges the bytes. Rows
+ * come back in the order of `files`.
+ */
+export async function insertFiles(
+  db: Db, parent: InstanceRow, files: { name: string; size: number; blobId: string; createdBy: string }[],
+): Promise<InstanceRow[]> {
+  if (files.length === 0) return [];
+  if (!parent.isFolder || parent.deletedAt !== null) throw new AppError('NOT_FOUND', 'the target folder does not exist');
+  return atomically(db, async (trx) => {
+    await countChildren(trx, parent.id, 0, files.length);
+    const taken = await namesTaken(trx, parent.id, files.map((f) => f.name));
+    const reserved = new Set<string>();
+    const now = Date.now();
+    const values = [];
+    for (const f of files) {
+      const key = nameKey(f.name);
+      const name = taken.has(key) || reserved.has(key) ? await freeName(trx, parent.id, f.name, false, reserved) : f.name;
+      reserved.add(nameKey(name));
+      const ext = extensionOf(name);
+      values.push({
+        id: newId(),
+        lib_code: parent.libCode,
+        instance_type: parent.instanceType,
+        space_kind: parent.spaceKind,
+        space_id: parent.spaceId,
+        parent_id: parent.id,
+        name,
+        name_key: nameKey(name),
+        is_folder: 0 as const,
+        size: f.size,
+        ext,
+        file_type: fileTypeOf(false, ext),
+        filter_cat: filterCategory(false, ext),
+        blob_id: f.blobId,
+        version: 1,
+        remark: '',
+        created_by: f.createdBy,
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    try {
+      for (let i = 0; i < values.length; i += INSERT_CHUNK) await trx.insertInto('instances').values(values.slice(i, i + INSERT_CHUNK)).execute();
+    } catch (e) {
+      throw toNameExists(e, values.map((v) => v.name).join(', '));
+    }
+    const ids = values.map((v) => v.id);
+    const byId = new Map<string, InstanceRow>();
+    for (let i = 0; i < ids.length; i += INSERT_CHUNK) {
+      for (const r of await many(sql<RawRow>`select ${ROW_SQL} from instances i where i.id in (${sql.join(ids.slice(i, i + INSERT_CHUNK))})`, trx)) byId.set(r.id, r);
+    }
+    return ids.map((id) => byId.get(id)!);
+  });
 }
 
 function nameExists(name: string): AppError {
@@ -421,7 +497,7 @@ function sameSpace(a: InstanceRow, b: InstanceRow): boolean {
 
 /** Locks folder rows in id order (PostgreSQL; SQLite serialises writers anyway), so lockers never deadlock. */
 export async function lockFolders(db: Db, ids: string[]): Promise<void> {
-  if (dialectOf(db) !== 'postgres') return;
+  if (dialectOf(db) !== 'postgres' || ids.length === 0) return;
   await db.selectFrom('instances').select('id').where('id', 'in', [...new Set(ids)].sort()).orderBy('id').forUpdate().execute();
 }
 
@@ -577,21 +653,6 @@ export async function copyInstance(db: Db, id: string, targetId: string, conflic
     await addUsage(trx, space, bytes);
     return (await getInstanceRow(trx, newIds.get(row.id)!))!;
   });
-}
-
-/** Adds references to many blobs in few statements (a copied folder may hold thousands of files). */
-async function addBlobRefsBulk(db: Db, refs: Map<string, number>): Promise<void> {
-  const all = [...refs];
-  for (let i = 0; i < all.length; i += INSERT_CHUNK) {
-    const chunk = all.slice(i, i + INSERT_CHUNK);
-    const cases = sql.join(chunk.map(([id, n]) => sql`when ${id} then ${n}`), sql` `);
-    const r = await db
-      .updateTable('blobs')
-      .set({ ref_count: sql<number>`ref_count + case id ${cases} else 0 end` })
-      .where('id', 'in', chunk.map(([id]) => id))
-      .executeTakeFirst();
-    if (Number(r.numUpdatedRows) !== chunk.length) throw new Error('a blob referenced by a copied file is missing');
-  }
 }
 
 /**

@@ -103,12 +103,19 @@ type NewSession = Omit<UploadSession, 'id' | 'objectKey' | 'partSize' | 'partCou
  * server writes them itself (bulk-upload) and nothing is ever signed for the session.
  */
 export async function createSession(db: Db, s: NewSession & { clientWrites?: boolean }): Promise<UploadSession> {
-  const id = newId();
+  return (await createSessions(db, [s]))[0]!;
+}
+
+/** Rows per multi-row statement: 21 columns x 200 stays well under SQLite's bound parameters. */
+const CHUNK = 200;
+
+/** createSession for a batch (bulk-upload), in multi-row inserts; sessions come back in the order given. */
+export async function createSessions(db: Db, sessions: (NewSession & { clientWrites?: boolean })[]): Promise<UploadSession[]> {
   const now = Date.now();
-  const partSize = partSizeFor(s.size);
-  const row = await db
-    .insertInto('upload_sessions')
-    .values({
+  const values = sessions.map((s) => {
+    const id = newId();
+    const partSize = partSizeFor(s.size);
+    return {
       id,
       user_id: s.userId,
       space_kind: s.spaceKind,
@@ -129,11 +136,23 @@ export async function createSession(db: Db, s: NewSession & { clientWrites?: boo
       created_at: now,
       updated_at: now,
       expires_at: now + SESSION_TTL_MS,
-      write_mode: s.clientWrites ? null : 'server',
-    })
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return toSession(row);
+      write_mode: s.clientWrites ? null : ('server' as const),
+    };
+  });
+  const byId = new Map<string, UploadSession>();
+  for (let i = 0; i < values.length; i += CHUNK) {
+    for (const r of await db.insertInto('upload_sessions').values(values.slice(i, i + CHUNK)).returningAll().execute()) byId.set(r.id, toSession(r));
+  }
+  return values.map((v) => byId.get(v.id)!);
+}
+
+/** Sessions by id (bulk-upload's), in one query per 200. */
+export async function getSessions(db: Db, ids: string[]): Promise<Map<string, UploadSession>> {
+  const out = new Map<string, UploadSession>();
+  for (let i = 0; i < ids.length; i += CHUNK) {
+    for (const r of await db.selectFrom('upload_sessions').selectAll().where('id', 'in', ids.slice(i, i + CHUNK)).execute()) out.set(r.id, toSession(r));
+  }
+  return out;
 }
 
 /** Sessions of the user a client may still write to (the per-user cap counts these). */
@@ -284,8 +303,7 @@ export async function deleteParts(db: Db, id: string, partNumbers?: number[]): P
 
 /** Removes session rows outright; only for sessions nothing was ever signed for (bulk-upload's). */
 export async function deleteSessions(db: Db, ids: string[]): Promise<void> {
-  if (ids.length === 0) return;
-  await db.deleteFrom('upload_sessions').where('id', 'in', ids).execute();
+  for (let i = 0; i < ids.length; i += CHUNK) await db.deleteFrom('upload_sessions').where('id', 'in', ids.slice(i, i + CHUNK)).execute();
 }
 
 export async function deleteSession(db: Db, id: string): Promise<void> {
