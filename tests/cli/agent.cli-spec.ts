@@ -19,6 +19,7 @@ import { uploadJobKey } from '../../cli/src/jobs/upload.ts';
 import { loadConfig } from '../../mock-server/src/config.ts';
 import { buildApp, type BuiltApp } from '../../mock-server/src/app.ts';
 import { createUser, setUserEnabled } from '../../mock-server/src/db/users-repo.ts';
+import { databaseEnvFor, dropDatabaseOf } from '../helpers/db.ts';
 import { watchContract, type ContractWatch } from '../helpers/contract.ts';
 
 const DRIVE = fileURLToPath(new URL('../../cli/bin/drive.js', import.meta.url));
@@ -292,6 +293,7 @@ describe('drive agent against the real server', () => {
       HCS_DATA_DIR: join(work, 'data'),
       HCS_ADMIN_PASSWORD: ADMIN_PASSWORD,
       HCS_LOG_LEVEL: 'warn',
+      ...(await databaseEnvFor(join(work, 'data'))),
     });
     built = await buildApp(config, {
       logger: false,
@@ -338,7 +340,10 @@ describe('drive agent against the real server', () => {
     agent?.child.kill('SIGTERM');
     await agent?.exit;
     await built?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
+    if (work) {
+      await dropDatabaseOf(join(work, 'data'));
+      rmSync(work, { recursive: true, force: true });
+    }
     contract?.close();
   });
 
@@ -639,7 +644,7 @@ describe('drive agent against the real server', () => {
     expect(await c.request({ type: 'jobs' })).toMatchObject({ resultCode: 2 });
     // A frozen account cannot pair, even with a token issued before it was frozen.
     const late = await pairingToken(noraClient.client);
-    setUserEnabled(built.ctx.db, nora.id, false);
+    await setUserEnabled(built.ctx.db, nora.id, false);
     expect(await n.request({ type: 'login', token: late })).toMatchObject({ resultCode: 3, code: 'ACCOUNT_FROZEN' });
     const agentAuth = join(work, 'config', 'agent-auth.json');
     expect(statSync(agentAuth).mode & 0o777).toBe(0o600);

@@ -79,10 +79,10 @@ export function agentHandlers(ctx: AppContext): Handlers {
     return true;
   };
 
-  const openAgentSession = (req: FastifyRequest, userId: string, claims: Claims, now: number) => {
+  const openAgentSession = async (req: FastifyRequest, userId: string, claims: Claims, now: number) => {
     const token = sessionTokenFor(secret, claims.n);
     const id = hashToken(token);
-    if (getSession(db, id)) throw invalid();
+    if (await getSession(db, id)) throw invalid();
     const session = {
       id,
       userId,
@@ -95,10 +95,10 @@ export function agentHandlers(ctx: AppContext): Handlers {
       userAgent: String(req.headers['user-agent'] ?? ''),
     };
     try {
-      insertSession(db, session);
+      await insertSession(db, session);
     } catch (err) {
       // Two redemptions racing: the loser's insert meets the winner's row.
-      if (getSession(db, id)) throw invalid();
+      if (await getSession(db, id)) throw invalid();
       throw err;
     }
     return { token, session };
@@ -116,17 +116,17 @@ export function agentHandlers(ctx: AppContext): Handlers {
       const { pairingToken } = req.body as { pairingToken: string };
       const claims = readPairingToken(secret, pairingToken, now);
       if (!claims) throw invalid();
-      const user = getUserById(db, claims.u);
+      const user = await getUserById(db, claims.u);
       if (!user) throw invalid();
       assertUsable(user, now);
       if (spent.has(claims.n)) throw invalid();
       const caller = req.user;
       if (caller && caller.sessionKind === 'token' && caller.userId === user.id) {
         if (!spend(claims, now)) throw invalid();
-        const current = getSession(db, caller.sessionId);
+        const current = await getSession(db, caller.sessionId);
         return ok({ token: '', expiresAt: current?.expiresAt ?? now, idleTimeoutMs: current?.idleMs ?? config.session.idleMs, user: currentUserView(user) });
       }
-      const { token, session } = openAgentSession(req, user.id, claims, now);
+      const { token, session } = await openAgentSession(req, user.id, claims, now);
       spend(claims, now);
       req.log.info({ traceId: req.traceId, userId: user.id }, 'local agent paired');
       return ok({ token, expiresAt: session.expiresAt, idleTimeoutMs: session.idleMs, user: currentUserView(user) });
