@@ -196,7 +196,7 @@ describe('accounts and sessions', () => {
     const db = s.built.ctx.db;
     const u = await createUser(db, { userName: 'frida', password: 'Frida-pass-1' });
     const open = await c.login('frida', 'Frida-pass-1', { cli: true, ip: '10.5.0.1' });
-    setUserEnabled(db, u.id, false);
+    await setUserEnabled(db, u.id, false);
     const again = await c.login('frida', 'Frida-pass-1', { ip: '10.5.0.1' });
     expect(again.status).toBe(403);
     expect(again.json).toMatchObject({ ret: 1, msg: 'accountFrozen', data: { code: 'ACCOUNT_FROZEN' } });
@@ -206,7 +206,7 @@ describe('accounts and sessions', () => {
     const call = await c.call(CURRENT, { token: open.token! });
     expect(call.status).toBe(403);
     expect(call.json.msg).toBe('accountFrozen');
-    setUserEnabled(db, u.id, true);
+    await setUserEnabled(db, u.id, true);
     expect((await c.call(CURRENT, { token: open.token! })).status).toBe(200);
   });
 
@@ -215,12 +215,12 @@ describe('accounts and sessions', () => {
     const u = await createUser(db, { userName: 'ernie', password: 'Ernie-pass-1', expiredTime: Date.now() + 3_600_000 });
     const open = await c.login('ernie', 'Ernie-pass-1', { cli: true, ip: '10.6.0.1' });
     expect(open.status).toBe(200);
-    setUserExpiredTime(db, u.id, Date.now() - 1000);
+    await setUserExpiredTime(db, u.id, Date.now() - 1000);
     const again = await c.login('ernie', 'Ernie-pass-1', { ip: '10.6.0.1' });
     expect(again.status).toBe(403);
     expect(again.json).toMatchObject({ msg: 'login.userValid', data: { code: 'ACCOUNT_EXPIRED' } });
     expect((await c.call(CURRENT, { token: open.token! })).json.msg).toBe('login.userValid');
-    setUserExpiredTime(db, u.id, 1);
+    await setUserExpiredTime(db, u.id, 1);
     expect((await c.call(CURRENT, { token: open.token! })).status).toBe(200);
   });
 
