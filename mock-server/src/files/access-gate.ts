@@ -9,7 +9,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { Access, AccessNeed, Permission } from '@hcs/openapi/operations';
 import type { SessionUser } from '../auth/types.ts';
-import type { Db } from '../db/database.ts';
+import type { Db } from '../db/sql/tx.ts';
 import { getInstanceRows, type InstanceRow } from '../db/instances-repo.ts';
 import { AppError } from '../http/errors.ts';
 import { canAccess } from './access.ts';
