@@ -19,7 +19,6 @@ import { getUserById } from '../db/users-repo.ts';
 import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
 import { currentUserView } from './session.ts';
-import { agentPackageHandlers } from './agent-package.ts';
 
 export const PAIRING_TTL_MS = 120_000;
 /** Spent nonces this node remembers at most; each leaves after PAIRING_TTL_MS, so only a flood reaches it. */
@@ -131,8 +130,5 @@ export function agentHandlers(ctx: AppContext): Handlers {
       req.log.info({ traceId: req.traceId, userId: user.id }, 'local agent paired');
       return ok({ token, expiresAt: session.expiresAt, idleTimeoutMs: session.idleMs, user: currentUserView(user) });
     },
-
-    ...agentPackageHandlers(ctx),
-
   };
 }

@@ -9,16 +9,36 @@ import { uploadHandlers } from './upload.ts';
 import { bulkUploadHandlers } from './bulk-upload.ts';
 import { downloadHandlers } from './download.ts';
 import { agentHandlers } from './agent.ts';
+import { agentPackageHandlers } from './agent-package.ts';
+
+/**
+ * Merges the modules' tables (`modules` maps a module's name to its handlers). Two modules handling one operation is
+ * a start-up error: a spread would let the later one win silently, and which one runs would depend on import order.
+ */
+export function mergeHandlers(modules: Readonly<Record<string, Handlers>>): Handlers {
+  const merged: Record<string, unknown> = {};
+  const owner = new Map<string, string>();
+  for (const [module, handlers] of Object.entries(modules)) {
+    for (const [operationId, handler] of Object.entries(handlers)) {
+      const first = owner.get(operationId);
+      if (first !== undefined) throw new Error(`${operationId} is handled by both the ${first} and the ${module} handler modules`);
+      owner.set(operationId, module);
+      merged[operationId] = handler;
+    }
+  }
+  return merged as Handlers;
+}
 
 export function allHandlers(ctx: AppContext): Handlers {
-  return {
-    ...staticHandlers(ctx),
-    ...sessionHandlers(ctx),
-    ...librariesHandlers(ctx),
-    ...filesHandlers(ctx),
-    ...uploadHandlers(ctx),
-    ...bulkUploadHandlers(ctx),
-    ...downloadHandlers(ctx),
-    ...agentHandlers(ctx),
-  };
+  return mergeHandlers({
+    static: staticHandlers(ctx),
+    session: sessionHandlers(ctx),
+    libraries: librariesHandlers(ctx),
+    files: filesHandlers(ctx),
+    upload: uploadHandlers(ctx),
+    'bulk-upload': bulkUploadHandlers(ctx),
+    download: downloadHandlers(ctx),
+    agent: agentHandlers(ctx),
+    'agent-package': agentPackageHandlers(ctx),
+  });
 }
