@@ -12,7 +12,7 @@ import { initI18n, type Language } from '../../app/i18n.ts';
 import { installHttpHooks } from '../../app/http-hooks.ts';
 import { toastError } from '../../app/notify.ts';
 import type * as Notify from '../../app/notify.ts';
-import { scriptedEngine } from '../transfers/fake-engine.ts';
+import { scriptedEngine } from '../../test/fake-engine.ts';
 import { memoryPersistence } from '../transfers/queue-persistence.ts';
 import { TransferStore } from '../transfers/transfer-store.ts';
 import { FileBrowser } from './FileBrowser.tsx';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { act, fireEvent, render, screen, within } from '@testing-library/react';
 import { initI18n, type Language } from '../../app/i18n.ts';
 import { createQueryClient, Providers } from '../../app/providers.tsx';
-import { failure, scriptedEngine } from './fake-engine.ts';
+import { failure, scriptedEngine } from '../../test/fake-engine.ts';
 import { memoryPersistence } from './queue-persistence.ts';
 import { TransferLists } from './TransferPanel.tsx';
 import { TransferStore } from './transfer-store.ts';

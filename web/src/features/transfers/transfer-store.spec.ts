@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DownloadTargetError } from './engine.ts';
-import { failure, scriptedEngine } from './fake-engine.ts';
+import { failure, scriptedEngine } from '../../test/fake-engine.ts';
 import { memoryPersistence } from './queue-persistence.ts';
 import { TransferStore, type Notice } from './transfer-store.ts';
 

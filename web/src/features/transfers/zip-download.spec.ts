@@ -3,7 +3,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import type { DownloadStatus } from '@hcs/transfer-core';
 import { memoryPersistence } from './queue-persistence.ts';
-import { scriptedEngine } from './fake-engine.ts';
+import { scriptedEngine } from '../../test/fake-engine.ts';
 import { TransferStore } from './transfer-store.ts';
 import { ZipDownload } from './zip-download.ts';
 
