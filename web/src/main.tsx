@@ -3,11 +3,11 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { RouterProvider } from 'react-router-dom';
 import { getSystemLanguage } from './api/gen/session/session.ts';
-import { initI18n, resolveLanguage } from './app/i18n.ts';
+import { initI18n, resolveLanguage } from './shared/i18n.ts';
 import { installHttpHooks } from './app/http-hooks.ts';
 import { createAppRouter } from './app/router.tsx';
 import { Providers } from './app/providers.tsx';
-import { DEFAULT_SKIN, getUserInfo, LANG_CHANGE_FLAG_KEY, restoreSnapshot } from './app/session.ts';
+import { DEFAULT_SKIN, getUserInfo, LANG_CHANGE_FLAG_KEY, restoreSnapshot } from './shared/session.ts';
 import { loadSkin } from './app/skin.ts';
 
 async function start() {

@@ -5,7 +5,7 @@ import { Navigate, useLocation } from 'react-router-dom';
 import { useGetCurrentUser } from '../api/gen/session/session.ts';
 import { HcsError } from '../api/hcs-error.ts';
 import { handleHttpError } from './http-hooks.ts';
-import { getUserInfo, setUserInfo, userInfoFromServer, useUserInfo } from './session.ts';
+import { getUserInfo, setUserInfo, userInfoFromServer, useUserInfo } from '../shared/session.ts';
 
 /** Account states the server may still report as a normal user (spec 3: userExpiredTime 1 = never expires). */
 export function accountProblem(u: { userIsEnabled: number; userExpiredTime: number }, now = Date.now()): 'frozen' | 'expired' | null {

@@ -1,15 +1,15 @@
 // Spec 8 error handling wired into every /hcs call.
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 
-vi.mock('./notify.ts', () => ({ toastError: vi.fn(), toastSuccess: vi.fn(), toastInfo: vi.fn(), alertDialog: vi.fn(() => Promise.resolve()) }));
+vi.mock('../shared/notify.ts', () => ({ toastError: vi.fn(), toastSuccess: vi.fn(), toastInfo: vi.fn(), alertDialog: vi.fn(() => Promise.resolve()) }));
 vi.mock('../api/gen/session/session.ts', () => ({ logout: vi.fn(() => Promise.resolve({ ret: 0 })), setLanguage: vi.fn(() => Promise.resolve({ ret: 0 })) }));
 
 import { HcsError } from '../api/hcs-error.ts';
 import { handleHttpError, EXPIRED_SIGN_OUT_DELAY_MS } from './http-hooks.ts';
-import { toastError, alertDialog } from './notify.ts';
-import { hardNav } from './navigation.ts';
-import { initI18n } from './i18n.ts';
-import { getUserInfo, reloadSessionFromStorage, USER_INFO_KEY } from './session.ts';
+import { toastError, alertDialog } from '../shared/notify.ts';
+import { hardNav } from '../shared/navigation.ts';
+import { initI18n } from '../shared/i18n.ts';
+import { getUserInfo, reloadSessionFromStorage, USER_INFO_KEY } from '../shared/session.ts';
 
 const nav = vi.fn();
 beforeAll(async () => {

@@ -1,12 +1,12 @@
 // What happens on every failed /hcs call (spec 8), wired into the orval mutator through setHttpHooks.
 import { setHttpHooks } from '../api/http.ts';
 import type { HcsError } from '../api/hcs-error.ts';
-import { i18n } from './i18n.ts';
-import { errorMessage } from './error-message.ts';
-import { hardNav, currentAppLocation, loginUrl } from './navigation.ts';
-import { alertDialog, toastError } from './notify.ts';
-import { clearSession, getUserInfo } from './session.ts';
-import { signOut } from './account.ts';
+import { i18n } from '../shared/i18n.ts';
+import { errorMessage } from '../shared/error-message.ts';
+import { hardNav, currentAppLocation, loginUrl } from '../shared/navigation.ts';
+import { alertDialog, toastError } from '../shared/notify.ts';
+import { clearSession, getUserInfo } from '../shared/session.ts';
+import { signOut } from '../shared/account.ts';
 
 export const EXPIRED_SIGN_OUT_DELAY_MS = 1000;
 

@@ -5,8 +5,8 @@ import { App as AntApp, ConfigProvider } from 'antd';
 import zhCN from 'antd/locale/zh_CN';
 import enUS from 'antd/locale/en_US';
 import { I18nextProvider, useTranslation } from 'react-i18next';
-import { i18n } from './i18n.ts';
-import { registerNotifiers, TOAST_SECONDS, TOAST_TOP_PX } from './notify.ts';
+import { i18n } from '../shared/i18n.ts';
+import { registerNotifiers, TOAST_SECONDS, TOAST_TOP_PX } from '../shared/notify.ts';
 import type { HcsError } from '../api/hcs-error.ts';
 
 export function createQueryClient(): QueryClient {

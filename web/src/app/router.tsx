@@ -2,18 +2,19 @@
 import { Suspense, type ReactNode } from 'react';
 import { createBrowserRouter, createMemoryRouter, Navigate, Outlet, type RouteObject } from 'react-router-dom';
 import { Spin } from 'antd';
-import { ROUTES, REDIRECTS, FALLBACK_PATH, type RouteDef } from './routes.tsx';
+import { ROUTES, REDIRECTS, FALLBACK_PATH, type RouteDef } from '../shared/routes.ts';
 import { RequireSession } from './RequireSession.tsx';
 import { AppLayout } from './layout/AppLayout.tsx';
 import { Shell } from './Shell.tsx';
 import FeaturePage from '../features/pages/FeaturePage.tsx';
+import { PAGES } from './pages.tsx';
 
 function Lazy({ children }: { children: ReactNode }) {
   return <Suspense fallback={<Spin style={{ display: 'block', margin: '120px auto' }} />}>{children}</Suspense>;
 }
 
 function element(def: RouteDef): ReactNode {
-  const Page = def.page;
+  const Page = def.page && PAGES[def.page];
   return <Lazy>{Page ? <Page /> : <FeaturePage def={def} />}</Lazy>;
 }
 

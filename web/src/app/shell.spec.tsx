@@ -4,13 +4,13 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } 
 import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { http, HttpResponse } from 'msw';
 import { fail, ok, renderApp, server, shellHandlers, signIn } from '../test/render-app.tsx';
-import { clearSession, updateStore, USER_INFO_KEY } from './session.ts';
+import { clearSession, updateStore, USER_INFO_KEY } from '../shared/session.ts';
 import { mockUser } from '../mocks/fixtures.ts';
-import { toastError } from './notify.ts';
-import type * as Notify from './notify.ts';
+import { toastError } from '../shared/notify.ts';
+import type * as Notify from '../shared/notify.ts';
 
 // The real toasts, observed: a page that shows a failure itself must not also toast it.
-vi.mock('./notify.ts', async (importOriginal) => {
+vi.mock('../shared/notify.ts', async (importOriginal) => {
   const real = await importOriginal<typeof Notify>();
   return { ...real, toastError: vi.fn(real.toastError) };
 });

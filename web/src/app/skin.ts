@@ -1,6 +1,6 @@
 // The skin stylesheet is served by the server (/drive/static/skin/{skin}/skin.css). A missing skin is an error:
 // it is logged and the default redblack loads instead, so the app never renders unstyled.
-import { DEFAULT_SKIN } from './session.ts';
+import { DEFAULT_SKIN } from '../shared/session.ts';
 
 const LINK_ID = 'hcs-skin';
 

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ErrorCode } from '../api/gen/model/errorCode.ts';
-import { PARAM_VARIANTS } from '../app/error-message.ts';
+import { PARAM_VARIANTS } from '../shared/error-message.ts';
 
 const LANGS = ['zh_CN', 'en_US'] as const;
 

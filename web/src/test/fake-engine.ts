@@ -1,7 +1,7 @@
 // Scripted engine tasks for the web's unit tests: real engine state machines (so a transition the engine would
 // refuse fails the test), with the outcome of each run decided by the test. Not imported by the app.
 import { createDownloadMachine, createUploadMachine, Emitter, type DownloadStatus, type Progress, type StateMachine, type TransferError, type UploadStatus } from '@hcs/transfer-core';
-import type { DownloadJob, DownloadTaskLike, TransferEngine, UploadJob, UploadTaskLike } from '../features/transfers/engine.ts';
+import type { DownloadJob, DownloadTaskLike, TransferEngine, UploadJob, UploadTaskLike } from '../shared/transfers/engine.ts';
 
 type Events<S> = { status: { to: S; from: S; error?: TransferError }; progress: Progress };
 

@@ -1,5 +1,6 @@
 // Renders the real app (route table, layout, providers) at a path, against msw handlers, with hard navigations
 // recorded instead of performed.
+import type { ReactElement } from 'react';
 import { render, type RenderResult } from '@testing-library/react';
 import { RouterProvider } from 'react-router-dom';
 import { setupServer } from 'msw/node';
@@ -7,10 +8,10 @@ import { http, HttpResponse, type RequestHandler } from 'msw';
 import { vi } from 'vitest';
 import { createQueryClient, Providers } from '../app/providers.tsx';
 import { createTestRouter } from '../app/router.tsx';
-import { initI18n, type Language } from '../app/i18n.ts';
-import { hardNav } from '../app/navigation.ts';
+import { initI18n, type Language } from '../shared/i18n.ts';
+import { hardNav } from '../shared/navigation.ts';
 import { installHttpHooks } from '../app/http-hooks.ts';
-import { reloadSessionFromStorage, userInfoFromServer, USER_INFO_KEY } from '../app/session.ts';
+import { reloadSessionFromStorage, userInfoFromServer, USER_INFO_KEY } from '../shared/session.ts';
 import { mockCapacity, mockLibs, mockSysMenu, mockUser } from '../mocks/fixtures.ts';
 
 export const ok = (data: unknown) => HttpResponse.json({ ret: 0, msg: 'success', data });
@@ -51,4 +52,14 @@ export async function renderApp(path: string, lang: Language = 'en_US'): Promise
     </Providers>,
   );
   return Object.assign(result, { nav, router });
+}
+
+/**
+ * One component in the app's providers, with the HTTP hooks and language of start-up: feature specs use it, since
+ * features may not import the app's wiring themselves.
+ */
+export async function renderInProviders(ui: ReactElement, lang: Language = 'en_US'): Promise<RenderResult> {
+  await initI18n(lang);
+  installHttpHooks();
+  return render(<Providers queryClient={createQueryClient()}>{ui}</Providers>);
 }

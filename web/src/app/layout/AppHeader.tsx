@@ -15,20 +15,20 @@ import {
 } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { useListBusinessLibs } from '../../api/gen/libraries/libraries.ts';
-import { useClientToolUrl } from '../client-tool.ts';
+import { useClientToolUrl } from '../../shared/client-tool.ts';
 import type { BusinessLib, MenuItem } from '../../api/gen/model/index.ts';
-import { LANGUAGES, type Language } from '../i18n.ts';
-import { changeLanguage, signOut } from '../account.ts';
-import { openLibrary } from '../libraries.ts';
-import { useStore, useUserInfo } from '../session.ts';
-import { openTransferPanel, useTransferCounts } from '../transfer-counters.ts';
+import { LANGUAGES, type Language } from '../../shared/i18n.ts';
+import { changeLanguage, signOut } from '../../shared/account.ts';
+import { openLibrary } from '../../shared/libraries.ts';
+import { useStore, useUserInfo } from '../../shared/session.ts';
+import { openTransferPanel, useTransferCounts } from '../../shared/transfer-counters.ts';
 import { PasswordDialog } from '../../features/account/PasswordDialog.tsx';
 
 export function libLabel(lib: BusinessLib, lang: string): string {
   return lang === 'en_US' ? lib.libCode : lib.libName;
 }
 
-export { toolDownloadUrl } from '../client-tool.ts';
+export { toolDownloadUrl } from '../../shared/client-tool.ts';
 
 export function AppHeader() {
   const { t, i18n } = useTranslation();

@@ -1,19 +1,11 @@
 // Capacity in the left column (spec 2): used/total with a progress bar, or the infinite-space label when the quota
 // is unlimited (isLimist "0"). Personal/Department toggle; the department view exists only for NetDisk.
-import type { QueryClient } from '@tanstack/react-query';
 import { Progress, Segmented, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useGetGroupCapInfo, useGetUserCapInfo } from '../../api/gen/capacity/capacity.ts';
-import { NETDISK } from '../libraries.ts';
-import { updateStore, useStore, useUserInfo, type CapacityScope } from '../session.ts';
+import { NETDISK } from '../../shared/libraries.ts';
+import { updateStore, useStore, useUserInfo, type CapacityScope } from '../../shared/session.ts';
 import { formatSize } from '../../shared/format.ts';
-
-/** Re-reads the capacity after something changed what is stored (an upload finished, a delete, a copy). */
-export function refreshCapacity(queryClient: QueryClient): void {
-  void queryClient.invalidateQueries({
-    predicate: (q) => typeof q.queryKey[0] === 'string' && /^\/hcs\/controller\/(userCapacity|groupCapacity)\//.test(q.queryKey[0]),
-  });
-}
 
 export function CapacityPanel({ libCode }: { libCode: string }) {
   const { t } = useTranslation();

@@ -7,9 +7,9 @@ import type { MenuProps } from 'antd';
 import { useTranslation } from 'react-i18next';
 import type { MenuItem } from '../../api/gen/model/index.ts';
 import { useGetBusinessMenu, useListSysConfigMenus } from '../../api/gen/libraries/libraries.ts';
-import { NETDISK_MENU } from '../routes.tsx';
-import { iconFor } from '../icons.tsx';
-import { menuTarget, menuTree, NETDISK, SYSCONFIG } from '../libraries.ts';
+import { NETDISK_MENU } from '../../shared/routes.ts';
+import { iconFor } from '../../shared/icons.tsx';
+import { menuTarget, menuTree, NETDISK, SYSCONFIG } from '../../shared/libraries.ts';
 
 type Items = NonNullable<MenuProps['items']>;
 

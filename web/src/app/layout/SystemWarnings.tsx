@@ -3,7 +3,7 @@
 import { Alert } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useGetSystemWarnings } from '../../api/gen/session/session.ts';
-import { useUserInfo } from '../session.ts';
+import { useUserInfo } from '../../shared/session.ts';
 
 export function SystemWarnings() {
   const { t, i18n } = useTranslation();

@@ -2,7 +2,7 @@
 // route (the panel listens to openTransferPanel itself).
 import { useMemo } from 'react';
 import { TransferPanel } from '../../features/transfers/TransferPanel.tsx';
-import { getTransferStore } from '../../features/transfers/runtime.ts';
+import { getTransferStore } from '../../shared/transfers/runtime.ts';
 
 export function TransferHost({ userId }: { userId: string }) {
   const store = useMemo(() => getTransferStore(userId), [userId]);

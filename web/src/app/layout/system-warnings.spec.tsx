@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { screen, waitFor } from '@testing-library/react';
 import { http } from 'msw';
 import { ok, renderApp, server, shellHandlers } from '../../test/render-app.tsx';
-import { clearSession, reloadSessionFromStorage, userInfoFromServer, USER_INFO_KEY } from '../session.ts';
+import { clearSession, reloadSessionFromStorage, userInfoFromServer, USER_INFO_KEY } from '../../shared/session.ts';
 import { mockUser } from '../../mocks/fixtures.ts';
 
 beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));

@@ -11,11 +11,11 @@ import { getCaptcha, getPlatformInfo, login } from '../../api/gen/session/sessio
 import type { Captcha } from '../../api/gen/model/index.ts';
 import { HcsError } from '../../api/hcs-error.ts';
 import { encryptPassword } from '../../shared/wire-encoding.ts';
-import { LANGUAGES, LANGUAGE_KEY, isLanguage, type Language } from '../../app/i18n.ts';
-import { errorMessage, LocalizedError } from '../../app/error-message.ts';
-import { BASE, hardNav, safeRedirect } from '../../app/navigation.ts';
-import { getUserInfo, setUserInfo, userInfoFromServer } from '../../app/session.ts';
-import { changeLanguage } from '../../app/account.ts';
+import { LANGUAGES, LANGUAGE_KEY, isLanguage, type Language } from '../../shared/i18n.ts';
+import { errorMessage, LocalizedError } from '../../shared/error-message.ts';
+import { BASE, hardNav, safeRedirect } from '../../shared/navigation.ts';
+import { getUserInfo, setUserInfo, userInfoFromServer } from '../../shared/session.ts';
+import { changeLanguage } from '../../shared/account.ts';
 
 interface Values {
   username: string;

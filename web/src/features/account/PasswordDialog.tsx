@@ -6,9 +6,9 @@ import { useTranslation } from 'react-i18next';
 import { changePassword, getPlatformInfo } from '../../api/gen/session/session.ts';
 import { encryptPassword } from '../../shared/wire-encoding.ts';
 import { PASSWORD_MIN_LENGTH, passwordStrength } from '../../shared/format.ts';
-import { signOut } from '../../app/account.ts';
-import { flashAfterReload } from '../../app/notify.ts';
-import { errorMessage } from '../../app/error-message.ts';
+import { signOut } from '../../shared/account.ts';
+import { flashAfterReload } from '../../shared/notify.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 interface Values {
   oldPassword?: string;

@@ -4,7 +4,7 @@ import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { http } from 'msw';
 import { generateKeyPairSync, privateDecrypt, constants, type KeyObject } from 'node:crypto';
 import { fail, ok, renderApp, server, shellHandlers, signIn } from '../../test/render-app.tsx';
-import { clearSession, getUserInfo, USER_INFO_KEY } from '../../app/session.ts';
+import { clearSession, getUserInfo, USER_INFO_KEY } from '../../shared/session.ts';
 import { fromWireBase64 } from '../../shared/wire-encoding.ts';
 import { mockUser } from '../../mocks/fixtures.ts';
 

@@ -1,24 +1,23 @@
 // Component tests of the list screen against the contract's msw handlers (orval), with answers built per test.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { act, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor } from '@testing-library/react';
 import { setupServer } from 'msw/node';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { http, HttpResponse } from 'msw';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { getCheckFileExistMockHandler } from '../../api/gen/upload/upload.msw.ts';
 import { getDeleteInstancesMockHandler, getListInstancesMockHandler, getModifyInstanceMockHandler } from '../../api/gen/files/files.msw.ts';
-import { createQueryClient, Providers } from '../../app/providers.tsx';
-import { initI18n, type Language } from '../../app/i18n.ts';
-import { installHttpHooks } from '../../app/http-hooks.ts';
-import { toastError } from '../../app/notify.ts';
-import type * as Notify from '../../app/notify.ts';
+import type { Language } from '../../shared/i18n.ts';
+import { renderInProviders } from '../../test/render-app.tsx';
+import { toastError } from '../../shared/notify.ts';
+import type * as Notify from '../../shared/notify.ts';
 import { scriptedEngine } from '../../test/fake-engine.ts';
-import { memoryPersistence } from '../transfers/queue-persistence.ts';
-import { TransferStore } from '../transfers/transfer-store.ts';
+import { memoryPersistence } from '../../shared/transfers/queue-persistence.ts';
+import { TransferStore } from '../../shared/transfers/transfer-store.ts';
 import { FileBrowser } from './FileBrowser.tsx';
 
 // The real toasts, observed: a failure shown in a dialog or in the list must not be toasted on top.
-vi.mock('../../app/notify.ts', async (importOriginal) => {
+vi.mock('../../shared/notify.ts', async (importOriginal) => {
   const real = await importOriginal<typeof Notify>();
   return { ...real, toastError: vi.fn(real.toastError) };
 });
@@ -33,7 +32,6 @@ afterAll(() => server.close());
 beforeEach(() => {
   localStorage.clear();
   vi.mocked(toastError).mockClear();
-  installHttpHooks();
 });
 // The upload prompts ask whether the server offers a client tool; these tests' server offers none unless told.
 const noTool = () => http.get('*/hcs/services/API/getToolName', () => envelopeError(501, 'NOT_IMPLEMENTED', 'not implemented'));
@@ -81,14 +79,9 @@ function bigFolder(extra: Instance[] = []) {
 let router: ReturnType<typeof createMemoryRouter>;
 
 async function renderBrowser(lang: Language = 'en_US', path = '/personalFile') {
-  await initI18n(lang);
   const store = new TransferStore({ engine: scriptedEngine().engine, persistence: memoryPersistence() });
   router = createMemoryRouter([{ path: '/personalFile', element: <FileBrowser libCode="NetDisk" instanceType="1" store={store} /> }], { initialEntries: [path] });
-  render(
-    <Providers queryClient={createQueryClient()}>
-      <RouterProvider router={router} />
-    </Providers>,
-  );
+  await renderInProviders(<RouterProvider router={router} />, lang);
   return store;
 }
 

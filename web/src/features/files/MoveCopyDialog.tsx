@@ -5,7 +5,7 @@ import { Modal, Tree, Typography } from 'antd';
 import type { TreeDataNode } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { getTreeFolderData } from '../../api/gen/files/files.ts';
-import { errorMessage } from '../../app/error-message.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 export interface MoveCopyDialogProps {
   open: boolean;

@@ -3,7 +3,7 @@ import { useEffect, useState } from 'react';
 import { Input, Modal, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { nameProblem } from '../../shared/format.ts';
-import { errorMessage } from '../../app/error-message.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 export interface NameDialogProps {
   open: boolean;

@@ -1,8 +1,8 @@
 // /personalFile: the generic list screen on the user's personal space of the NetDisk library. The transfer panel is
 // mounted once by the shell's layout (TransferHost) and shares this store.
 import { useMemo } from 'react';
-import { useUserInfo } from '../../app/session.ts';
-import { getTransferStore } from '../transfers/runtime.ts';
+import { useUserInfo } from '../../shared/session.ts';
+import { getTransferStore } from '../../shared/transfers/runtime.ts';
 import { FileBrowser } from './FileBrowser.tsx';
 
 export default function PersonalFilePage() {

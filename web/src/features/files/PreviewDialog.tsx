@@ -6,7 +6,7 @@ import { useTranslation } from 'react-i18next';
 import { getPreview } from '../../api/gen/download/download.ts';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { previewKind, TEXT_PREVIEW_BYTES } from './preview.ts';
-import { errorMessage, LocalizedError } from '../../app/error-message.ts';
+import { errorMessage, LocalizedError } from '../../shared/error-message.ts';
 
 export function PreviewDialog({ item, onClose, onDownload }: { item: Instance | undefined; onClose: () => void; onDownload: (i: Instance) => void }) {
   const { t } = useTranslation();

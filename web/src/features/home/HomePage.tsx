@@ -7,8 +7,8 @@ import { LeftOutlined, RightOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { useListBusinessLibs } from '../../api/gen/libraries/libraries.ts';
 import type { MenuItem } from '../../api/gen/model/index.ts';
-import { openLibrary } from '../../app/libraries.ts';
-import { iconFor } from '../../app/icons.tsx';
+import { openLibrary } from '../../shared/libraries.ts';
+import { iconFor } from '../../shared/icons.tsx';
 
 export const HOME_LIBS_PER_PAGE = 4;
 const SLIDES = ['simpleConfiguration', 'intelligentCollaboration', 'multiTerminalBackup', 'dataSecurity'] as const;

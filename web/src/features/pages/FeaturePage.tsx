@@ -4,10 +4,10 @@ import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { Input, Result, Spin, Table, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import type { RouteDef } from '../../app/routes.tsx';
+import type { RouteDef } from '../../shared/routes.ts';
 import { formatDate } from '../../shared/format.ts';
 import { isNotAvailable } from './not-available.ts';
-import { errorMessage } from '../../app/error-message.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 type Row = Record<string, unknown>;
 

@@ -8,7 +8,7 @@ import { useTranslation } from 'react-i18next';
 import { hcsFetch } from '../../api/http.ts';
 import { NotAvailable } from './FeaturePage.tsx';
 import { isNotAvailable } from './not-available.ts';
-import { errorMessage } from '../../app/error-message.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 
 export default function FileDownloadPage() {
   const { t } = useTranslation();

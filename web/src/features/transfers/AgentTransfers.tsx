@@ -5,9 +5,9 @@
 import { Button, Progress, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { formatSize } from '../../shared/format.ts';
-import { toastWarning } from '../../app/notify.ts';
-import type { AgentJob } from './agent-client.ts';
-import { agentErrorKey, getAgent, useAgentSnapshot } from './agent-runtime.ts';
+import { toastWarning } from '../../shared/notify.ts';
+import type { AgentJob } from '../../shared/transfers/agent-client.ts';
+import { agentErrorKey, getAgent, useAgentSnapshot } from '../../shared/transfers/agent-runtime.ts';
 
 export function AgentTransfers() {
   const { t } = useTranslation();

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { act, fireEvent, render, screen, within } from '@testing-library/react';
-import { initI18n, type Language } from '../../app/i18n.ts';
-import { createQueryClient, Providers } from '../../app/providers.tsx';
+import { act, fireEvent, screen, within } from '@testing-library/react';
+import type { Language } from '../../shared/i18n.ts';
+import { renderInProviders } from '../../test/render-app.tsx';
 import { failure, scriptedEngine } from '../../test/fake-engine.ts';
-import { memoryPersistence } from './queue-persistence.ts';
+import { memoryPersistence } from '../../shared/transfers/queue-persistence.ts';
 import { TransferLists } from './TransferPanel.tsx';
-import { TransferStore } from './transfer-store.ts';
+import { TransferStore } from '../../shared/transfers/transfer-store.ts';
 
 function setup() {
   const fake = scriptedEngine();
@@ -17,12 +17,7 @@ function setup() {
 }
 
 async function renderPanel(store: TransferStore, lang: Language = 'en_US') {
-  await initI18n(lang);
-  render(
-    <Providers queryClient={createQueryClient()}>
-      <TransferLists store={store} />
-    </Providers>,
-  );
+  await renderInProviders(<TransferLists store={store} />, lang);
 }
 
 describe('TransferLists', () => {

@@ -6,13 +6,13 @@ import { useEffect, useMemo, useRef, useState, type ReactNode } from 'react';
 import { Button, Drawer, Progress, Space, Table, Tabs, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { useTranslation } from 'react-i18next';
-import { onTransferPanelRequest, type TransferTab } from '../../app/transfer-counters.ts';
-import { toastInfo, toastWarning } from '../../app/notify.ts';
+import { onTransferPanelRequest, type TransferTab } from '../../shared/transfer-counters.ts';
+import { toastInfo, toastWarning } from '../../shared/notify.ts';
 import { formatDate, formatDuration, formatSize } from '../../shared/format.ts';
-import { TRANSFER_PAGE_SIZE } from './limits.ts';
-import { codeMessage } from '../../app/error-message.ts';
-import { useTransferSnapshot } from './runtime.ts';
-import type { DownloadItem, FinishedItem, TransferStore, UploadItem } from './transfer-store.ts';
+import { TRANSFER_PAGE_SIZE } from '../../shared/transfers/limits.ts';
+import { codeMessage } from '../../shared/error-message.ts';
+import { useTransferSnapshot } from '../../shared/transfers/runtime.ts';
+import type { DownloadItem, FinishedItem, TransferStore, UploadItem } from '../../shared/transfers/transfer-store.ts';
 
 export interface TransferPanelProps {
   store: TransferStore;

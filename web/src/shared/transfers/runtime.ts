@@ -2,9 +2,9 @@
 // header counters and sign-out. Components reach it through useTransfers().
 import { useSyncExternalStore } from 'react';
 import i18n from 'i18next';
-import { setTransferCounts } from '../../app/transfer-counters.ts';
-import { onSignOut } from '../../app/session.ts';
-import { toastError, toastInfo, toastSuccess, toastWarning } from '../../app/notify.ts';
+import { setTransferCounts } from '../transfer-counters.ts';
+import { onSignOut } from '../session.ts';
+import { toastError, toastInfo, toastSuccess, toastWarning } from '../notify.ts';
 import type { TransferEngine } from './engine.ts';
 import { createBrowserEngine } from './browser-engine.ts';
 import { indexedDbPersistence } from './queue-persistence.ts';

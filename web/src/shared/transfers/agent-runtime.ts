@@ -5,9 +5,9 @@
 import { useSyncExternalStore } from 'react';
 import i18n from 'i18next';
 import { issueAgentPairingToken } from '../../api/gen/agent/agent.ts';
-import { getUserInfo, onSignOut } from '../../app/session.ts';
-import { toastInfo, toastWarning } from '../../app/notify.ts';
-import { openTransferPanel } from '../../app/transfer-counters.ts';
+import { getUserInfo, onSignOut } from '../session.ts';
+import { toastInfo, toastWarning } from '../notify.ts';
+import { openTransferPanel } from '../transfer-counters.ts';
 import { AgentClient, AgentError, WAKE_URL, type AgentSnapshot, type SocketLike } from './agent-client.ts';
 
 const USED_KEY = 'hcs.agent.used';

@@ -17,7 +17,7 @@ import {
   type FileSource,
   type ResumeStore,
 } from '@hcs/transfer-core/browser';
-import { getUserInfo } from '../../app/session.ts';
+import { getUserInfo } from '../session.ts';
 import { DownloadTargetError, type DownloadJob, type DownloadTaskLike, type TransferEngine, type UploadJob } from './engine.ts';
 import { ZipDownload } from './zip-download.ts';
 import { createProgressTransport } from './progress-transport.ts';

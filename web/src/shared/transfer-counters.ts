@@ -1,4 +1,4 @@
-// The header's upload/download counters. The transfer engine (features/transfers) owns the numbers and pushes them
+// The header's upload/download counters. The transfer engine (shared/transfers) owns the numbers and pushes them
 // here; the header only reads. Also carries the header's "open the transfer list" request the other way.
 import { useSyncExternalStore } from 'react';
 

@@ -3,9 +3,9 @@
 import { checkFileExist } from '../../api/gen/upload/upload.ts';
 import { createInstances } from '../../api/gen/files/files.ts';
 import { HcsError } from '../../api/hcs-error.ts';
-import { encodeWireText } from '../../shared/wire-encoding.ts';
-import { nameProblem, type NameProblem } from '../../shared/format.ts';
-import { errorMessage } from '../../app/error-message.ts';
+import { encodeWireText } from '../wire-encoding.ts';
+import { nameProblem, type NameProblem } from '../format.ts';
+import { errorMessage } from '../error-message.ts';
 import type { ConflictChoice } from './engine.ts';
 import type { PickResult } from './pick-files.ts';
 import { evaluateSelection, type SelectionContext } from './selection-rules.ts';

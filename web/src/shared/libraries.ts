@@ -3,7 +3,7 @@ import type { QueryClient } from '@tanstack/react-query';
 import type { MenuItem } from '../api/gen/model/index.ts';
 import { getBusinessMenu, getGetBusinessMenuQueryKey, getListSysConfigMenusQueryKey, listSysConfigMenus } from '../api/gen/libraries/libraries.ts';
 import { GROUP_ID_KEY, LAST_MENU_KEY, updateStore } from './session.ts';
-import { findRoute } from './routes.tsx';
+import { findRoute } from './routes.ts';
 
 export const NETDISK = 'NetDisk';
 export const SYSCONFIG = 'SysConfig';

@@ -7,7 +7,7 @@
 import { canWriteFiles } from '@hcs/transfer-core/browser';
 import { getS3DownloadUrl, getZipDownloadUrl } from '../../api/gen/download/download.ts';
 import { getFolderInfo } from '../../api/gen/files/files.ts';
-import { openTransferPanel } from '../../app/transfer-counters.ts';
+import { openTransferPanel } from '../transfer-counters.ts';
 import { CLIENT_SUGGEST_BYTES, MAX_FILE_BYTES } from './limits.ts';
 import type { TransferStore } from './transfer-store.ts';
 

@@ -1,6 +1,7 @@
 // The one route table (spec 2): path, i18n name key, icon, access, layout flags and the page. The router, the
-// NetDisk menu and the tests all read it; nothing else declares routes.
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+// NetDisk menu and the tests all read it; nothing else declares routes. Pages are named, not imported: the pages
+// read this table (menus, library landing, the feature frame), so importing them here would make every page and
+// the table one cycle; app/pages.tsx maps each name to its lazily loaded component.
 import { hcsFetch } from '../api/http.ts';
 import { pageFavourites, pageFileSharing, pageFilesForManager, pageSecRecycle, searchPage } from '../api/gen/files/files.ts';
 import { getOneSyncState } from '../api/gen/session/session.ts';
@@ -31,7 +32,8 @@ export interface RouteDef {
   lib?: 'NetDisk' | 'SysConfig';
   /** Position in the locally built NetDisk menu. */
   netDiskMenu?: number;
-  page?: LazyExoticComponent<ComponentType>;
+  /** The page of its own; without one the router shows the feature frame (features/pages/FeaturePage). */
+  page?: PageName;
   probe?: Probe | null;
 }
 
@@ -42,15 +44,7 @@ function legacy(path: string, query: Record<string, string> = {}): Probe {
   return { kind: 'legacy', load: (_k, signal) => hcsFetch(`/hcs/controller/${path}${qs ? `?${qs}` : ''}`, { method: 'GET', signal, quiet: true }) };
 }
 
-const pages = {
-  login: lazy(() => import('../features/account/LoginPage.tsx')),
-  home: lazy(() => import('../features/home/HomePage.tsx')),
-  personalFile: lazy(() => import('../features/files/PersonalFilePage.tsx')),
-  error: lazy(() => import('../features/pages/ErrorPage.tsx')),
-  hello: lazy(() => import('../features/pages/HelloPage.tsx')),
-  fileDownload: lazy(() => import('../features/pages/FileDownloadPage.tsx')),
-  agreement: lazy(() => import('../features/pages/AgreementPage.tsx')),
-};
+export type PageName = 'login' | 'home' | 'personalFile' | 'error' | 'hello' | 'fileDownload' | 'agreement';
 
 const f = (path: string, nameKey: string, probe: Probe | null, extra: Partial<RouteDef> = {}): RouteDef => ({
   path,
@@ -64,18 +58,18 @@ const admin = (path: string, nameKey: string, probe: Probe | null): RouteDef =>
   f(path, nameKey, probe, { access: 'admin', lib: 'SysConfig', icon: 'setting' });
 
 export const ROUTES: readonly RouteDef[] = [
-  { path: '/login', nameKey: 'routes.login', access: 'public', frame: 'bare', page: pages.login },
-  { path: '/error/:type', nameKey: 'routes.error', access: 'public', frame: 'bare', page: pages.error },
-  { path: '/hello', nameKey: 'routes.hello', access: 'public', frame: 'bare', page: pages.hello },
-  { path: '/fileDownload', nameKey: 'routes.fileDownload', access: 'public', frame: 'bare', page: pages.fileDownload },
-  { path: '/userServiceAgreement', nameKey: 'routes.userServiceAgreement', access: 'public', frame: 'bare', page: pages.agreement },
-  { path: '/userServiceAgreementEn', nameKey: 'routes.userServiceAgreement', access: 'public', frame: 'bare', page: pages.agreement },
-  { path: '/privacyPolicy', nameKey: 'routes.privacyPolicy', access: 'public', frame: 'bare', page: pages.agreement },
-  { path: '/privacyPolicyEn', nameKey: 'routes.privacyPolicy', access: 'public', frame: 'bare', page: pages.agreement },
-  { path: '/home', nameKey: 'routes.home', access: 'user', frame: 'app', icon: 'home', page: pages.home },
+  { path: '/login', nameKey: 'routes.login', access: 'public', frame: 'bare', page: 'login' },
+  { path: '/error/:type', nameKey: 'routes.error', access: 'public', frame: 'bare', page: 'error' },
+  { path: '/hello', nameKey: 'routes.hello', access: 'public', frame: 'bare', page: 'hello' },
+  { path: '/fileDownload', nameKey: 'routes.fileDownload', access: 'public', frame: 'bare', page: 'fileDownload' },
+  { path: '/userServiceAgreement', nameKey: 'routes.userServiceAgreement', access: 'public', frame: 'bare', page: 'agreement' },
+  { path: '/userServiceAgreementEn', nameKey: 'routes.userServiceAgreement', access: 'public', frame: 'bare', page: 'agreement' },
+  { path: '/privacyPolicy', nameKey: 'routes.privacyPolicy', access: 'public', frame: 'bare', page: 'agreement' },
+  { path: '/privacyPolicyEn', nameKey: 'routes.privacyPolicy', access: 'public', frame: 'bare', page: 'agreement' },
+  { path: '/home', nameKey: 'routes.home', access: 'user', frame: 'app', icon: 'home', page: 'home' },
 
   // NetDisk, in menu order.
-  { path: '/personalFile', nameKey: 'routes.personalFile', icon: 'user', access: 'user', frame: 'app', lib: 'NetDisk', netDiskMenu: 1, page: pages.personalFile },
+  { path: '/personalFile', nameKey: 'routes.personalFile', icon: 'user', access: 'user', frame: 'app', lib: 'NetDisk', netDiskMenu: 1, page: 'personalFile' },
   f('/groupFile', 'routes.groupFile', legacy('groupFile/pageGroupFile', { pageNo: '1', pageSize: '20' }), { icon: 'team', lib: 'NetDisk', netDiskMenu: 2 }),
   f('/fileShare', 'routes.fileShare', { kind: 'contract', load: (_k, signal) => pageFileSharing(PAGE, { signal, quiet: true }) }, { icon: 'share', lib: 'NetDisk', netDiskMenu: 3 }),
   f('/mySharing', 'routes.mySharing', legacy('FileShare/page', { pageNo: '1', pageSize: '20' }), { icon: 'link', lib: 'NetDisk', netDiskMenu: 4 }),

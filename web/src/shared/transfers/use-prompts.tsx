@@ -1,13 +1,13 @@
 // antd implementations of the upload/download questions (spec 2 alert dialog with an optional list of files over
-// 80 GB; z-index 2000). Notices go through the shell's one toast path (app/notify.ts: 3000 ms, 20 px from the top).
+// 80 GB; z-index 2000). Notices go through the shell's one toast path (shared/notify.ts: 3000 ms, 20 px from the top).
 // Render `holder` once where the hook is used (the dialogs' context).
 import { useMemo, type ReactNode } from 'react';
 import { Button, Modal, Space } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { toastError, toastInfo, toastWarning } from '../../app/notify.ts';
+import { toastError, toastInfo, toastWarning } from '../notify.ts';
 import type { DownloadPrompts } from './download.ts';
 import type { UploadPrompts } from './upload-flow.ts';
-import { useClientToolUrl } from '../../app/client-tool.ts';
+import { useClientToolUrl } from '../client-tool.ts';
 
 const Z = 2000;
 

@@ -3,7 +3,7 @@ import { setupServer } from 'msw/node';
 import { getCheckFileExistMockHandler } from '../../api/gen/upload/upload.msw.ts';
 import { getCreateInstancesMockHandler } from '../../api/gen/files/files.msw.ts';
 import type { Instance } from '../../api/gen/model/instance.ts';
-import { decodeWireText } from '../../shared/wire-encoding.ts';
+import { decodeWireText } from '../wire-encoding.ts';
 import { planUpload, type SessionMemory, type UploadPrompts } from './upload-flow.ts';
 import type { NewUpload } from './transfer-store.ts';
 
