@@ -4,13 +4,18 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 import reactHooks from 'eslint-plugin-react-hooks';
 import { builtinModules } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import noImportCycle from './eslint-rules/no-import-cycle.js';
+import webLayers from './eslint-rules/web-layers.js';
 
 const DB_ONLY = 'Only mock-server/src/db/ talks to the database: use or add a repository function there.';
 const DB_IMPORTS = {
   paths: ['node:sqlite', 'pg', 'kysely'].map((name) => ({ name, message: DB_ONLY })),
   patterns: [{ group: ['kysely/*', 'pg/*', 'pg-*'], message: DB_ONLY }],
 };
+
+// One plugin object: flat config refuses a plugin name defined twice with different objects.
+const local = { rules: { 'no-import-cycle': noImportCycle, 'web-layers': webLayers } };
 
 const CORE_NEUTRAL =
   'transfer-core/src/core runs unchanged in Node and in browsers: put platform code in src/node or src/browser behind a port (src/ports).';
@@ -70,9 +75,9 @@ export default tseslint.config(
     },
   },
   {
-    // Issue #13 item 8: no import cycles in the CLI or the engine, type-only imports included (see the rule).
-    files: ['cli/**/*.{ts,tsx}', 'transfer-core/**/*.ts'],
-    plugins: { local: { rules: { 'no-import-cycle': noImportCycle } } },
+    // Issue #13 item 8: no import cycles in the CLI, the engine or the web app, type-only imports included (see the rule).
+    files: ['cli/**/*.{ts,tsx}', 'transfer-core/**/*.ts', 'web/src/**/*.{ts,tsx}'],
+    plugins: { local },
     rules: { 'local/no-import-cycle': 'error' },
   },
   {
@@ -82,5 +87,11 @@ export default tseslint.config(
       'react-hooks/rules-of-hooks': 'error',
       'react-hooks/exhaustive-deps': 'warn',
     },
+  },
+  {
+    // Issue #13 item 8: features import neither app/ nor each other, shared/ imports neither, test code stays in specs.
+    files: ['web/src/**/*.{ts,tsx}'],
+    plugins: { local },
+    rules: { 'local/web-layers': ['error', { root: fileURLToPath(new URL('./web/src', import.meta.url)) }] },
   },
 );
