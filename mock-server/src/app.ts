@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { hostname } from 'node:os';
 import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { ServerConfig } from './config.ts';
-import type { AppContext, Handlers } from './context.ts';
+import type { AppContext } from './context.ts';
+import type { RouteHandlers } from './http/typed.ts';
 import { openSqlDatabase } from './db/sql/open.ts';
 import { dialectOf, type Db } from './db/sql/tx.ts';
 import { Worker } from './db/sql/worker.ts';
@@ -93,8 +94,8 @@ async function checkNodeKeys(db: Db, secret: Buffer, publicKeyPem: string, log: 
 }
 
 export interface BuildOptions {
-  /** Extra or replacement handlers (tests). */
-  handlers?: Handlers;
+  /** Extra or replacement handlers (tests), untyped so that they can answer what the contract forbids. */
+  handlers?: RouteHandlers;
   logger?: boolean;
   /** Called before any route is registered, e.g. to add hooks that see every response (contract tests). */
   instrument?: (app: FastifyInstance) => void;
@@ -172,7 +173,7 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
   }
 
   const storage = await createStorage(config, app);
-  registerContractRoutes(app, ctx, { ...allHandlers(ctx), ...extra.handlers });
+  registerContractRoutes(app, ctx, allHandlers(ctx), extra.handlers);
   await registerWeb(app, config);
 
   let janitor: Janitor | undefined;

@@ -1,5 +1,6 @@
 // The services every handler may use, built once per server instance.
-import type { FastifyReply, FastifyRequest, FastifyBaseLogger } from 'fastify';
+import type { FastifyRequest, FastifyBaseLogger } from 'fastify';
+import type { Handlers } from './http/typed.ts';
 import type { ServerConfig } from './config.ts';
 import type { Db } from './db/sql/tx.ts';
 import type { AuthService } from './auth/types.ts';
@@ -23,6 +24,5 @@ export interface AppContext {
   storageEndpoint: (req: FastifyRequest) => string;
 }
 
-export type Handler = (req: FastifyRequest<any>, reply: FastifyReply) => Promise<unknown>;
-export type Handlers = Record<string, Handler>;
+export type { Handler, Handlers } from './http/typed.ts';
 export type HandlerModule = (ctx: AppContext) => Handlers;

@@ -2,6 +2,7 @@
 // contract, so the server cannot drift from it; an operation without a handler answers 501 with the envelope.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AppContext, Handlers } from '../context.ts';
+import { routeHandlers, type RouteHandlers } from '../http/typed.ts';
 import { AppError } from '../http/errors.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
 import { enforceAccess } from '../files/access-gate.ts';
@@ -16,9 +17,13 @@ function objectOf(req: FastifyRequest): { id: string; name: string } {
   return { id: String(id), name: String(name) };
 }
 
-export function registerContractRoutes(app: FastifyInstance, ctx: AppContext, handlers: Handlers): ContractOperation[] {
+/** `replacements` (tests) take the place of handlers; they are not typed, so they can break the contract on purpose. */
+export function registerContractRoutes(
+  app: FastifyInstance, ctx: AppContext, typed: Handlers, replacements: RouteHandlers = {},
+): ContractOperation[] {
   const ops = operationsOf(loadContract());
   const known = new Set(ops.map((o) => o.operationId));
+  const handlers = { ...routeHandlers(typed), ...replacements };
   for (const name of Object.keys(handlers)) {
     if (!known.has(name)) throw new Error(`handler ${name} has no operation in the contract`);
   }

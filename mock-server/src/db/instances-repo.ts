@@ -20,7 +20,7 @@ import { asNameExists } from './sql/errors.ts';
 import { AppError } from '../http/errors.ts';
 import { addBlobRefsBulk, newId } from './blobs-repo.ts';
 import { addUsage, assertFits, type Space, type SpaceKind } from './quota.ts';
-import { extensionOf, fileTypeOf, filterCategory, nameKey, numberedName } from '../files/names.ts';
+import { extensionOf, fileTypeOf, filterCategory, nameKey, numberedName, type FileTypeCategory } from '../files/names.ts';
 
 export interface InstanceRow {
   id: string;
@@ -34,7 +34,7 @@ export interface InstanceRow {
   isFolder: boolean;
   size: number;
   ext: string;
-  fileType: string;
+  fileType: FileTypeCategory;
   filterCat: number;
   blobId: string | null;
   version: number;
@@ -67,7 +67,7 @@ interface RawRow {
   is_folder: number;
   size: number;
   ext: string;
-  file_type: string;
+  file_type: FileTypeCategory;
   filter_cat: number;
   blob_id: string | null;
   version: number;

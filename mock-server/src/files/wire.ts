@@ -4,6 +4,9 @@ import { ancestorsOf, type InstanceRow } from '../db/instances-repo.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { uriEncode } from '../storage/sigv4.ts';
 import { AppError } from '../http/errors.ts';
+import type { components } from '@hcs/openapi/schema';
+
+type Schemas = components['schemas'];
 
 export const DOWNLOAD_PART_SIZE = 8 * 1024 * 1024;
 
@@ -34,7 +37,7 @@ export function instanceView(row: InstanceRow, parentNames: string[]) {
     parentNames: parentNames.join('/'),
     editIsDisabled: row.parentId === null,
     isDisabled: row.parentId === null,
-  };
+  } satisfies Schemas['Instance'];
 }
 
 export async function viewOf(db: Db, row: InstanceRow) {
@@ -85,5 +88,5 @@ export function downloadInfo(store: ObjectStore, row: InstanceRow, endpoint: str
     encryption: '',
     host: endpoint,
     region: store.region,
-  };
+  } satisfies Schemas['DownloadFileInfo'];
 }

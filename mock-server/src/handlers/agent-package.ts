@@ -123,7 +123,7 @@ export function agentPackageHandlers(ctx: AppContext): Handlers {
 
   return {
     async getToolName(req) {
-      const q = req.query as { lang?: Lang; type?: string };
+      const q = req.query;
       const params = new URLSearchParams();
       const platform = platformOf(q.type);
       if (platform) params.set('type', platform);
@@ -133,7 +133,7 @@ export function agentPackageHandlers(ctx: AppContext): Handlers {
     },
 
     async getAgentInstallPage(req, reply) {
-      const q = req.query as { lang?: Lang; type?: string };
+      const q = req.query;
       const lang: Lang = q.lang ?? config.defaultLanguage;
       const t = TEXT[lang];
       const platform = platformOf(q.type);

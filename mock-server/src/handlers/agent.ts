@@ -112,7 +112,7 @@ export function agentHandlers(ctx: AppContext): Handlers {
 
     async pairAgent(req) {
       const now = Date.now();
-      const { pairingToken } = req.body as { pairingToken: string };
+      const { pairingToken } = req.body;
       const claims = readPairingToken(secret, pairingToken, now);
       if (!claims) throw invalid();
       const user = await getUserById(db, claims.u);

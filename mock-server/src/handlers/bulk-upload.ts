@@ -50,7 +50,7 @@ export type BulkOutcome = 'uploaded' | 'instant' | 'skipped' | 'failed';
 interface FileResult {
   outcome: BulkOutcome;
   instanceId?: string;
-  code?: string;
+  code?: ErrorCode;
   msg?: string;
 }
 
@@ -66,7 +66,7 @@ interface Entry {
   skipIfExists: boolean;
 }
 
-function fail(e: Entry, code: ErrorCode | string, msg: string): void {
+function fail(e: Entry, code: ErrorCode, msg: string): void {
   e.result = { outcome: 'failed', code, msg };
 }
 
@@ -451,7 +451,7 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
       throw err;
     }
     await discard(redundant);
-    const results = entries.map((e) => e.result ?? { outcome: 'failed' as const, code: 'INTERNAL', msg: 'not processed' });
+    const results = entries.map((e) => e.result ?? ({ outcome: 'failed', code: 'INTERNAL', msg: 'not processed' } satisfies FileResult));
     await audit(req, entries, results);
     return ok({ files: results });
   }

@@ -74,19 +74,19 @@ export function downloadHandlers(ctx: AppContext): Handlers {
 
     async getDownloadFileInfo(req) {
       const user = callerOf(req.user);
-      const { instanceId } = req.query as { instanceId: string };
+      const { instanceId } = req.query;
       return ok(downloadInfo(ctx.store(), await accessible(db, user, instanceId, 'read'), ctx.storageEndpoint(req)));
     },
 
     async getFileInfoById(req) {
       const user = callerOf(req.user);
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       return ok(downloadInfo(ctx.store(), await accessible(db, user, id, 'read'), ctx.storageEndpoint(req)));
     },
 
     async getS3DownloadUrl(req) {
       const user = callerOf(req.user);
-      const q = req.query as { instanceId: string; fileName?: string; action?: 'download' | 'preview'; expiresIn?: number };
+      const q = req.query;
       const row = await accessible(db, user, q.instanceId, 'read');
       const blob = contentOf(row);
       let name = row.name;
@@ -114,7 +114,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
 
     async getPreview(req) {
       const user = callerOf(req.user);
-      const { instanceId } = req.query as { instanceId: string };
+      const { instanceId } = req.query;
       const row = await accessible(db, user, instanceId, 'read');
       const blob = contentOf(row);
       const contentType = contentTypeOf(row.name);
@@ -137,7 +137,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
     },
 
     async streamPreview(req, reply) {
-      const { ticket } = req.params as { ticket: string };
+      const { ticket } = req.params;
       const t = await redeemTicket<{ instanceId: string }>(db, ctx.secret, 'preview', ticket, { singleUse: false });
       const row = await accessible(db, await callerById(ctx, t.userId), t.payload.instanceId, 'read');
       const blob = contentOf(row);
@@ -155,7 +155,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
 
     async getZipDownloadUrl(req) {
       const user = callerOf(req.user);
-      const q = req.query as { ids: string; name?: string };
+      const q = req.query;
       const ids = [...new Set(q.ids.split(',').filter(Boolean))];
       if (ids.length > 1000) throw new AppError('VALIDATION_FAILED', 'at most 1000 entries per zip');
       const rows: InstanceRow[] = [];
@@ -168,7 +168,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
     },
 
     async downloadZip(req, reply) {
-      const { ticket } = req.params as { ticket: string };
+      const { ticket } = req.params;
       const t = await redeemTicket<{ ids: string[]; name: string }>(db, ctx.secret, 'zip', ticket, { singleUse: true });
       const user = await callerById(ctx, t.userId);
       // Check every entry before the first byte, so a refusal is still a proper error envelope.

@@ -7,11 +7,14 @@ import { ok } from '../http/envelope.ts';
 import { transaction } from '../db/sql/tx.ts';
 import {
   copyInstance, deleteToRecycle, getInstanceRow, insertInstance, listSubfolders, moveInstance, walkSubtree,
-  renameInstance, setRemark, subtreeStats, type ConflictPolicy, type InstanceRow, type SortField,
+  renameInstance, setRemark, subtreeStats, type InstanceRow,
 } from '../db/instances-repo.ts';
 import { decodeWireName } from '../files/names.ts';
 import { accessible, callerOf, listFolderFor, resolveFolder } from '../files/access.ts';
 import { downloadInfo, instanceView, viewOf, viewsOf } from '../files/wire.ts';
+import type { components } from '@hcs/openapi/schema';
+
+type Schemas = components['schemas'];
 
 function splitIds(ids: string): string[] {
   return [...new Set(ids.split(',').filter(Boolean))].slice(0, 1000);
@@ -66,10 +69,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
   return {
     async listInstances(req) {
       const user = callerOf(req.user);
-      const q = req.query as {
-        parentId?: string; libCode?: string; instanceType?: string; pageNo: number; pageSize: number; sortField: SortField;
-        sortOrder: 'asc' | 'desc'; fileFilter?: number; cursor?: string; keyword?: string;
-      };
+      const q = req.query;
       const { folder, ancestors, page } = await listFolderFor(db, ctx.secret, user, q.parentId, q.libCode, q.instanceType, {
         sortField: q.sortField ?? 'instanceName', sortOrder: q.sortOrder ?? 'asc', fileFilter: q.fileFilter,
         keyword: q.keyword?.trim() || undefined, pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, cursor: q.cursor,
@@ -89,7 +89,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
 
     async createInstances(req) {
       const user = callerOf(req.user);
-      const body = req.body as { libCode?: string; parentId?: string; instanceType?: string; instanceName: string }[];
+      const body = req.body;
       // Decode every name first: one bad entry creates none.
       const names = body.map((b, i) => decodeWireName(b.instanceName, `[${i}].instanceName`));
       const created = await transaction(db, async (trx) => {
@@ -112,14 +112,14 @@ export function filesHandlers(ctx: AppContext): Handlers {
 
     async getInstance(req) {
       const user = callerOf(req.user);
-      const { id } = req.params as { id: string };
+      const { id } = req.params;
       return ok(await viewOf(db, await accessible(db, user, id, 'read')));
     },
 
     async modifyInstance(req) {
       const user = callerOf(req.user);
-      const { id } = req.params as { id: string };
-      const body = req.body as { instanceName?: string; remark?: string };
+      const { id } = req.params;
+      const body = req.body;
       const name = body.instanceName !== undefined ? decodeWireName(body.instanceName) : undefined;
       const row = await transaction(db, async (trx) => {
         let r = await accessible(trx, user, id, 'write');
@@ -132,7 +132,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
 
     async deleteInstances(req) {
       const user = callerOf(req.user);
-      const { ids } = req.query as { ids: string };
+      const { ids } = req.query;
       return ok(
         await batch(ids, req.accessRefused, async (id) => {
           const view = await viewOf(db, await accessible(db, user, id, 'write'));
@@ -144,7 +144,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
 
     async moveInstances(req) {
       const user = callerOf(req.user);
-      const q = req.query as { ids: string; targetInstanceId: string; conflict?: ConflictPolicy };
+      const q = req.query;
       const target = await resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
       return ok(
         await batch(q.ids, req.accessRefused, async (id) => {
@@ -156,7 +156,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
 
     async copyInstances(req) {
       const user = callerOf(req.user);
-      const q = req.query as { ids: string; targetInstanceId: string; conflict?: ConflictPolicy };
+      const q = req.query;
       const target = await resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
       return ok(
         await batch(q.ids, req.accessRefused, async (id) => {
@@ -168,23 +168,23 @@ export function filesHandlers(ctx: AppContext): Handlers {
 
     async getTreeFolder(req) {
       const user = callerOf(req.user);
-      const b = (req.body ?? {}) as { parentId?: string; libCode?: string; instanceType?: string };
+      const b = req.body;
       const folder = await resolveFolder(db, user, b.parentId, b.libCode, b.instanceType, 'read');
       if (b.parentId === undefined || b.parentId === '' || b.parentId === '0') {
-        return ok([{ instanceId: folder.id, instanceName: folder.name, parentId: '0', isLeaf: folder.childFolders === 0 }]);
+        return ok([{ instanceId: folder.id, instanceName: folder.name, parentId: '0', isLeaf: folder.childFolders === 0 } satisfies Schemas['TreeNode']]);
       }
       return ok(await treeNodes(folder));
     },
 
     async getTreeFolderData(req) {
       const user = callerOf(req.user);
-      const q = req.query as { id?: string; libCode?: string };
+      const q = req.query;
       return ok(await treeNodes(await resolveFolder(db, user, q.id, q.libCode, undefined, 'read')));
     },
 
     async getFolderInfo(req) {
       const user = callerOf(req.user);
-      const q = req.query as { instanceId: string; cursor?: string; limit?: number };
+      const q = req.query;
       const root = await accessible(db, user, q.instanceId, 'read');
       const store = ctx.store();
       const limit = q.limit ?? 1000;
@@ -197,7 +197,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       }
       const after = q.cursor ? readWalkCursor(ctx.secret, root.id, q.cursor) : undefined;
       const [stats, page] = await Promise.all([subtreeStats(db, root.id), walkSubtree(db, root.id, after, limit)]);
-      const data = [];
+      const data: Schemas['FolderInfoEntry'][] = [];
       for (const e of page.entries) {
         data.push({
           instanceId: e.id,
@@ -217,6 +217,6 @@ export function filesHandlers(ctx: AppContext): Handlers {
   async function treeNodes(folder: InstanceRow) {
     return (await listSubfolders(db, folder.id)).map((f) => ({
       instanceId: f.id, instanceName: f.name, parentId: folder.id, isLeaf: !f.hasSubfolders,
-    }));
+    }) satisfies Schemas['TreeNode']);
   }
 }

@@ -8,6 +8,9 @@ import { listBusinessLibs, listMenus, menuTree, usableLib, type BusinessLib, typ
 import { spaceUsage, freeBytes, type Space } from '../db/quota.ts';
 import { SYSCONFIG } from '../db/seed.ts';
 import { isGroupMember } from '../db/groups-repo.ts';
+import type { components } from '@hcs/openapi/schema';
+
+type Schemas = components['schemas'];
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'];
 
@@ -39,23 +42,11 @@ function libView(l: BusinessLib) {
     isShow: l.isShow ? 1 : 0,
     isHome: l.isHome ? 1 : 0,
     sort: l.sort,
-  };
+  } satisfies Schemas['BusinessLib'];
 }
 
-type MenuView = ReturnType<typeof menuView>;
-function menuView(m: MenuNode): {
-  menuId: string;
-  menuCode: string;
-  menuName: string;
-  menuStr: string;
-  menuUrl: string;
-  menuParentId: string;
-  menuIndex: number;
-  menuShow: 0 | 1;
-  menuIcon: string;
-  libCode: string;
-  children: MenuView[];
-} {
+// Annotated rather than `satisfies`: the view is recursive, so its type cannot be inferred from itself.
+function menuView(m: MenuNode): Schemas['MenuItem'] {
   return {
     menuId: m.id,
     menuCode: m.menuCode,
@@ -87,7 +78,7 @@ export function librariesHandlers(ctx: AppContext): Handlers {
       usedSize: formatSize(used),
       totalBytes: u.quotaBytes,
       usedBytes: used,
-    };
+    } satisfies Schemas['CapacityInfo'];
   };
   const judge = async (space: Space, fSize: number) => {
     const free = freeBytes(await spaceUsage(db, space));
@@ -102,7 +93,7 @@ export function librariesHandlers(ctx: AppContext): Handlers {
   return {
     async listBusinessLibs(req) {
       const user = signedIn(req);
-      const q = req.query as { isShow?: 0 | 1; isHome?: 0 | 1 };
+      const q = req.query;
       const libs = await listBusinessLibs(db, {
         includeAdminOnly: user.isAdmin,
         ...(q.isShow !== undefined ? { isShow: q.isShow === 1 } : {}),
@@ -113,7 +104,7 @@ export function librariesHandlers(ctx: AppContext): Handlers {
 
     async getBusinessMenu(req) {
       const user = signedIn(req);
-      const q = req.query as { libCode: string; parentId?: string };
+      const q = req.query;
       const lib = await visibleLib(user, q.libCode);
       // NetDisk's menu is built by the web app (spec 2), so the server holds no rows for it and answers [].
       const tree = menuTree(await listMenus(db, [lib.libCode]));
@@ -138,7 +129,7 @@ export function librariesHandlers(ctx: AppContext): Handlers {
 
     async getUserCapInfo(req) {
       const user = signedIn(req);
-      const p = req.params as { userId: string; libCode: string };
+      const p = req.params;
       if (p.userId !== user.userId && !user.isAdmin) throw new AppError('FORBIDDEN', "only administrators can read another user's capacity");
       await visibleLib(user, p.libCode);
       // Quota is per user on this server, shared by every library the user stores files in.
@@ -147,7 +138,7 @@ export function librariesHandlers(ctx: AppContext): Handlers {
 
     async getGroupCapInfo(req) {
       const user = signedIn(req);
-      const p = req.params as { deptId: string; libCode: string };
+      const p = req.params;
       if (p.deptId !== user.deptId && !user.isAdmin) throw new AppError('FORBIDDEN', "only members of the department can read its capacity");
       await visibleLib(user, p.libCode);
       return ok(await capInfo({ kind: 'dept', id: p.deptId }));
@@ -155,20 +146,20 @@ export function librariesHandlers(ctx: AppContext): Handlers {
 
     async getGroupCapInfoById(req) {
       const user = signedIn(req);
-      const { groupId } = req.query as { groupId: string };
+      const { groupId } = req.query;
       return ok(await capInfo(await groupSpace(user, groupId)));
     },
 
     async judgeGroupSize(req) {
       const user = signedIn(req);
-      const body = req.body as { fSize: number; groupId?: string };
+      const body = req.body;
       if (!body.groupId) throw new AppError('VALIDATION_FAILED', 'groupId is required', { fields: [{ field: 'groupId', message: 'required' }] });
       return ok(await judge(await groupSpace(user, body.groupId), body.fSize));
     },
 
     async judgeUserSize(req) {
       const user = signedIn(req);
-      const body = req.body as { fSize: number; libCode?: string };
+      const body = req.body;
       if (body.libCode) await visibleLib(user, body.libCode);
       return ok(await judge({ kind: 'user', id: user.userId }, body.fSize));
     },

@@ -12,6 +12,9 @@ import { getPasswordHash, getUserById, setPasswordHash, setUserLanguage, type Us
 import { getSysConfig } from '../db/libraries-repo.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
 import { CONFIG_KEYS } from '../db/seed.ts';
+import type { components } from '@hcs/openapi/schema';
+
+type Schemas = components['schemas'];
 
 type Lang = 'zh_CN' | 'en_US';
 const LANGS: readonly Lang[] = ['zh_CN', 'en_US'];
@@ -47,7 +50,7 @@ export function currentUserView(user: User) {
     isAdmin: user.isAdmin,
     ...(isLang(user.languageId) ? { languageId: user.languageId } : {}),
     mustChangePassword: user.mustChangePassword,
-  };
+  } satisfies Schemas['CurrentUser'];
 }
 
 function signedIn(req: FastifyRequest): SessionUser {
@@ -90,7 +93,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
     getCurrentUserAlias: currentUser,
 
     async login(req, reply) {
-      const q = req.query as { username: string; password: string; captchaId?: string; captchaAnswer?: string };
+      const q = req.query;
       const record = async (result: 'success' | 'failure', detail: string, userId: string | null) => {
         try {
           await insertOpLog(db, {
@@ -161,7 +164,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
     },
 
     async checkSpecialGatewayMapping(req) {
-      const { ip } = req.body as { ip: string };
+      const { ip } = req.body;
       if (!isIP(ip)) {
         throw new AppError('VALIDATION_FAILED', 'ip must be an IPv4 or IPv6 address', { fields: [{ field: 'ip', message: 'invalid' }] });
       }
@@ -183,7 +186,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
 
     async changePassword(req) {
       const caller = signedIn(req);
-      const body = req.body as { userId: string; oldPassword?: string; newPassword: string; resetPassword?: boolean };
+      const body = req.body;
       const own = body.userId === caller.userId;
       if (!own) {
         if (!body.resetPassword || !caller.isAdmin) {
@@ -223,7 +226,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
     },
 
     async getLocale(req) {
-      const { language } = req.query as { language: Lang };
+      const { language } = req.query;
       return ok(messages[language]);
     },
 
@@ -233,13 +236,13 @@ export function sessionHandlers(ctx: AppContext): Handlers {
 
     async setLanguage(req) {
       const caller = signedIn(req);
-      const { languageId } = req.body as { languageId: Lang };
+      const { languageId } = req.body;
       await setUserLanguage(db, caller.userId, languageId);
       return done();
     },
 
     async getUserAgreement(req) {
-      const q = req.query as { languageId?: Lang };
+      const q = req.query;
       const saved = req.user?.languageId;
       const lang = q.languageId ?? (isLang(saved) ? saved : await systemLanguage());
       const a = agreements[lang];

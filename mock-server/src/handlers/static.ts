@@ -22,7 +22,7 @@ export function staticHandlers(_ctx: AppContext): Handlers {
   const cache = new Map<string, { mtime: number; body: string }>();
   return {
     async getTranslations(req, reply) {
-      const { lang } = req.params as { lang: 'zh_CN' | 'en_US' };
+      const { lang } = req.params;
       const dir = join(LOCALES_DIR, lang);
       const mtime = existsSync(dir) ? Math.max(0, ...readdirSync(dir).map((f) => statSync(join(dir, f)).mtimeMs)) : 0;
       let hit = cache.get(lang);
@@ -34,7 +34,7 @@ export function staticHandlers(_ctx: AppContext): Handlers {
       return reply.type('application/json; charset=utf-8').send(hit.body);
     },
     async getSkin(req, reply) {
-      const { skin } = req.params as { skin: string };
+      const { skin } = req.params;
       // The contract's pattern ^[a-z0-9-]+$ already excludes path separators; join stays inside SKINS_DIR.
       const file = join(SKINS_DIR, skin, 'skin.css');
       if (!file.startsWith(SKINS_DIR) || !existsSync(file)) throw new AppError('NOT_FOUND', `skin ${skin} does not exist`);

@@ -24,6 +24,9 @@ import { accessible, callerOf, resolveFolder } from '../files/access.ts';
 import { viewOf } from '../files/wire.ts';
 import { cleanStaging } from '../files/janitor.ts';
 import { MAX_CLOCK_SKEW_MS, formatAmzDate, parseAmzDate, parseRawQuery } from '../storage/sigv4.ts';
+import type { components } from '@hcs/openapi/schema';
+
+type Schemas = components['schemas'];
 
 
 type UploadAction = 'initMultipart' | 'uploadPart' | 'listParts' | 'completeMultipart' | 'abortMultipart' | 'putObject' | 'getObject' | 'headObject';
@@ -44,7 +47,7 @@ async function sessionView(db: Db, s: UploadSession) {
   return {
     fId: s.id, objectKey: s.objectKey, bucketName: s.bucket, fSize: s.size, fMd5: s.sha256, fName: s.name, parentId: s.parentId,
     partSize: s.partSize, partCount: s.partCount, uploadId: s.uploadId, parts: await listParts(db, s.id), createTime: s.createdAt,
-  };
+  } satisfies Schemas['UploadSession'];
 }
 
 async function sessionOf(db: Db, user: SessionUser, fId: string): Promise<UploadSession> {
@@ -129,7 +132,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
   return {
     async checkFileExist(req) {
       const user = callerOf(req.user);
-      const q = req.query as { parentId?: string; instanceName: string };
+      const q = req.query;
       const folder = await resolveFolder(db, user, q.parentId, undefined, undefined, 'read');
       const hit = await nameTaken(db, folder.id, decodeWireName(q.instanceName));
       return ok(
@@ -140,9 +143,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
     async getFileUploadable(req) {
       const user = callerOf(req.user);
-      const q = req.query as {
-        fSize: number; fName: string; fMd5: string; category?: string; parentId?: string; instanceType?: string; conflict?: 'newVersion' | 'keepBoth';
-      };
+      const q = req.query;
       const name = decodeWireName(q.fName, 'fName');
       const libCode = q.category?.replace(/\d+$/, '') || 'NetDisk';
       const folder = await resolveFolder(db, user, q.parentId, libCode, q.instanceType, 'write');
@@ -204,7 +205,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
     async signStorageRequest(req) {
       const user = callerOf(req.user);
-      const q = req.query as { httpVerb: string; bucketName: string; amzDate?: string; resourceUri: string; action: UploadAction; contentType?: string; fId?: string };
+      const q = req.query;
       const store = ctx.store();
       const forbidden = (why: string) => new AppError('FORBIDDEN', `this request cannot be signed: ${why}`);
       const rule = ACTIONS[q.action];
@@ -295,7 +296,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
     async secondTransfer(req) {
       const user = callerOf(req.user);
-      const b = req.body as { fId: string; proofId: string; proof: string; instanceName: string };
+      const b = req.body;
       const name = decodeWireName(b.instanceName);
       const s = await sessionOf(db, user, b.fId);
       const challenge = await takeProof(db, b.proofId, user.userId, s.id);
@@ -323,7 +324,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
     async initPartInfo(req) {
       const user = callerOf(req.user);
-      const b = req.body as { fId: string; uploadId: string; objectKey?: string; partSize?: number; partCount?: number };
+      const b = req.body;
       const s = await sessionOf(db, user, b.fId);
       if (b.objectKey !== undefined && b.objectKey !== s.objectKey) throw new AppError('FORBIDDEN', 'objectKey is not the session\'s key');
       if (s.writeMode === 'put' || s.writeMode === 'server') throw new AppError('FORBIDDEN', 'this upload is not a multipart upload');
@@ -358,7 +359,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
     async setPartInfo(req) {
       const user = callerOf(req.user);
-      const b = req.body as { fId: string; parts: { partNumber: number; etag: string; size: number }[] };
+      const b = req.body;
       const s = await sessionOf(db, user, b.fId);
       const misfit = b.parts.find((p) => p.partNumber > s.partCount || p.size !== partLength(s, p.partNumber));
       if (misfit) {
@@ -370,7 +371,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
     async getPartInfo(req) {
       const user = callerOf(req.user);
-      const q = req.query as { fId?: string; fMd5?: string; parentId?: string; fName?: string };
+      const q = req.query;
       if (q.fId) {
         const s = await getUserSession(db, user.userId, q.fId);
         return ok(s ? await sessionView(db, s) : null);
@@ -383,7 +384,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
     async deletePartInfo(req) {
       const user = callerOf(req.user);
-      const b = req.body as { fId: string; partNumbers?: number[] };
+      const b = req.body;
       const s = await sessionOf(db, user, b.fId);
       await deleteParts(db, s.id, b.partNumbers);
       return done();
@@ -391,7 +392,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
     async destroyPartInfo(req) {
       const user = callerOf(req.user);
-      const b = req.body as { fId: string; abort?: boolean };
+      const b = req.body;
       const s = await getUserSession(db, user.userId, b.fId);
       if (!s) return done(); // already gone: ending it twice is not an error
       if (await isSaving(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
@@ -402,7 +403,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
     async saveInstance(req) {
       const user = callerOf(req.user);
-      const b = req.body as { fId: string; fMd5: string; fSize: number; objectKey: string; fName: string };
+      const b = req.body;
       const s = await sessionOf(db, user, b.fId);
       if (b.objectKey !== s.objectKey) throw new AppError('FORBIDDEN', 'objectKey is not the upload session\'s key');
       const name = decodeWireName(b.fName, 'fName');
@@ -445,7 +446,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
 
     async recycleStorageFile(req) {
       const user = callerOf(req.user);
-      const b = req.body as { objectKey: string; fId?: string };
+      const b = req.body;
       const s = await findByObjectKey(db, b.objectKey);
       // Only the caller's own unfinished uploads: stored content is released through the recycle bin.
       if (!s || s.userId !== user.userId || (b.fId !== undefined && b.fId !== s.id)) throw new AppError('NOT_FOUND', 'no unfinished upload of yours has this key');

@@ -4,6 +4,7 @@
 //
 // Generated<T>: the column has a default (or is an auto-incremented id), so an insert may leave it out.
 import type { Generated } from 'kysely';
+import type { FileTypeCategory } from '../../files/names.ts';
 
 /** 0 or 1: a boolean as stored on both databases. */
 export type Flag = 0 | 1;
@@ -125,7 +126,7 @@ export interface InstancesTable {
   is_folder: Flag;
   size: Generated<number>;
   ext: Generated<string>;
-  file_type: Generated<string>;
+  file_type: Generated<FileTypeCategory>; // fileTypeOf: the contract's Instance.fileType values
   filter_cat: Generated<number>;
   blob_id: string | null;
   version: Generated<number>;
