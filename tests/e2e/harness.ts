@@ -181,6 +181,16 @@ export async function closeTransferPanel(page: Page): Promise<void> {
   await open.waitFor({ state: 'detached' });
 }
 
+/**
+ * The open transfer panel once it has finished sliding in. Measured while antd's motion still moves it, its right
+ * part is past the window's edge (seen on a loaded machine: the download row's actions off screen).
+ */
+export async function settledTransferPanel(page: Page): Promise<Locator> {
+  const panel = page.locator('.ant-drawer-open .ant-drawer-content-wrapper:not([class*="-enter"]):not([class*="-appear"])');
+  await panel.waitFor();
+  return panel;
+}
+
 /** On a failed test: a screenshot and what the transfer panel showed, for the log. */
 export async function explainFailure(e2e: E2E, page: Page, name: string): Promise<void> {
   await e2e.screenshot(page, `failure-${name.replace(/\W+/g, '-').slice(0, 60)}`).catch(() => {});

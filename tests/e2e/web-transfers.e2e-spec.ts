@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
-import { closeTransferPanel, explainFailure, holdStorageRequests, recordToasts, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
+import { closeTransferPanel, explainFailure, settledTransferPanel, holdStorageRequests, recordToasts, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
 
 let e2e: E2E;
 beforeAll(async () => {
@@ -44,6 +44,7 @@ const closePanel = closeTransferPanel;
 
 /** The element is inside the window, horizontally and vertically. */
 async function onScreen(page: Page, testId: string): Promise<boolean> {
+  await settledTransferPanel(page);
   const box = await page.getByTestId(testId).boundingBox();
   const vp = page.viewportSize()!;
   return !!box && box.x >= 0 && box.y >= 0 && box.x + box.width <= vp.width && box.y + box.height <= vp.height;
@@ -183,6 +184,8 @@ describe.each(combos)('transfers in $lang at $viewport.width x $viewport.height'
 
   it('a folder zip goes into the picked file and is listed as finished with its real size once written', async () => {
     await pickIntoOpfs(page);
+    // Each case starts with the panel closed (at 800 px it covers the list), whatever the one before left.
+    await closePanel(page);
     await page.getByTestId(`row-download-${folder}`).click();
     await page.getByRole('tab', { name: T.finishedTab }).click();
     const row = page.getByTestId('transfer-finished-table').locator('tr', { hasText: `${folder}.zip` });
