@@ -5,6 +5,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { dirname, relative, resolve } from 'node:path';
 import ts from 'typescript';
+import { importVisitors } from './import-sources.js';
 
 const CODE = /\.(ts|tsx|mts|cts|js|mjs|cjs)$/;
 const SUFFIXES = ['', '.ts', '.tsx', '.js', '/index.ts', '/index.tsx', '/index.js'];
@@ -75,12 +76,6 @@ export default {
       const route = routeBack(target, file);
       if (route) context.report({ node, messageId: 'cycle', data: { route: [file, ...route, file].map(show).join(' -> ') } });
     }
-    return {
-      ImportDeclaration: (node) => check(node, node.source),
-      ExportNamedDeclaration: (node) => check(node, node.source),
-      ExportAllDeclaration: (node) => check(node, node.source),
-      ImportExpression: (node) => check(node, node.source),
-      TSImportType: (node) => check(node, node.argument?.literal ?? node.argument),
-    };
+    return importVisitors(check);
   },
 };

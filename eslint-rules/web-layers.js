@@ -4,6 +4,7 @@
 // helpers) is for specs only, so no test double can reach the production bundle.
 // Paths are compared, not resolved to files: `../files` (a folder) crosses the boundary as much as a file does.
 import { dirname, relative, resolve, sep } from 'node:path';
+import { importVisitors } from './import-sources.js';
 
 const SPEC = /\.spec\.[cm]?[jt]sx?$/;
 
@@ -58,11 +59,7 @@ export default {
     }
 
     return {
-      ImportDeclaration: (node) => check(node, node.source),
-      ExportNamedDeclaration: (node) => check(node, node.source),
-      ExportAllDeclaration: (node) => check(node, node.source),
-      ImportExpression: (node) => check(node, node.source),
-      TSImportType: (node) => check(node, node.argument?.literal ?? node.argument),
+      ...importVisitors(check),
       // vi.mock('../../app/x.ts') ties a spec to that module as much as an import does.
       'CallExpression[callee.object.name="vi"][callee.property.name=/^(mock|doMock|importActual)$/]': (node) =>
         check(node, node.arguments[0]),
