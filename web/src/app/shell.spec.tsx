@@ -24,7 +24,17 @@ beforeEach(() => {
   clearSession();
   server.resetHandlers(...shellHandlers());
 });
-afterEach(() => server.resetHandlers());
+afterEach(() => {
+  server.resetHandlers();
+  server.events.removeAllListeners();
+});
+
+/** The paths of the requests the app sends from now on. */
+function requestsDuring(): () => string[] {
+  const seen: string[] = [];
+  server.events.on('request:start', ({ request }) => void seen.push(new URL(request.url).pathname));
+  return () => seen;
+}
 
 const path = (r: { router: { state: { location: { pathname: string; search: string } } } }) =>
   `${r.router.state.location.pathname}${r.router.state.location.search}`;
@@ -112,19 +122,20 @@ describe('layout rules', () => {
     expect(screen.queryByRole('table')).toBeNull();
   });
 
-  it('a spec call the server has no route for (404) shows the page\'s own "not available" text and no toast', async () => {
+  it('a screen whose call the contract lacks shows the page\'s own "not available" text and asks the server nothing', async () => {
     signIn();
-    server.use(http.get('*/hcs/controller/groupFile/pageGroupFile', () => fail(404, 'NOT_FOUND', 'no route for GET /hcs/controller/groupFile/pageGroupFile')));
+    const asked = requestsDuring();
     await renderApp('/groupFile', 'zh_CN');
     expect(await screen.findByText('此服务器暂不支持该功能')).toBeTruthy();
+    expect(asked().filter((p) => p.includes('groupFile'))).toEqual([]);
     expect(toastError).not.toHaveBeenCalled();
-    expect(screen.queryByText(/no route/)).toBeNull();
   });
 
-  it('/fileDownload signed out: "not available" without a toast when the server lacks the share calls', async () => {
-    server.use(http.get('*/hcs/services/FileShare/checklink', () => fail(404, 'NOT_FOUND', 'no route for GET /hcs/services/FileShare/checklink')));
+  it('/fileDownload signed out: "not available" without a toast, and no call outside the contract', async () => {
+    const asked = requestsDuring();
     await renderApp('/fileDownload?link=x', 'zh_CN');
-    expect(await screen.findByTestId('not-available')).toBeTruthy();
+    expect(await screen.findByText('此服务器暂不支持该功能')).toBeTruthy();
+    expect(asked().filter((p) => p.includes('FileShare'))).toEqual([]);
     expect(toastError).not.toHaveBeenCalled();
   });
 

@@ -2,7 +2,7 @@
 // NetDisk menu and the tests all read it; nothing else declares routes. Pages are named, not imported: the pages
 // read this table (menus, library landing, the feature frame), so importing them here would make every page and
 // the table one cycle; app/pages.tsx maps each name to its lazily loaded component.
-import { hcsFetch } from '../api/http.ts';
+import type { OperationId } from '@hcs/openapi/operations';
 import { pageFavourites, pageFileSharing, pageFilesForManager, pageSecRecycle, searchPage } from '../api/gen/files/files.ts';
 import { getOneSyncState } from '../api/gen/session/session.ts';
 import { getUserInfo } from './session.ts';
@@ -10,11 +10,14 @@ import { getUserInfo } from './session.ts';
 export type Access = 'public' | 'user' | 'admin';
 
 /**
- * How a later-feature page asks the server for its first page of data. `contract` operations answer 501 until
- * implemented; `legacy` ones are spec section 7 calls the contract does not define yet (the server answers 404).
+ * How a later-feature page asks the server for its first page of data: through the generated client, never a
+ * hand-written URL, so the page only ever asks what the contract defines (a server answers 501 until it implements
+ * the operation). A screen whose call the contract does not define yet has no probe and shows "not available"
+ * without asking: a URL outside the contract could only meet a 404 "no route".
  */
 export interface Probe {
-  kind: 'contract' | 'legacy';
+  /** The contract operation `load` calls (routes-contract.spec checks that it is the one it sends). */
+  operation: OperationId;
   /** A keyword search: the call waits for the user's input. */
   needsKeyword?: boolean;
   /** Sent quiet: the page shows a failure itself (not available, or load failed), never a toast on top. */
@@ -38,11 +41,6 @@ export interface RouteDef {
 }
 
 const PAGE = { pageNo: 1, pageSize: 20 } as const;
-
-function legacy(path: string, query: Record<string, string> = {}): Probe {
-  const qs = new URLSearchParams({ ...query }).toString();
-  return { kind: 'legacy', load: (_k, signal) => hcsFetch(`/hcs/controller/${path}${qs ? `?${qs}` : ''}`, { method: 'GET', signal, quiet: true }) };
-}
 
 export type PageName = 'login' | 'home' | 'personalFile' | 'error' | 'hello' | 'fileDownload' | 'agreement';
 
@@ -70,45 +68,45 @@ export const ROUTES: readonly RouteDef[] = [
 
   // NetDisk, in menu order.
   { path: '/personalFile', nameKey: 'routes.personalFile', icon: 'user', access: 'user', frame: 'app', lib: 'NetDisk', netDiskMenu: 1, page: 'personalFile' },
-  f('/groupFile', 'routes.groupFile', legacy('groupFile/pageGroupFile', { pageNo: '1', pageSize: '20' }), { icon: 'team', lib: 'NetDisk', netDiskMenu: 2 }),
-  f('/fileShare', 'routes.fileShare', { kind: 'contract', load: (_k, signal) => pageFileSharing(PAGE, { signal, quiet: true }) }, { icon: 'share', lib: 'NetDisk', netDiskMenu: 3 }),
-  f('/mySharing', 'routes.mySharing', legacy('FileShare/page', { pageNo: '1', pageSize: '20' }), { icon: 'link', lib: 'NetDisk', netDiskMenu: 4 }),
-  f('/clusterSync', 'routes.clusterSync', legacy('instance/sync/config/list'), { icon: 'cluster', lib: 'NetDisk', netDiskMenu: 5 }),
-  f('/myCollect', 'routes.myCollect', { kind: 'contract', load: (_k, signal) => pageFavourites(PAGE, { signal, quiet: true }) }, { icon: 'star', lib: 'NetDisk', netDiskMenu: 6 }),
+  f('/groupFile', 'routes.groupFile', null, { icon: 'team', lib: 'NetDisk', netDiskMenu: 2 }),
+  f('/fileShare', 'routes.fileShare', { operation: 'pageFileSharing', load: (_k, signal) => pageFileSharing(PAGE, { signal, quiet: true }) }, { icon: 'share', lib: 'NetDisk', netDiskMenu: 3 }),
+  f('/mySharing', 'routes.mySharing', null, { icon: 'link', lib: 'NetDisk', netDiskMenu: 4 }),
+  f('/clusterSync', 'routes.clusterSync', null, { icon: 'cluster', lib: 'NetDisk', netDiskMenu: 5 }),
+  f('/myCollect', 'routes.myCollect', { operation: 'pageFavourites', load: (_k, signal) => pageFavourites(PAGE, { signal, quiet: true }) }, { icon: 'star', lib: 'NetDisk', netDiskMenu: 6 }),
   // No list operation for the user recycle bin exists in the spec's call list or the contract yet.
   f('/recycleBin', 'routes.recycleBin', null, { icon: 'delete', lib: 'NetDisk', netDiskMenu: 7 }),
 
-  f('/departFile', 'routes.departFile', legacy('sysGroup/getNPDept'), { icon: 'apartment', lib: 'NetDisk' }),
-  f('/departmentFile', 'routes.departFile', legacy('sysGroup/getNPDept'), { icon: 'apartment', lib: 'NetDisk' }),
+  f('/departFile', 'routes.departFile', null, { icon: 'apartment', lib: 'NetDisk' }),
+  f('/departmentFile', 'routes.departFile', null, { icon: 'apartment', lib: 'NetDisk' }),
   f('/localSync', 'routes.localSync', {
-    kind: 'contract',
+    operation: 'getOneSyncState',
     load: (_k, signal) => getOneSyncState({ userName: getUserInfo()?.userName ?? '' }, { signal, quiet: true }),
   }, { icon: 'sync', lib: 'NetDisk' }),
   f('/tagRemark', 'routes.tagRemark', null, { icon: 'tags', lib: 'NetDisk' }),
-  f('/quickSearch', 'routes.quickSearch', { kind: 'contract', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk' }),
-  f('/searchPanel', 'routes.searchPanel', { kind: 'contract', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk' }),
+  f('/quickSearch', 'routes.quickSearch', { operation: 'searchPage', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk' }),
+  f('/searchPanel', 'routes.searchPanel', { operation: 'searchPage', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk' }),
   f('/fileTemplate', 'routes.fileTemplate', null, { icon: 'file', lib: 'NetDisk' }),
   f('/personalTable', 'routes.personalTable', null, { icon: 'table' }),
 
-  admin('/recycleBinManage', 'routes.recycleBinManage', { kind: 'contract', load: (_k, signal) => pageSecRecycle(PAGE, { signal, quiet: true }) }),
-  admin('/departmentManage', 'routes.departmentManage', legacy('sysGroup/treeGroup')),
-  admin('/roleManage', 'routes.roleManage', legacy('SysRole/pageRoleInfo', { pageNo: '1', pageSize: '20' })),
-  admin('/businessManage', 'routes.businessManage', legacy('BusinessLibs/getAll')),
-  admin('/businessLibraryManage', 'routes.businessLibraryManage', legacy('BusinessLibs/getAll')),
-  admin('/businessDetail', 'routes.businessDetail', legacy('DataTypes/withCommon')),
-  admin('/businessLevelProperty', 'routes.businessLevelProperty', legacy('DataTypes/withCommon')),
-  admin('/businessLibraryProperty', 'routes.businessLibraryProperty', legacy('DataTypes/withCommon')),
-  admin('/businessLibrary', 'routes.businessLibrary', legacy('BusinessLibs/getAll')),
-  admin('/businessConfig', 'routes.businessConfig', legacy('BusinessLibs/getAll')),
-  admin('/nodeManage', 'routes.nodeManage', legacy('node/list')),
-  admin('/clusterManage', 'routes.clusterManage', legacy('region/cluster/list')),
-  admin('/cloudStorageManage', 'routes.cloudStorageManage', legacy('cloudConnect/page', { pageNo: '1', pageSize: '20' })),
-  admin('/ipWhiteList', 'routes.ipWhiteList', legacy('access/list')),
-  admin('/accessManage', 'routes.accessManage', legacy('access/list')),
-  admin('/otherConfig', 'routes.otherConfig', legacy('sysConfig/page', { pageNo: '1', pageSize: '20' })),
-  admin('/integrationPlatform', 'routes.integrationPlatform', legacy('ldapConfig')),
-  admin('/logManage', 'routes.logManage', legacy('sysOptLog/page', { pageNo: '1', pageSize: '20' })),
-  admin('/fileManagement', 'routes.fileManagement', { kind: 'contract', load: (_k, signal) => pageFilesForManager(PAGE, { signal, quiet: true }) }),
+  admin('/recycleBinManage', 'routes.recycleBinManage', { operation: 'pageSecRecycle', load: (_k, signal) => pageSecRecycle(PAGE, { signal, quiet: true }) }),
+  admin('/departmentManage', 'routes.departmentManage', null),
+  admin('/roleManage', 'routes.roleManage', null),
+  admin('/businessManage', 'routes.businessManage', null),
+  admin('/businessLibraryManage', 'routes.businessLibraryManage', null),
+  admin('/businessDetail', 'routes.businessDetail', null),
+  admin('/businessLevelProperty', 'routes.businessLevelProperty', null),
+  admin('/businessLibraryProperty', 'routes.businessLibraryProperty', null),
+  admin('/businessLibrary', 'routes.businessLibrary', null),
+  admin('/businessConfig', 'routes.businessConfig', null),
+  admin('/nodeManage', 'routes.nodeManage', null),
+  admin('/clusterManage', 'routes.clusterManage', null),
+  admin('/cloudStorageManage', 'routes.cloudStorageManage', null),
+  admin('/ipWhiteList', 'routes.ipWhiteList', null),
+  admin('/accessManage', 'routes.accessManage', null),
+  admin('/otherConfig', 'routes.otherConfig', null),
+  admin('/integrationPlatform', 'routes.integrationPlatform', null),
+  admin('/logManage', 'routes.logManage', null),
+  admin('/fileManagement', 'routes.fileManagement', { operation: 'pageFilesForManager', load: (_k, signal) => pageFilesForManager(PAGE, { signal, quiet: true }) }),
   admin('/patchManagement', 'routes.patchManagement', null),
   admin('/dataStatisticsManagement', 'routes.dataStatisticsManagement', null),
 ];

@@ -17,7 +17,7 @@ export default function AgreementPage() {
   let body;
   if (privacy) body = <NotAvailable />;
   else if (q.isLoading) body = <Spin />;
-  else if (q.isError) body = isNotAvailable(q.error, 'contract') ? <NotAvailable /> : <Typography.Text type="danger">{t('common.loadFailed')}</Typography.Text>;
+  else if (q.isError) body = isNotAvailable(q.error) ? <NotAvailable /> : <Typography.Text type="danger">{t('common.loadFailed')}</Typography.Text>;
   else if (a)
     body = (
       <>

@@ -60,7 +60,7 @@ export default function FeaturePage({ def }: { def: RouteDef }) {
   else if (probe.needsKeyword && !keyword) body = <Typography.Paragraph type="secondary">{t('common.searchHint')}</Typography.Paragraph>;
   else if (q.isLoading) body = <Spin />;
   else if (q.isError)
-    body = isNotAvailable(q.error, probe.kind) ? (
+    body = isNotAvailable(q.error) ? (
       <NotAvailable />
     ) : (
       <div data-testid="load-failed">
