@@ -12,8 +12,8 @@ import { done, ok } from '../http/envelope.ts';
 import { transaction, type Db } from '../db/sql/tx.ts';
 import { acquireLease, leaseHolder, releaseLease, renewLease } from '../db/sql/leases.ts';
 import { addBlobRefs, findReachableBlob, getBlob, lockBlob, lockBlobBySha, upsertVerifiedBlob } from '../db/blobs-repo.ts';
-import { addVersion, getInstanceRow, getLive, insertInstance, lockFolders, nameTaken, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
-import { addUsage, assertFits } from '../db/quota.ts';
+import { nameTaken, spaceOf } from '../db/instances-repo.ts';
+import { assertFits } from '../db/quota.ts';
 import { lockUser } from '../db/users-repo.ts';
 import {
   claimWrite, countOpenSessions, createProof, createSession, deleteParts, endSession, findByObjectKey, findResumable, forgetEnded, getUserSession,
@@ -23,6 +23,7 @@ import { decodeWireName } from '../files/names.ts';
 import { accessible, callerOf, resolveFolder } from '../files/access.ts';
 import { viewOf } from '../files/wire.ts';
 import { cleanStaging } from '../files/janitor.ts';
+import { registerFile } from '../files/register.ts';
 import { MAX_CLOCK_SKEW_MS, formatAmzDate, parseAmzDate, parseRawQuery } from '../storage/sigv4.ts';
 import type { components } from '@hcs/openapi/schema';
 
@@ -54,29 +55,6 @@ async function sessionOf(db: Db, user: SessionUser, fId: string): Promise<Upload
   const s = await getUserSession(db, user.userId, fId);
   if (!s) throw new AppError('UPLOAD_SESSION_MISSING', 'the upload session does not exist or has expired; check upload-ability again');
   return s;
-}
-
-/**
- * Turns a finished session into a file: a new file, "name (n).ext" beside a same-named entry, or a new
- * version of the same-named file (its old content kept as a history version). The reservation becomes usage.
- * `stored`: the upload's bytes are in storage (save-instance), at the key the blob now has or not. Returns the file
- * and whether the session's storage must be cleaned (see endSession). Call inside the transaction that holds the
- * blob reference; it locks the space's row, then the folder's (the order of instances-repo.ts).
- */
-export async function registerFile(
-  db: Db, s: UploadSession, blobId: string, name: string, userId: string, stored: { keyIsBlob: boolean } | undefined = undefined,
-): Promise<InstanceRow & { cleanup: boolean }> {
-  const parent = await getLive(db, s.parentId);
-  if (!parent.isFolder) throw new AppError('NOT_FOUND', 'the target folder no longer exists');
-  await addUsage(db, spaceOf(parent), s.size);
-  // Held until commit: a concurrent upload of the same name into this folder (any node) files after this one.
-  await lockFolders(db, [parent.id]);
-  const existing = s.conflict === 'newVersion' ? await nameTaken(db, parent.id, name) : undefined;
-  const row =
-    existing && !existing.isFolder
-      ? await addVersion(db, (await getInstanceRow(db, existing.id))!, blobId, s.size)
-      : await insertInstance(db, { parent, name, isFolder: false, size: s.size, blobId, createdBy: userId, conflict: 'rename' });
-  return { ...row, cleanup: await endSession(db, s.id, { filed: true, stored: stored !== undefined, keyIsBlob: stored?.keyIsBlob }) };
 }
 
 async function drain(body: AsyncIterable<unknown>): Promise<Buffer> {
