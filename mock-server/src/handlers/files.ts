@@ -1,67 +1,17 @@
 // Files and folders (contract tag "files"): listing, create, rename, get, recycle, move, copy, folder pickers
 // and the flat listing a folder download walks.
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { AppContext, Handlers } from '../context.ts';
-import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
 import { transaction } from '../db/sql/tx.ts';
-import {
-  copyInstance, deleteToRecycle, getInstanceRow, insertInstance, listSubfolders, moveInstance, walkSubtree,
-  renameInstance, setRemark, subtreeStats, type InstanceRow,
-} from '../db/instances-repo.ts';
+import { getInstanceRow, insertInstance, listSubfolders, renameInstance, setRemark, type InstanceRow } from '../db/instances-repo.ts';
 import { decodeWireName } from '../files/names.ts';
 import { accessible, callerOf, listFolderFor, resolveFolder } from '../files/access.ts';
 import { downloadInfo, instanceView, viewOf, viewsOf } from '../files/wire.ts';
+import { batch, copyItem, moveItem, recycleItem } from '../files/file-ops.ts';
+import { walkFolder } from '../files/folder-walk.ts';
 import type { components } from '@hcs/openapi/schema';
 
 type Schemas = components['schemas'];
-
-function splitIds(ids: string): string[] {
-  return [...new Set(ids.split(',').filter(Boolean))].slice(0, 1000);
-}
-
-function failure(id: string, e: unknown) {
-  if (e instanceof AppError) return { instanceId: id, code: e.code, msg: e.message };
-  throw e;
-}
-
-/**
- * Applies `one` to each id of a batch call: what worked goes to done, refusals to failed; anything else throws. Ids
- * the access gate refused (req.accessRefused) fail with its error and `one` never sees them.
- */
-async function batch<T>(
-  ids: string, refused: ReadonlyMap<string, AppError> | null, one: (id: string) => Promise<T>,
-): Promise<{ done: T[]; failed: ReturnType<typeof failure>[] }> {
-  const done: T[] = [];
-  const failed: ReturnType<typeof failure>[] = [];
-  for (const id of splitIds(ids)) {
-    const denied = refused?.get(id);
-    if (denied) {
-      failed.push(failure(id, denied));
-      continue;
-    }
-    try {
-      done.push(await one(id));
-    } catch (e) {
-      failed.push(failure(id, e));
-    }
-  }
-  return { done, failed };
-}
-
-function walkCursor(secret: Buffer, rootId: string, lastId: string): string {
-  const sig = createHmac('sha256', secret).update(`walk:${rootId}:${lastId}`).digest().subarray(0, 12).toString('base64url');
-  return `${lastId}.${sig}`;
-}
-
-function readWalkCursor(secret: Buffer, rootId: string, cursor: string): string {
-  const [lastId, sig] = cursor.split('.');
-  const expected = lastId ? walkCursor(secret, rootId, lastId).split('.')[1]! : '';
-  if (!lastId || !sig || sig.length !== expected.length || !timingSafeEqual(Buffer.from(sig), Buffer.from(expected))) {
-    throw new AppError('BAD_REQUEST', 'the cursor is invalid for this folder');
-  }
-  return lastId;
-}
 
 export function filesHandlers(ctx: AppContext): Handlers {
   const { db } = ctx;
@@ -132,38 +82,21 @@ export function filesHandlers(ctx: AppContext): Handlers {
 
     async deleteInstances(req) {
       const user = callerOf(req.user);
-      const { ids } = req.query;
-      return ok(
-        await batch(ids, req.accessRefused, async (id) => {
-          const view = await viewOf(db, await accessible(db, user, id, 'write'));
-          await deleteToRecycle(db, id, user.userId);
-          return view;
-        }),
-      );
+      return ok(await batch(req.query.ids, req.accessRefused, (id) => recycleItem(db, user, id, (row) => viewOf(db, row))));
     },
 
     async moveInstances(req) {
       const user = callerOf(req.user);
       const q = req.query;
       const target = await resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
-      return ok(
-        await batch(q.ids, req.accessRefused, async (id) => {
-          await accessible(db, user, id, 'write');
-          return viewOf(db, await moveInstance(db, id, target.id, q.conflict ?? 'rename'));
-        }),
-      );
+      return ok(await batch(q.ids, req.accessRefused, async (id) => viewOf(db, await moveItem(db, user, id, target, q.conflict))));
     },
 
     async copyInstances(req) {
       const user = callerOf(req.user);
       const q = req.query;
       const target = await resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
-      return ok(
-        await batch(q.ids, req.accessRefused, async (id) => {
-          await accessible(db, user, id, 'read');
-          return viewOf(db, await copyInstance(db, id, target.id, q.conflict ?? 'rename', user.userId));
-        }),
-      );
+      return ok(await batch(q.ids, req.accessRefused, async (id) => viewOf(db, await copyItem(db, user, id, target, q.conflict))));
     },
 
     async getTreeFolder(req) {
@@ -186,20 +119,11 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const q = req.query;
       const root = await accessible(db, user, q.instanceId, 'read');
+      const walk = await walkFolder(db, ctx.secret, root, q.cursor, q.limit ?? 1000);
       const store = ctx.store();
-      const limit = q.limit ?? 1000;
       const endpoint = ctx.storageEndpoint(req);
-      if (!root.isFolder) {
-        return ok({
-          data: [{ instanceId: root.id, classifierId: 'File', pathNames: root.name, rootId: root.id, rootName: root.name, syncStatus: '1', fileInfo: downloadInfo(store, root, endpoint) }],
-          nextCursor: null, totalFiles: 1, totalBytes: root.size,
-        });
-      }
-      const after = q.cursor ? readWalkCursor(ctx.secret, root.id, q.cursor) : undefined;
-      const [stats, page] = await Promise.all([subtreeStats(db, root.id), walkSubtree(db, root.id, after, limit)]);
-      const data: Schemas['FolderInfoEntry'][] = [];
-      for (const e of page.entries) {
-        data.push({
+      return ok({
+        data: walk.entries.map((e) => ({
           instanceId: e.id,
           classifierId: e.isFolder ? 'Folder' : 'File',
           pathNames: e.path,
@@ -207,10 +131,11 @@ export function filesHandlers(ctx: AppContext): Handlers {
           rootName: root.name,
           syncStatus: '1',
           fileInfo: e.isFolder ? null : downloadInfo(store, e, endpoint),
-        });
-      }
-      const last = page.entries[page.entries.length - 1];
-      return ok({ data, nextCursor: page.more && last ? walkCursor(ctx.secret, root.id, last.id) : null, totalFiles: stats.files, totalBytes: stats.bytes });
+        }) satisfies Schemas['FolderInfoEntry']),
+        nextCursor: walk.nextCursor,
+        totalFiles: walk.totalFiles,
+        totalBytes: walk.totalBytes,
+      });
     },
   };
 
