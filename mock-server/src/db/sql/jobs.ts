@@ -165,6 +165,19 @@ export async function complete(db: Db, c: Claim, now = Date.now()): Promise<bool
   return r.numUpdatedRows > 0n;
 }
 
+/**
+ * Hands a claimed job back untouched (queued, its attempt not counted): for a worker that claimed it as it was told
+ * to stop. False when this claim no longer holds it.
+ */
+export async function release(db: Db, c: Claim, now = Date.now()): Promise<boolean> {
+  const r = await db
+    .updateTable('jobs')
+    .set((eb) => ({ state: 'queued', attempts: eb('attempts', '-', 1), lease_until: null, locked_by: null, updated_at: now }))
+    .where(heldBy(c))
+    .executeTakeFirst();
+  return r.numUpdatedRows > 0n;
+}
+
 export interface Backoff {
   /** Delay after the first failed attempt (default 1 s); it doubles with each further attempt. */
   baseMs: number;

@@ -102,6 +102,21 @@ describeEachDialect((get) => {
     expect(states).toEqual(['2 queued', '1 done']);
   });
 
+  it('hands back what a claim took while the worker was told to stop, untouched, and runs none of it', async () => {
+    const { db } = get();
+    const kind = unique('stopclaim');
+    const ran: unknown[] = [];
+    const worker = new Worker(db, { handlers: { [kind]: async (job) => void ran.push(job.payload) } });
+    await enqueue(db, { kind, payload: 7 });
+    // runOnce has passed its stop check when it returns its promise; the stop lands while its queries are under way.
+    const round = worker.runOnce();
+    const stopped = worker.stop();
+    expect(await round).toEqual([]);
+    await stopped;
+    expect(ran).toEqual([]);
+    expect(await listJobs(db, { kind })).toEqual([expect.objectContaining({ state: 'queued', attempts: 0, lockedBy: null })]);
+  });
+
   it('runs at most `concurrency` jobs at once', async () => {
     const { db } = get();
     const kind = unique('par');

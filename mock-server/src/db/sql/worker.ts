@@ -3,7 +3,7 @@
 // hands each job to one of them.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { DEFAULT_BACKOFF, claim, complete, fail, heartbeat, reapExpired, type Backoff, type Job } from './jobs.ts';
+import { DEFAULT_BACKOFF, claim, complete, fail, heartbeat, reapExpired, release, type Backoff, type Job } from './jobs.ts';
 import type { Db } from './tx.ts';
 
 export interface JobContext {
@@ -103,7 +103,13 @@ export class Worker {
     if (this.#stopping || free <= 0) return [];
     const now = this.#now();
     await reapExpired(this.#db, now);
+    if (this.#stopping) return [];
     const jobs = await claim(this.#db, { workerId: this.workerId, limit: free, leaseMs: this.#leaseMs, kinds: this.#kinds }, now);
+    if (this.#stopping) {
+      // Told to stop while the claim was on its way: what it took goes back to the queue for the next worker.
+      await Promise.all(jobs.map((job) => release(this.#db, { id: job.id, attempts: job.attempts, lockedBy: this.workerId })));
+      return [];
+    }
     for (const job of jobs) {
       const p = this.#execute(job).finally(() => {
         this.#running.delete(p);
