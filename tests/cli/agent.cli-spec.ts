@@ -20,6 +20,7 @@ import { loadConfig } from '../../mock-server/src/config.ts';
 import { buildApp, type BuiltApp } from '../../mock-server/src/app.ts';
 import { createUser, setUserEnabled } from '../../mock-server/src/db/users-repo.ts';
 import { databaseEnvFor, dropDatabaseOf } from '../helpers/db.ts';
+import { HoldGate } from '../helpers/hold-gate.ts';
 import { watchContract, type ContractWatch } from '../helpers/contract.ts';
 
 const DRIVE = fileURLToPath(new URL('../../cli/bin/drive.js', import.meta.url));
@@ -32,30 +33,8 @@ interface SignQuery {
 }
 
 /** Holds the server's signing of matching S3 requests until released (see cli.cli-spec.ts). */
-class SignGate {
-  #match: ((q: SignQuery) => boolean) | null = null;
-  #held: Array<() => void> = [];
-  #waiters: Array<() => void> = [];
-  arm(match: (q: SignQuery) => boolean): void {
-    this.#match = match;
-  }
-  held(): Promise<void> {
-    return this.#held.length > 0 ? Promise.resolve() : new Promise((resolve) => this.#waiters.push(resolve));
-  }
-  release(): void {
-    this.#match = null;
-    for (const go of this.#held.splice(0)) go();
-  }
-  async pass(q: SignQuery): Promise<void> {
-    if (!this.#match?.(q)) return;
-    await new Promise<void>((resolve) => {
-      this.#held.push(resolve);
-      for (const w of this.#waiters.splice(0)) w();
-    });
-  }
-}
 
-const gate = new SignGate();
+const gate = new HoldGate<SignQuery>();
 /** The server answers pairAgent once this resolves (a test holds a pairing to order it after something else). */
 let pairingHeld: Promise<void> = Promise.resolve();
 const partNumberOf = (q: SignQuery) => Number(/[?&]partNumber=(\d+)/.exec(q.resourceUri ?? '')?.[1] ?? 0);

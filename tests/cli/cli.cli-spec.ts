@@ -14,6 +14,7 @@ import { loadConfig } from '../../mock-server/src/config.ts';
 import { buildApp, type BuiltApp } from '../../mock-server/src/app.ts';
 import { getInstanceRow } from '../../mock-server/src/db/instances-repo.ts';
 import { databaseEnvFor, dropDatabaseOf } from '../helpers/db.ts';
+import { HoldGate } from '../helpers/hold-gate.ts';
 import { watchContract, type ContractWatch } from '../helpers/contract.ts';
 
 const DRIVE = fileURLToPath(new URL('../../cli/bin/drive.js', import.meta.url));
@@ -125,38 +126,7 @@ interface SignQuery {
  * transfer at a known point: the test interrupts it there, whatever the speed of the machine, instead of
  * racing a progress event against a transfer that may already have finished.
  */
-class SignGate {
-  #match: ((q: SignQuery) => boolean) | null = null;
-  #held: Array<() => void> = [];
-  #waiters: Array<() => void> = [];
-
-  /** From now on, signing requests that match are held. */
-  arm(match: (q: SignQuery) => boolean): void {
-    this.#match = match;
-  }
-
-  /** Resolves once at least one signing request is being held. */
-  held(): Promise<void> {
-    return this.#held.length > 0 ? Promise.resolve() : new Promise((resolve) => this.#waiters.push(resolve));
-  }
-
-  /** Lets every held request go on and holds nothing more. */
-  release(): void {
-    this.#match = null;
-    for (const go of this.#held.splice(0)) go();
-  }
-
-  /** Called by the server hook for each signing request. */
-  async pass(q: SignQuery): Promise<void> {
-    if (!this.#match?.(q)) return;
-    await new Promise<void>((resolve) => {
-      this.#held.push(resolve);
-      for (const w of this.#waiters.splice(0)) w();
-    });
-  }
-}
-
-const gate = new SignGate();
+const gate = new HoldGate<SignQuery>();
 
 /** Waits until the gate holds a signing request of this run; fails clearly if the run ends first. */
 async function heldOrExited(run: Run): Promise<void> {

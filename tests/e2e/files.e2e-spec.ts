@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import { startE2E, type E2E } from './harness.ts';
+import { holdStorageRequests, startE2E, type E2E } from './harness.ts';
 
 let e2e: E2E;
 let context: BrowserContext;
@@ -24,7 +24,7 @@ beforeAll(async () => {
   page.on('console', (m) => consoleLines.push(`${m.type()}: ${m.text()}`));
   page.on('pageerror', (e) => consoleLines.push(`pageerror: ${String(e)}`));
   page.on('worker', (w) => workers.push(w.url()));
-  await gate.install(page);
+  gate = await holdStorageRequests(page);
   // Downloads take the presigned-link path so Playwright sees them (showSaveFilePicker would open a native dialog);
   // the engine download step below puts a picker back that answers with a file in the origin-private file system.
   await context.addInitScript(() => {
@@ -33,7 +33,7 @@ beforeAll(async () => {
   });
 }, 180_000);
 afterAll(async () => {
-  gate.release();
+  gate?.release();
   await context?.close();
   await e2e?.close();
 });
@@ -98,37 +98,7 @@ const downloadStatus = (name: string) => page.getByTestId(`download-status-${nam
  * mid-transfer on any machine: the transfer cannot finish while one of its requests is held, instead of the
  * test racing a progress percentage against a transfer that a fast machine may already have finished.
  */
-const gate = (() => {
-  let match: ((r: Request) => boolean) | null = null;
-  const held: Array<() => void> = [];
-  const waiters: Array<() => void> = [];
-  return {
-    async install(p: Page) {
-      await p.route(
-        (url) => url.pathname.startsWith('/s3/'),
-        async (route) => {
-          if (match?.(route.request())) {
-            await new Promise<void>((go) => {
-              held.push(go);
-              for (const w of waiters.splice(0)) w();
-            });
-          }
-          // The page may have given the request up meanwhile (pause, reload).
-          await route.continue().catch(() => {});
-        },
-      );
-    },
-    arm(fn: (r: Request) => boolean) {
-      match = fn;
-    },
-    /** Resolves once a request is being held. */
-    held: () => (held.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
-    release() {
-      match = null;
-      for (const go of held.splice(0)) go();
-    },
-  };
-})();
+let gate: Awaited<ReturnType<typeof holdStorageRequests>>;
 const partNumberOf = (r: Request) => Number(new URL(r.url()).searchParams.get('partNumber') ?? 0);
 const rangeStartOf = (r: Request) => Number(/^bytes=(\d+)-/.exec(r.headers()['range'] ?? '')?.[1] ?? -1);
 const MiB = 1024 * 1024;

@@ -3,6 +3,7 @@
 import { chromium, type Browser, type BrowserContext, type Locator, type Page, type Request } from 'playwright-core';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { HoldGate } from '../helpers/hold-gate.ts';
 import { startServer, ADMIN_USER, ADMIN_PASSWORD, type TestServer } from '../helpers/server.ts';
 
 export const CHROMIUM = process.env.HCS_CHROMIUM || '/usr/bin/chromium';
@@ -112,34 +113,17 @@ export async function visibleTextProblems(page: Page, opts: { lang: 'zh_CN' | 'e
  * Holds the page's storage requests (/s3/) that `match` picks until release(), so a test sees a transfer in a known
  * state (running, with its row and actions on screen) on a fast machine too, without racing its progress.
  */
-export async function holdStorageRequests(page: Page) {
-  let match: ((r: Request) => boolean) | null = null;
-  const held: Array<() => void> = [];
-  const waiters: Array<() => void> = [];
+export async function holdStorageRequests(page: Page): Promise<Omit<HoldGate<Request>, 'pass'>> {
+  const gate = new HoldGate<Request>();
   await page.route(
     (url) => url.pathname.startsWith('/s3/'),
     async (route) => {
-      if (match?.(route.request())) {
-        await new Promise<void>((go) => {
-          held.push(go);
-          for (const w of waiters.splice(0)) w();
-        });
-      }
+      await gate.pass(route.request());
       // The page may have given the request up meanwhile (pause, reload).
       await route.continue().catch(() => {});
     },
   );
-  return {
-    arm(fn: (r: Request) => boolean) {
-      match = fn;
-    },
-    /** Resolves once a request is being held. */
-    held: () => (held.length > 0 ? Promise.resolve() : new Promise<void>((resolve) => waiters.push(resolve))),
-    release() {
-      match = null;
-      for (const go of held.splice(0)) go();
-    },
-  };
+  return gate;
 }
 
 /** Every toast the page ever shows, recorded as it appears (a toast may be gone by the time the test looks). */
