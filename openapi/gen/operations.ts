@@ -1,7 +1,8 @@
 /* eslint-disable */
 // GENERATED FILE - DO NOT EDIT. Source: openapi/src (run `npm run gen`).
-/** What a caller needs on the instances a request names (x-hcs-access; see the contract's description). */
-export type Permission = 'view' | 'preview' | 'download' | 'upload' | 'create' | 'edit' | 'delete' | 'version' | 'share' | 'shareExternal' | 'manage';
+/** The authority catalogue (x-hcs-permissions): what a caller may need on the instances a request names. */
+export const PERMISSIONS = ['view', 'preview', 'download', 'upload', 'create', 'edit', 'delete', 'version', 'share', 'shareExternal', 'manage'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
 export interface AccessNeed {
   readonly permission: Permission;
   /** Where the instance ids are: query.X, path.X or body.X (each item's X for a list body). */

@@ -27,8 +27,9 @@ for (const c of Object.keys(statusOf)) if (!errorCode.enum.includes(c)) throw ne
 const codeRows = errorCode.enum.map((c: string) => `  ${c}: ${statusOf[c]},`);
 const out = `/* eslint-disable */
 // GENERATED FILE - DO NOT EDIT. Source: openapi/src (run \`npm run gen\`).
-/** What a caller needs on the instances a request names (x-hcs-access; see the contract's description). */
-export type Permission = 'view' | 'preview' | 'download' | 'upload' | 'create' | 'edit' | 'delete' | 'version' | 'share' | 'shareExternal' | 'manage';
+/** The authority catalogue (x-hcs-permissions): what a caller may need on the instances a request names. */
+export const PERMISSIONS = ${JSON.stringify(doc['x-hcs-permissions']).replace(/"/g, "'").replace(/,/g, ', ')} as const;
+export type Permission = (typeof PERMISSIONS)[number];
 export interface AccessNeed {
   readonly permission: Permission;
   /** Where the instance ids are: query.X, path.X or body.X (each item's X for a list body). */

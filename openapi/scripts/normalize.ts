@@ -71,7 +71,8 @@ function refsUnder(node: unknown, acc = new Set<string>()): Set<string> {
   return acc;
 }
 
-const PERMISSIONS = ['view', 'preview', 'download', 'upload', 'create', 'edit', 'delete', 'version', 'share', 'shareExternal', 'manage'];
+const PERMISSIONS: string[] = doc['x-hcs-permissions'] ?? [];
+if (PERMISSIONS.length === 0) problems.push('the contract names no permissions (x-hcs-permissions at its root)');
 
 /** Properties of a JSON request body (of its items, for a list body), through allOf. */
 function bodyFields(op: Json): Set<string> {

@@ -7,7 +7,7 @@
 // answers FORBIDDEN. Today a space's owner, a group's members and a department's staff hold every permission on it;
 // roles and grants (the organisation issue) narrow that through `permissionsOn`, the one place that decides.
 import type { FastifyRequest } from 'fastify';
-import type { Access, AccessNeed, Permission } from '@hcs/openapi/operations';
+import { PERMISSIONS, type Access, type AccessNeed, type Permission } from '@hcs/openapi/operations';
 import type { SessionUser } from '../auth/types.ts';
 import type { Db } from '../db/sql/tx.ts';
 import { getInstanceRows, type InstanceRow } from '../db/instances-repo.ts';
@@ -17,11 +17,9 @@ import { canAccess } from './access.ts';
 /** Ids this many or fewer are checked per request; the contract bounds every id list well below it. */
 const MAX_IDS = 10_000;
 
-const ALL: readonly Permission[] = ['view', 'preview', 'download', 'upload', 'create', 'edit', 'delete', 'version', 'share', 'shareExternal', 'manage'];
-
 /** What the actor may do on a row they can see. */
 export function permissionsOn(_actor: SessionUser, _row: InstanceRow): ReadonlySet<Permission> {
-  return new Set(ALL);
+  return new Set(PERMISSIONS);
 }
 
 /**
