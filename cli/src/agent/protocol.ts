@@ -5,74 +5,9 @@
 //
 // Everything that arrives is untrusted: parseMessage accepts only the shapes below, with bounded sizes.
 
-/** resultCode values; the reply's `code` says the same in words for logs and the web's locale keys. */
-export const RESULT = {
-  OK: 0,
-  /** Not JSON, unknown type or a malformed field. */
-  BAD_MESSAGE: 1,
-  /** An operation before a successful login on this connection. */
-  NOT_PAIRED: 2,
-  /** The pairing token was refused by the server (invalid, expired, used) or the account may not be used. */
-  PAIRING_REFUSED: 3,
-  /** A typed local path outside the allowed roots, or not found. */
-  PATH_REFUSED: 4,
-  /** No native picker on this machine, or the user cancelled it. */
-  PICKER: 5,
-  /** No such job (or not this user's). */
-  NOT_FOUND: 6,
-  /** The drive server could not be reached. */
-  UNREACHABLE: 7,
-  /** The server refused an operation (the reply's code is the server's). */
-  REFUSED: 8,
-  INTERNAL: 9,
-} as const;
+import { RESULT, type Conflict, type Request, type ResultCode } from '@hcs/transfer-core';
 
-export type ResultCode = (typeof RESULT)[keyof typeof RESULT];
-
-export type Conflict = 'newVersion' | 'keepBoth' | 'skip';
-
-export type Request =
-  | { type: 'login' | 'getToken'; reqId?: string; token: string }
-  | { type: 'heartBeat'; reqId?: string }
-  | { type: 'upload'; reqId?: string; parentId: string; to: string; conflict: Conflict; paths?: string[]; pick?: 'files' | 'folder' }
-  | { type: 'download'; reqId?: string; instanceIds: string[] }
-  | { type: 'jobs'; reqId?: string }
-  | { type: 'pause' | 'resume' | 'delete'; reqId?: string; jobId: string };
-
-/** `deleted` appears only in the last update of a deleted job. */
-export type JobState = 'running' | 'paused' | 'done' | 'failed' | 'deleted';
-
-/** A job as the web panel shows it. */
-export interface JobView {
-  id: string;
-  kind: 'upload' | 'download';
-  name: string;
-  state: JobState;
-  /** Where it goes: the remote folder of an upload, the local folder of a download. */
-  target: string;
-  createdAt: number;
-  files: number;
-  done: number;
-  failed: number;
-  bytes: number;
-  bytesDone: number;
-  /** Bytes per second over the last seconds; 0 when not running. */
-  speed: number;
-  timeLeft?: number;
-  /** Waiting for the web to pair again (the agent's server session ended). */
-  needsToken?: boolean;
-  failures: Array<{ path: string; code: string; message: string }>;
-  error?: { code: string; message: string };
-}
-
-export interface Reply {
-  type: string;
-  reqId?: string;
-  resultCode: ResultCode;
-  code?: string;
-  msg?: string;
-  data?: unknown;
-}
+export { RESULT, type Conflict, type JobState, type JobView, type Reply, type Request, type ResultCode } from '@hcs/transfer-core';
 
 export class ProtocolError extends Error {
   readonly resultCode: ResultCode;

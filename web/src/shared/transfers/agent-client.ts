@@ -6,6 +6,8 @@
 // when its own server session ended, a getToken the client answers with a fresh pairing token.
 // Framework-free (clock, fetch, WebSocket and the wake are injected) so every interval is testable without waiting.
 
+import type { JobState, JobView } from '@hcs/transfer-core';
+
 export const AGENT_TIMING = {
   pluginPort: 8756,
   wsPort: 8801,
@@ -22,27 +24,9 @@ export const AGENT_TIMING = {
 /** The custom URL scheme `drive agent install` registers (hcs-drive-agent.desktop). */
 export const WAKE_URL = 'hcs-drive://wake';
 
-export type AgentJobState = 'running' | 'paused' | 'done' | 'failed' | 'deleted';
-
-/** A transfer running in the agent, as it reports it (cli/src/agent/protocol.ts JobView). */
-export interface AgentJob {
-  id: string;
-  kind: 'upload' | 'download';
-  name: string;
-  state: AgentJobState;
-  target: string;
-  createdAt: number;
-  files: number;
-  done: number;
-  failed: number;
-  bytes: number;
-  bytesDone: number;
-  speed: number;
-  timeLeft?: number;
-  needsToken?: boolean;
-  failures: Array<{ path: string; code: string; message: string }>;
-  error?: { code: string; message: string };
-}
+/** A transfer running in the agent, as it reports it (the shared wire protocol's JobView). */
+export type AgentJob = JobView;
+export type AgentJobState = JobState;
 
 export interface AgentInfo {
   userName: string;
