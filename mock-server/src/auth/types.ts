@@ -1,6 +1,7 @@
 // What the rest of the server knows about the signed-in caller.
 import type { FastifyRequest, FastifyReply } from 'fastify';
 import type { AppError } from '../http/errors.ts';
+import type { InstanceRow } from '../db/instances-repo.ts';
 
 export interface SessionUser {
   userId: string;
@@ -27,5 +28,7 @@ declare module 'fastify' {
     traceId: string;
     /** Instances of a batch call the access gate refused, each with its error (x-hcs-access each: true). */
     accessRefused: Map<string, AppError> | null;
+    /** The rows (with their ancestors) the access gate read for this request, by id: handlers may reuse them. */
+    gateRows: Map<string, InstanceRow> | null;
   }
 }

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import {
   copyInstance, deleteToRecycle, getOrCreateRoot, insertInstance, listChildren, moveInstance, renameInstance, segmentQuery,
-  getInstanceRow, walkSubtree, encodeCursor, recountChildren, freeName, getWithAncestors, ancestorsOf, type InstanceRow, type ListQuery,
+  getInstanceRow, walkSubtree, encodeCursor, recountChildren, freeName, getWithAncestors, ancestorsOf, getInstanceChains, chainOf, type InstanceRow, type ListQuery,
 } from './instances-repo.ts';
 import { upsertVerifiedBlob, addBlobRefs, getBlob, newId } from './blobs-repo.ts';
 import { spaceUsage, addUsage } from './quota.ts';
@@ -235,6 +235,20 @@ describe.each(DIALECTS)('on $dialect', ({ dialect, skip }) => {
       expect(found.ancestors).toEqual(await ancestorsOf(db, b.id));
       expect((await getWithAncestors(db, root.id))!.ancestors).toEqual([]);
       expect(await getWithAncestors(db, 'no-such-folder')).toBeUndefined();
+    });
+
+    it('reads several items with their shared ancestors once, and assembles each one\'s path', async () => {
+      const a = await folder(root, 'a');
+      const b = await folder(a, 'b');
+      const c = await folder(a, 'c');
+      const rows = await getInstanceChains(db, [b.id, c.id, 'no-such-item']);
+      expect([...rows.keys()].sort()).toEqual([root.id, a.id, b.id, c.id].sort());
+      expect(chainOf(rows, b.id)).toEqual(await getWithAncestors(db, b.id));
+      expect(chainOf(rows, c.id)!.ancestors.map((r) => r.id)).toEqual([root.id, a.id]);
+      expect(chainOf(rows, 'no-such-item')).toBeUndefined();
+      // A map missing a link (here the root) gives no path rather than a short one.
+      rows.delete(root.id);
+      expect(chainOf(rows, b.id)).toBeUndefined();
     });
 
     it('takes a whole folder\'s total from its child counts, never from counting its rows', async () => {

@@ -171,6 +171,40 @@ export async function getInstanceRows(db: Db, ids: readonly string[]): Promise<I
   return many(sql<RawRow>`select ${ROW_SQL} from instances i where i.id in (${sql.join(ids)})`, db);
 }
 
+/**
+ * The rows of these ids (any state) and of all their ancestors, deduplicated, in one query: what the access gate
+ * needs to decide along each item's path, and what a listing needs for its breadcrumbs. Ids with no row are left
+ * out; chainOf assembles one id's path from the map.
+ */
+export async function getInstanceChains(db: Db, ids: readonly string[]): Promise<Map<string, InstanceRow>> {
+  if (ids.length === 0) return new Map();
+  // UNION (not UNION ALL) drops the ancestors that several ids share, and ends the walk even on a corrupt cycle.
+  const rows = await many(
+    sql<RawRow>`with recursive up(id) as (
+        select id from instances where id in (${sql.join(ids)})
+        union
+        select i.parent_id from instances i join up on i.id = up.id where i.parent_id is not null
+      )
+      select ${ROW_SQL} from instances i where i.id in (select id from up)`,
+    db,
+  );
+  return new Map(rows.map((r) => [r.id, r]));
+}
+
+/** One id's row and its ancestors from the root down, from a map of getInstanceChains; undefined if a link is missing. */
+export function chainOf(rows: ReadonlyMap<string, InstanceRow>, id: string): { row: InstanceRow; ancestors: InstanceRow[] } | undefined {
+  const row = rows.get(id);
+  if (!row) return undefined;
+  const ancestors: InstanceRow[] = [];
+  for (let at = row.parentId; at !== null; ) {
+    const up = rows.get(at);
+    if (!up || ancestors.length > MAX_DEPTH) return undefined;
+    ancestors.push(up);
+    at = up.parentId;
+  }
+  return { row, ancestors: ancestors.reverse() };
+}
+
 /** A live (not recycled) instance, or NOT_FOUND. */
 export async function getLive(db: Db, id: string): Promise<InstanceRow> {
   const row = await getInstanceRow(db, id);

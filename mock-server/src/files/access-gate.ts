@@ -10,7 +10,7 @@ import type { FastifyRequest } from 'fastify';
 import { PERMISSIONS, type Access, type AccessNeed, type Permission } from '@hcs/openapi/operations';
 import type { SessionUser } from '../auth/types.ts';
 import type { Db } from '../db/sql/tx.ts';
-import { getInstanceRows, type InstanceRow } from '../db/instances-repo.ts';
+import { getInstanceChains, type InstanceRow } from '../db/instances-repo.ts';
 import { AppError } from '../http/errors.ts';
 import { canAccess } from './access.ts';
 
@@ -27,12 +27,17 @@ export function permissionsOn(_actor: SessionUser, _row: InstanceRow): ReadonlyS
  * exist or that they cannot see (recycled ones count only for `delete`, which restores and purges them), FORBIDDEN
  * for one they see without the permission. One query for the rows, whatever the number of ids.
  */
-export async function checkAccess(db: Db, actor: SessionUser, permission: Permission, ids: readonly string[]): Promise<Map<string, AppError>> {
+export async function checkAccess(
+  db: Db, actor: SessionUser, permission: Permission, ids: readonly string[], loaded?: Map<string, InstanceRow>,
+): Promise<Map<string, AppError>> {
   const refused = new Map<string, AppError>();
   const wanted = [...new Set(ids)];
   if (wanted.length === 0) return refused;
   if (wanted.length > MAX_IDS) throw new AppError('PAYLOAD_TOO_LARGE', `at most ${MAX_IDS} ids per request`);
-  const rows = new Map((await getInstanceRows(db, wanted)).map((r) => [r.id, r]));
+  // The items with their ancestors (one query): handed on through `loaded`, so that a handler needing the same
+  // rows (a listing's folder and breadcrumbs) does not read them again.
+  const rows = await getInstanceChains(db, wanted);
+  if (loaded) for (const [id, row] of rows) loaded.set(id, row);
   // Group membership is one lookup per distinct group space, not per id.
   const seen = new Map<string, boolean>();
   for (const id of wanted) {
@@ -87,12 +92,14 @@ export async function enforceAccess(db: Db, req: FastifyRequest, access: Access)
   if (typeof access === 'string') return;
   if (!req.user) throw new AppError('UNAUTHENTICATED', 'login.required');
   for (const need of access as readonly AccessNeed[]) {
+    req.gateRows ??= new Map();
+    const refused = await checkAccess(db, req.user, need.permission, idsAt(req, need.ids), req.gateRows);
     if (!need.each) {
-      await requireAccess(db, req.user, need.permission, idsAt(req, need.ids));
+      const [first] = refused.values();
+      if (first) throw first;
       continue;
     }
     // A batch call: refused items fail on their own (the handler's batch reads this), the rest go on.
-    const refused = await checkAccess(db, req.user, need.permission, idsAt(req, need.ids));
     req.accessRefused ??= new Map();
     for (const [id, err] of refused) if (!req.accessRefused.has(id)) req.accessRefused.set(id, err);
   }

@@ -3,7 +3,7 @@
 import type { Db } from '../db/sql/tx.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
-import { getInstanceRow, getOrCreateRoot, getWithAncestors, listChildren, type InstanceRow, type ListQuery, type ListResult } from '../db/instances-repo.ts';
+import { chainOf, getInstanceRow, getOrCreateRoot, getWithAncestors, listChildren, type InstanceRow, type ListQuery, type ListResult } from '../db/instances-repo.ts';
 import { usableLib } from '../db/libraries-repo.ts';
 import { isGroupMember } from '../db/groups-repo.ts';
 import type { Space } from '../db/quota.ts';
@@ -69,14 +69,15 @@ export async function resolveFolder(
  */
 export async function listFolderFor(
   db: Db, secret: Buffer, user: Caller & Pick<SessionUser, 'isAdmin'>, parentId: string | undefined, libCode: string | undefined,
-  instanceType: string | undefined, q: Omit<ListQuery, 'parentId'>,
+  instanceType: string | undefined, q: Omit<ListQuery, 'parentId'>, known?: ReadonlyMap<string, InstanceRow> | null,
 ): Promise<{ folder: InstanceRow; ancestors: InstanceRow[]; page: ListResult }> {
   let folder: InstanceRow;
   let ancestors: InstanceRow[] = [];
   if (parentId === undefined || parentId === '' || parentId === '0') {
     folder = await resolveFolder(db, user, parentId, libCode, instanceType, 'read');
   } else {
-    const found = await getWithAncestors(db, parentId);
+    // The access gate has usually read the folder and its ancestors already (its `loaded` rows).
+    const found = (known && chainOf(known, parentId)) || (await getWithAncestors(db, parentId));
     if (!found || found.row.deletedAt !== null || !(await canAccess(db, user, found.row, 'read'))) throw notFound();
     if (!found.row.isFolder) throw new AppError('CONFLICT', 'the parent is not a folder');
     folder = found.row;
