@@ -2924,6 +2924,434 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/controller/SysRole/getAllRoleInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every role with its authorities
+         * @description Any signed-in user may read the catalogue (grant dialogs show it to folder managers). Sorted by sort, then code.
+         *
+         *     **The seeded roles** (builtin: their ids are their codes; they cannot be changed or deleted):
+         *
+         *     | role | authorities |
+         *     |---|---|
+         *     | observer | view |
+         *     | reader | view, preview |
+         *     | downloader | view, preview, download |
+         *     | uploader | view, preview, upload, create |
+         *     | editor | view, preview, download, upload, create, edit, version |
+         *     | operator | editor + delete |
+         *     | manager | all eleven |
+         *     | sharer | view, preview, download, share, shareExternal |
+         *     | sharedby | view, preview, download |
+         *     | design | view, preview, download, upload, create, edit, version, share |
+         *     | disable | none: an explicit deny |
+         *     | defaultrole | view, preview, download, upload, create, edit, version, share |
+         *     | groupdefaultrole | same as defaultrole |
+         *     | group_administrator | all eleven (kind group) |
+         *     | group_leader | all but manage (kind group) |
+         *     | group_ordinary_members | as defaultrole (kind group) |
+         *     | file_leader | as operator (kind group) |
+         *     | groupShare_view_only | view |
+         *     | groupShare_reader | view, preview |
+         *     | groupShare_download, groupShare_downloader | view, preview, download |
+         *     | groupShare_uploader | view, preview, upload, create |
+         *     | groupShare_edit | as editor |
+         *     | groupShare_operator | as operator |
+         *     | groupShare_external_sharing | view, preview, download, shareExternal |
+         *     | groupShare_manager, groupShare_manager_new | all eleven |
+         *     | groupShare_sharedby, groupShare_default_role | as sharedby |
+         */
+        get: operations["getAllRoleInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRole/pageRoleInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of roles (administrators) */
+        get: operations["pageRoleInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRole/roleInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or update a role with its authorities (administrators)
+         * @description Without roleId a new role is created; with it, that role's names, authorities, deny flag and sort are replaced
+         *     (its code and kind cannot change: grants refer to it). A change applies at once to every grant of the role.
+         *     409 ROLE_BUILTIN for a builtin role; 409 ROLE_EXISTS when another role has the code (case-insensitive);
+         *     422 VALIDATION_FAILED for a deny role with authorities, or a blank name; 404 NOT_FOUND for an unknown roleId.
+         */
+        post: operations["roleInfo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRole/deleteRoleInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a role (administrators)
+         * @description 409 ROLE_BUILTIN for a builtin role; 409 ROLE_IN_USE while any grant holds it (revoke them first); 404 NOT_FOUND for an unknown id.
+         */
+        post: operations["deleteRoleInfo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRole/fileSharingRoleList": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Roles offered when sharing or granting a folder
+         * @description The `file` roles that grant at least view, without the implicit defaults (defaultrole, groupdefaultrole) and without deny roles, sorted like getAllRoleInfo.
+         */
+        get: operations["fileSharingRoleList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysAuth/getAllAuth": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The authority catalogue with Chinese and English names
+         * @description The eleven authorities roles are sets of, in catalogue order: view (list, read properties), preview, download,
+         *     upload, create (folders, copies and moves into a folder), edit (rename, move, remarks), delete (recycle,
+         *     restore, purge), version (history, rollback), share (internal shares), shareExternal (links), manage (grants).
+         */
+        get: operations["getAllAuth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRoleUser/pageGroupRoleList": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of grants to users
+         * @description With instanceId: the user grants on that item (caller needs `manage` on it). Without it: the user grants of
+         *     `roleId` (or of every role) on any item, for administrators only (403 FORBIDDEN otherwise). Newest first.
+         */
+        get: operations["pageGroupRoleList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRoleUser/pageGroupRoleGroupList": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of grants to departments
+         * @description As pageGroupRoleList, for the grants whose subject is a department.
+         */
+        get: operations["pageGroupRoleGroupList"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRoleUser/setGroupRoleGroup": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant a role to departments on a folder or file
+         * @description Who may grant: holders of `manage` on the item (the space's owner on a personal space, administrators and
+         *     department managers on a department space, or a grant of `manager`). 404 NOT_FOUND for an unknown role or
+         *     department; 422 VALIDATION_FAILED for a role that is not of kind `file`. All or nothing. Answers the grants
+         *     of the request as stored (existing ones unchanged).
+         */
+        post: operations["setGroupRoleGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRoleUser/setGroupRoleUser": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Grant a role to users on a folder or file
+         * @description As setGroupRoleGroup, for users (404 NOT_FOUND for an unknown or deleted account).
+         */
+        post: operations["setGroupRoleUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRoleUser/delGroupRoleUser": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Revoke grants (of users or departments) on a folder or file */
+        post: operations["delGroupRoleUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRoleUser/modGroupRoleUser": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change the role of a grant */
+        post: operations["modGroupRoleUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRoleUser/setGroupAuth": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replace every grant on a folder or file
+         * @description The permissions dialog saves its whole table with this. Atomic; answers the grants now on the item.
+         */
+        post: operations["setGroupAuth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/SysRoleUser/explainAccess": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Why a user may (or may not) do what on an item (contract extension)
+         * @description The decision the server takes on every call, and the grants that produced it. Without userId: the caller's
+         *     own access (they must see the item). With another user's id: administrators, or holders of `manage` on the
+         *     item (403 FORBIDDEN otherwise; 404 NOT_FOUND for an unknown user).
+         *
+         *     **How the server decides** what a user may do on an item (one place, used by every call, listing flags too):
+         *     1. Personal space: its owner holds every authority; nobody else holds anything unless a grant gives it.
+         *        Administrators do not read other people's personal files.
+         *     2. Otherwise the server walks from the item up through its ancestors to the space root. At each level it takes
+         *        the grants whose subject is the user, or one of the user's departments (their department and every
+         *        ancestor department: a grant to a department reaches its whole subtree). The nearest level that has any
+         *        applicable grant decides: if any of its grants is a deny role (`disable`) the user holds nothing; otherwise
+         *        the union of those roles' authorities.
+         *     3. No grant on the chain: in a department space, members of that department or of a sub-department hold
+         *        `defaultrole`; managers of that department (or of an ancestor department) and administrators hold
+         *        `manager`. In a group space, members hold every authority. Anyone else holds nothing.
+         *     4. Administrators always keep `view` and `manage` on department and group spaces, whatever the grants, so
+         *        that grants can always be repaired.
+         *     5. Visibility is holding `view`: without it an item answers 404 NOT_FOUND (as if it did not exist); with view
+         *        but without the needed authority, 403 FORBIDDEN. Rows in listings carry `editIsDisabled` (no `edit`) and
+         *        `isDisabled` (no `delete`) from the same decision.
+         */
+        get: operations["explainAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drive/static/i18n/{lang}/translate.json": {
         parameters: {
             query?: never;
@@ -3042,7 +3470,7 @@ export interface components {
          *     specific status with the same code).
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "STORAGE_ERROR" | "INTERNAL";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "ROLE_BUILTIN" | "ROLE_IN_USE" | "ROLE_EXISTS" | "GRANT_EXISTS" | "STORAGE_ERROR" | "INTERNAL" | "DEPT_NOT_EMPTY" | "PASSWORD_CHANGE_REQUIRED";
         /** @description The `data` of a failure envelope. */
         ErrorData: {
             code: components["schemas"]["ErrorCode"];
@@ -3712,6 +4140,195 @@ export interface components {
         };
         AgentPairResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["AgentPairResult"];
+        };
+        /**
+         * @description `file`: granted on folders of department and personal spaces; `group` and `groupShare`: roles inside groups and group shares (the groups issue uses them).
+         * @enum {string}
+         */
+        RoleKind: "file" | "group" | "groupShare";
+        /**
+         * @description One authority of the catalogue (x-hcs-permissions at the contract's root; SysAuth/getAllAuth names them).
+         * @enum {string}
+         */
+        Permission: "view" | "preview" | "download" | "upload" | "create" | "edit" | "delete" | "version" | "share" | "shareExternal" | "manage";
+        /** @description A role: a named set of authorities. Builtin roles (the seeded catalogue) cannot be changed or deleted; their ids are their codes. */
+        Role: {
+            roleId: string;
+            roleCode: string;
+            /** @description Chinese name. */
+            roleName: string;
+            /** @description English name. */
+            roleNameEn: string;
+            kind: components["schemas"]["RoleKind"];
+            builtin: boolean;
+            /** @description An explicit deny (the `disable` role): where it is the nearest grant, the subject holds nothing. */
+            deny: boolean;
+            sort: number;
+            /** @description In catalogue order; empty for a deny role. */
+            authorities: components["schemas"]["Permission"][];
+            /** @description Grants of this role in force (a role in use cannot be deleted). */
+            grantCount: number;
+            /** @description Epoch ms. */
+            createTime: number;
+        };
+        RoleListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Role"][];
+        };
+        RolePage: components["schemas"]["Page"] & {
+            list: components["schemas"]["Role"][];
+        };
+        RolePageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["RolePage"];
+        };
+        /** @description A role id (a builtin role's id is its code, e.g. `reader`). */
+        RoleId: string;
+        /** @description Without roleId: create a role. With roleId: replace that role's names, authorities and sort (its code and kind stay). */
+        RoleInfoRequest: {
+            roleId?: components["schemas"]["RoleId"];
+            /** @description Unique, case-insensitively, among all roles. */
+            roleCode: string;
+            /** @description Chinese name; not blank. */
+            roleName: string;
+            /** @description English name; defaults to the code. */
+            roleNameEn?: string;
+            kind?: components["schemas"]["RoleKind"];
+            /**
+             * @description An explicit deny role: its authorities must then be empty.
+             * @default false
+             */
+            deny: boolean;
+            /** @default 1000 */
+            sort: number;
+            authorities: components["schemas"]["Permission"][];
+        };
+        RoleResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Role"];
+        };
+        DeleteRoleRequest: {
+            roleId: components["schemas"]["RoleId"];
+        };
+        /** @description One entry of the authority catalogue, with its display names. */
+        Authority: {
+            code: components["schemas"]["Permission"];
+            /** @description Chinese name, e.g. 预览. */
+            name: string;
+            /** @description English name, e.g. Preview. */
+            nameEn: string;
+            /** @description What it allows, in Chinese. */
+            description: string;
+            /** @description What it allows, in English. */
+            descriptionEn: string;
+            sort: number;
+        };
+        AuthorityListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Authority"][];
+        };
+        InstanceId: string;
+        /**
+         * @description `user`: one account; `dept`: a department, reaching every member of it and of its sub-departments.
+         * @enum {string}
+         */
+        SubjectKind: "user" | "dept";
+        /** @description A role granted to a user or a department on a folder or file; inherited by everything under it. */
+        Grant: {
+            grantId: string;
+            instanceId: string;
+            instanceName: string;
+            roleId: string;
+            roleCode: string;
+            roleName: string;
+            roleNameEn: string;
+            deny: boolean;
+            subjectKind: components["schemas"]["SubjectKind"];
+            subjectId: string;
+            /** @description The user's name (userName) or the department's name. */
+            subjectName: string;
+            /** @description The user's real name (users only). */
+            subjectRealName?: string;
+            /** @description Id of the user who granted it. */
+            createdBy: string;
+            /** @description Epoch ms. */
+            createTime: number;
+        };
+        GrantPage: components["schemas"]["Page"] & {
+            list: components["schemas"]["Grant"][];
+        };
+        GrantPageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["GrantPage"];
+        };
+        SubjectId: string;
+        /** @description Grants the role to each department on the instance (reaching their sub-departments). Existing grants are kept. */
+        SetGroupRoleGroupRequest: {
+            instanceId: components["schemas"]["InstanceId"];
+            roleId: components["schemas"]["RoleId"];
+            deptIds: components["schemas"]["SubjectId"][];
+        };
+        GrantListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Grant"][];
+        };
+        /** @description Grants the role to each user on the instance. A grant that already exists is kept as it is (no error). */
+        SetGroupRoleUserRequest: {
+            instanceId: components["schemas"]["InstanceId"];
+            roleId: components["schemas"]["RoleId"];
+            userIds: components["schemas"]["SubjectId"][];
+        };
+        /** @description Revokes grants on the instance. Every grant must be one on that instance (404 NOT_FOUND otherwise, and none is revoked). */
+        DelGroupRoleUserRequest: {
+            instanceId: components["schemas"]["InstanceId"];
+            grantIds: components["schemas"]["SubjectId"][];
+        };
+        /** @description Changes the role of one grant on the instance (same subject). 409 GRANT_EXISTS when the subject already holds that role there. */
+        ModGroupRoleUserRequest: {
+            instanceId: components["schemas"]["InstanceId"];
+            grantId: components["schemas"]["SubjectId"];
+            roleId: components["schemas"]["RoleId"];
+        };
+        GrantSpec: {
+            roleId: components["schemas"]["RoleId"];
+            subjectKind: components["schemas"]["SubjectKind"];
+            subjectId: components["schemas"]["SubjectId"];
+        };
+        /** @description Replaces every grant on the instance with `grants` (an empty list removes them all), atomically. Grants that stay keep their ids. */
+        SetGroupAuthRequest: {
+            instanceId: components["schemas"]["InstanceId"];
+            grants: components["schemas"]["GrantSpec"][];
+        };
+        /** @description One grant met on the way from the item up to its space root (nearest first). */
+        AccessStep: {
+            /** @description The item or ancestor carrying the grant. */
+            instanceId: string;
+            instanceName: string;
+            grantId: string;
+            roleCode: string;
+            roleName: string;
+            roleNameEn: string;
+            subjectKind: components["schemas"]["SubjectKind"];
+            subjectId: string;
+            subjectName: string;
+            deny: boolean;
+            /** @description True for the grants of the nearest level, the ones that decided. */
+            decisive: boolean;
+        };
+        AccessExplanation: {
+            userId: string;
+            userName: string;
+            instanceId: string;
+            /** @description The authorities the user holds on the item, in catalogue order. */
+            allowed: components["schemas"]["Permission"][];
+            /** @description True when the nearest applicable grant is a deny role. */
+            denied: boolean;
+            /**
+             * @description `owner`: the owner of the personal space; `grant`: the nearest grant decided; `default`: no grant applies, the space's default (defaultrole for department members, manager for department managers and administrators, everything for group members); `none`: nothing applies.
+             * @enum {string}
+             */
+            source: "owner" | "grant" | "default" | "none";
+            /** @description With source default: the role code applied (defaultrole, manager), or null for group members. */
+            defaultRole?: string | null;
+            /** @description Every grant on the item and its ancestors that applies to the user (their own, or their department's or an ancestor department's), nearest first. */
+            chain: components["schemas"]["AccessStep"][];
+        };
+        AccessExplanationResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["AccessExplanation"];
         };
         BulkUploadFile: {
             fName: components["schemas"]["EncodedName"];
@@ -6935,6 +7552,453 @@ export interface operations {
                 };
                 content: {
                     "application/octet-stream": string;
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getAllRoleInfo: {
+        parameters: {
+            query?: {
+                /** @description Only roles of this kind. */
+                kind?: components["schemas"]["RoleKind"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The roles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pageRoleInfo: {
+        parameters: {
+            query?: {
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+                kind?: components["schemas"]["RoleKind"];
+                /** @description Case-insensitive filter on code, Chinese and English name. */
+                keyword?: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RolePageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    roleInfo: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RoleInfoRequest"];
+            };
+        };
+        responses: {
+            /** @description The role as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteRoleInfo: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteRoleRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    fileSharingRoleList: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The roles. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RoleListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getAllAuth: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalogue. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorityListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pageGroupRoleList: {
+        parameters: {
+            query?: {
+                instanceId?: components["schemas"]["InstanceId"];
+                roleId?: components["schemas"]["RoleId"];
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pageGroupRoleGroupList: {
+        parameters: {
+            query?: {
+                instanceId?: components["schemas"]["InstanceId"];
+                roleId?: components["schemas"]["RoleId"];
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setGroupRoleGroup: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetGroupRoleGroupRequest"];
+            };
+        };
+        responses: {
+            /** @description The grants. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setGroupRoleUser: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetGroupRoleUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The grants. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    delGroupRoleUser: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DelGroupRoleUserRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    modGroupRoleUser: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModGroupRoleUserRequest"];
+            };
+        };
+        responses: {
+            /** @description The grant as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setGroupAuth: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetGroupAuthRequest"];
+            };
+        };
+        responses: {
+            /** @description The grants on the item. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GrantListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    explainAccess: {
+        parameters: {
+            query: {
+                instanceId: components["schemas"]["InstanceId"];
+                /** @description Whose access; omitted: the caller's. */
+                userId?: components["schemas"]["SubjectId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The explanation. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AccessExplanationResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

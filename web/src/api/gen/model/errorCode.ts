@@ -94,8 +94,20 @@ export const ErrorCode = {
   UPLOAD_SESSION_MISSING: 'UPLOAD_SESSION_MISSING',
   /** The caller holds as many open upload sessions as allowed. */
   TOO_MANY_UPLOADS: 'TOO_MANY_UPLOADS',
+  /** A builtin role (the seeded catalogue) cannot be changed or deleted. */
+  ROLE_BUILTIN: 'ROLE_BUILTIN',
+  /** The role is still granted somewhere; revoke its grants first. */
+  ROLE_IN_USE: 'ROLE_IN_USE',
+  /** Another role already has that code. */
+  ROLE_EXISTS: 'ROLE_EXISTS',
+  /** The subject already holds that role on that item. */
+  GRANT_EXISTS: 'GRANT_EXISTS',
   /** Object storage failed. */
   STORAGE_ERROR: 'STORAGE_ERROR',
   /** An unexpected failure; data.traceId finds it in the log. */
   INTERNAL: 'INTERNAL',
+  /** The department still has sub-departments, accounts or files. */
+  DEPT_NOT_EMPTY: 'DEPT_NOT_EMPTY',
+  /** The password was reset: change it (Users\/userPassword) before anything else. */
+  PASSWORD_CHANGE_REQUIRED: 'PASSWORD_CHANGE_REQUIRED',
 } as const;
