@@ -10,7 +10,17 @@ export interface AccessNeed {
   /** Batch calls: a refused instance fails as its own item (failed[]) instead of refusing the request. */
   readonly each: boolean;
 }
-export type Access = 'public' | 'signed-in' | 'admin' | readonly AccessNeed[];
+/**
+ * The department-manager mark: administrators, or a manager of the department each named value is (dept) or of the
+ * department of each named account (user), or of a department above it. An absent dept value is the root department.
+ */
+export interface ManagesNeed {
+  readonly manages: 'dept' | 'user';
+  readonly ids: readonly string[];
+  /** Batch calls: an account or department outside the caller's subtree fails as its own item. */
+  readonly each: boolean;
+}
+export type Access = 'public' | 'signed-in' | 'admin' | readonly (AccessNeed | ManagesNeed)[];
 
 export interface OperationInfo {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';
@@ -36,16 +46,19 @@ export const operations = {
   checkFileExist: { method: 'GET', path: '/hcs/controller/API/check-file-exist', tag: 'upload', public: false, csrf: true, raw: false, mutating: false, access: [{"permission":"view","ids":["query.parentId"],"each":false}] },
   checkSpecialGatewayMapping: { method: 'POST', path: '/hcs/services/API/1.0/checkSpecialGatewayMapping', tag: 'session', public: true, csrf: true, raw: false, mutating: true, access: 'public' },
   copyInstances: { method: 'GET', path: '/hcs/controller/copyInstance', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"download","ids":["query.ids"],"each":true},{"permission":"create","ids":["query.targetInstanceId"],"each":false}] },
+  countSubDepts: { method: 'GET', path: '/hcs/controller/sysGroup/getSubDeptNum', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   createFileSharing: { method: 'POST', path: '/hcs/controller/fileSharing', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   createInstances: { method: 'POST', path: '/hcs/controller/Instances', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"create","ids":["body.parentId"],"each":false}] },
   createOfficeFile: { method: 'POST', path: '/hcs/controller/officeFile', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   delGroupRoleUser: { method: 'POST', path: '/hcs/controller/SysRoleUser/delGroupRoleUser', tag: 'roles', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"manage","ids":["body.instanceId"],"each":false}] },
+  deleteDept: { method: 'POST', path: '/hcs/controller/sysGroup/delGroupInfo', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"dept","ids":["body.id"],"each":false},{"manages":"dept","ids":["body.moveMembersTo"],"each":false}] },
   deleteFavourite: { method: 'GET', path: '/hcs/controller/delCollectionFile', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   deleteFileSharing: { method: 'GET', path: '/hcs/controller/delFileSharing', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   deleteInstances: { method: 'GET', path: '/hcs/controller/delete', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"delete","ids":["query.ids"],"each":true}] },
   deletePartInfo: { method: 'POST', path: '/hcs/controller/API/deletePartInfo', tag: 'upload', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   deleteRoleInfo: { method: 'POST', path: '/hcs/controller/SysRole/deleteRoleInfo', tag: 'roles', public: false, csrf: true, raw: false, mutating: true, access: 'admin' },
   deleteSecRecycle: { method: 'GET', path: '/hcs/controller/deleteSecRecycle', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'admin' },
+  deleteUsers: { method: 'POST', path: '/hcs/controller/Users/delUserInfo', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"user","ids":["body.userIds"],"each":true}] },
   destroyPartInfo: { method: 'POST', path: '/hcs/controller/API/destroyPartInfo', tag: 'upload', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   downloadAgentPackage: { method: 'GET', path: '/hcs/services/API/agent/hcs-drive.mjs', tag: 'agent', public: true, csrf: false, raw: true, mutating: false, access: 'public' },
   downloadZip: { method: 'GET', path: '/hcs/services/API/zip/{ticket}', tag: 'download', public: true, csrf: false, raw: true, mutating: false, access: 'public' },
@@ -63,6 +76,10 @@ export const operations = {
   getCloudProvider: { method: 'GET', path: '/hcs/controller/API/getCloudProvider', tag: 'download', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   getCurrentUser: { method: 'GET', path: '/hcs/controller/System/Current/User', tag: 'session', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   getCurrentUserAlias: { method: 'GET', path: '/hcs/controller/System/CurrentUser', tag: 'session', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
+  getDeptInfo: { method: 'GET', path: '/hcs/controller/sysGroup/getGroupInfo', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: [{"manages":"dept","ids":["query.id"],"each":false}] },
+  getDeptTree: { method: 'GET', path: '/hcs/controller/sysGroup/treeGroup', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
+  getDeptTreeLevel: { method: 'GET', path: '/hcs/controller/sysGroup/treeData', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
+  getDeptUserTree: { method: 'GET', path: '/hcs/controller/Users/treeGroupAndUser', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   getDownloadFileInfo: { method: 'GET', path: '/hcs/controller/API/getDownloadFileInfo', tag: 'download', public: false, csrf: true, raw: false, mutating: false, access: [{"permission":"download","ids":["query.instanceId"],"each":false}] },
   getFileInfoById: { method: 'GET', path: '/hcs/controller/API/GetFileInfoById/{id}', tag: 'download', public: false, csrf: true, raw: false, mutating: false, access: [{"permission":"view","ids":["path.id"],"each":false}] },
   getFileSharing: { method: 'GET', path: '/hcs/controller/getFileSharing', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: [{"permission":"share","ids":["query.instanceId"],"each":false}] },
@@ -94,16 +111,26 @@ export const operations = {
   getTreeFolderData: { method: 'GET', path: '/hcs/controller/tree/folderData', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: [{"permission":"view","ids":["query.id"],"each":false}] },
   getUserAgreement: { method: 'GET', path: '/hcs/controller/System/userAgreement', tag: 'session', public: true, csrf: true, raw: false, mutating: false, access: 'public' },
   getUserCapInfo: { method: 'GET', path: '/hcs/controller/userCapacity/userCapInfo/{userId}/{libCode}', tag: 'capacity', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
+  getUserInfo: { method: 'GET', path: '/hcs/controller/Users/userInfo', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: [{"manages":"user","ids":["query.userId"],"each":false}] },
+  getUserLabels: { method: 'GET', path: '/hcs/controller/Users/userLabels', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: [{"manages":"user","ids":["query.userId"],"each":false}] },
+  getUserTreeLevel: { method: 'GET', path: '/hcs/controller/Users/treeData', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   getZipDownloadUrl: { method: 'GET', path: '/hcs/controller/API/getZipDownloadUrl', tag: 'download', public: false, csrf: true, raw: false, mutating: false, access: [{"permission":"download","ids":["query.ids"],"each":false}] },
   groupSync: { method: 'POST', path: '/hcs/controller/System/groupSync', tag: 'libraries', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
+  importUsers: { method: 'POST', path: '/hcs/controller/Users/importUsers', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"dept","ids":["query.deptId"],"each":false}] },
   initPartInfo: { method: 'POST', path: '/hcs/controller/API/initPartInfo', tag: 'upload', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   issueAgentPairingToken: { method: 'POST', path: '/hcs/controller/API/agent/pairing-token', tag: 'agent', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   judgeGroupSize: { method: 'POST', path: '/hcs/controller/groupCapacity/judgeGroupSize', tag: 'capacity', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   judgeUserSize: { method: 'POST', path: '/hcs/controller/userCapacity/judgeUserSize', tag: 'capacity', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   listBusinessLibs: { method: 'GET', path: '/hcs/controller/BusinessLibs', tag: 'libraries', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
+  listChildDepts: { method: 'GET', path: '/hcs/controller/sysGroup/getAllSubList', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
+  listDeletedUsers: { method: 'GET', path: '/hcs/controller/Users/deletedUsers', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: [{"manages":"dept","ids":["query.deptId"],"each":false}] },
+  listDeptMembers: { method: 'GET', path: '/hcs/controller/sysGroup/groupRoleUserList', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: [{"manages":"dept","ids":["query.id"],"each":false}] },
+  listDeptUsers: { method: 'GET', path: '/hcs/controller/Users/listByGroupId', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: [{"manages":"dept","ids":["query.deptId"],"each":false}] },
   listFileSharingUsers: { method: 'GET', path: '/hcs/controller/fileSharingUser', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: [{"permission":"share","ids":["query.instanceId"],"each":false}] },
   listInstances: { method: 'GET', path: '/hcs/controller/Page', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: [{"permission":"view","ids":["query.parentId"],"each":false}] },
   listMenus: { method: 'GET', path: '/hcs/controller/BusinessLibs/Menus', tag: 'libraries', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
+  listReachableDepts: { method: 'GET', path: '/hcs/controller/sysGroup/getNPDept', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
+  listSubtreeDepts: { method: 'GET', path: '/hcs/controller/sysGroup/getAllSubDept', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   listSysConfigMenus: { method: 'GET', path: '/hcs/controller/BusinessLibs/Menus/sysConfig', tag: 'libraries', public: false, csrf: true, raw: false, mutating: false, access: 'admin' },
   login: { method: 'GET', path: '/hcs/services/System/Token', tag: 'session', public: true, csrf: true, raw: false, mutating: false, access: 'public' },
   logout: { method: 'GET', path: '/hcs/controller/System/sso/logout', tag: 'session', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
@@ -112,6 +139,7 @@ export const operations = {
   modifyInstance: { method: 'POST', path: '/hcs/controller/Instances/{id}', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"edit","ids":["path.id"],"each":false}] },
   moveInstances: { method: 'GET', path: '/hcs/controller/moveInstance', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"edit","ids":["query.ids"],"each":true},{"permission":"create","ids":["query.targetInstanceId"],"each":false}] },
   moveSecRecycle: { method: 'POST', path: '/hcs/controller/moveSecRecycle', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'admin' },
+  moveUsers: { method: 'POST', path: '/hcs/controller/Users/moveUsers', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"user","ids":["body.userIds"],"each":true},{"manages":"dept","ids":["body.deptId"],"each":false}] },
   oneDiskSync: { method: 'POST', path: '/hcs/controller/System/oneDiskSync', tag: 'libraries', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   pageFavourites: { method: 'GET', path: '/hcs/controller/pageCollectionFile', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   pageFileSharing: { method: 'GET', path: '/hcs/controller/pageFileSharing', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
@@ -122,16 +150,22 @@ export const operations = {
   pageRoleInfo: { method: 'GET', path: '/hcs/controller/SysRole/pageRoleInfo', tag: 'roles', public: false, csrf: true, raw: false, mutating: false, access: 'admin' },
   pageSecRecycle: { method: 'GET', path: '/hcs/controller/pageSecRecycle', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: 'admin' },
   pairAgent: { method: 'POST', path: '/hcs/services/API/agent/pair', tag: 'agent', public: true, csrf: true, raw: false, mutating: true, access: 'public' },
+  pickDeptUsers: { method: 'GET', path: '/hcs/controller/Users/group/users', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   previewVideo: { method: 'GET', path: '/hcs/controller/FileInfos/preview/video', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: [{"permission":"preview","ids":["query.instanceId"],"each":false}] },
+  purgeUser: { method: 'POST', path: '/hcs/controller/Users/realDeleteUser', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: 'admin' },
   recycleStorageFile: { method: 'POST', path: '/hcs/controller/API/recycle-storage-file', tag: 'upload', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   removeRecycled: { method: 'GET', path: '/hcs/controller/remove/delete', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"delete","ids":["query.ids"],"each":false}] },
+  resetUserPassword: { method: 'POST', path: '/hcs/controller/Users/resetPassword', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"user","ids":["body.userId"],"each":false}] },
   restoreInstances: { method: 'GET', path: '/hcs/controller/restore', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"delete","ids":["query.ids"],"each":false}] },
   restoreSecRecycle: { method: 'GET', path: '/hcs/controller/restoreSecRecycle', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'admin' },
+  restoreUsers: { method: 'POST', path: '/hcs/controller/Users/restoreDelUser', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"user","ids":["body.userIds"],"each":true}] },
   roleInfo: { method: 'POST', path: '/hcs/controller/SysRole/roleInfo', tag: 'roles', public: false, csrf: true, raw: false, mutating: true, access: 'admin' },
   rollbackFile: { method: 'POST', path: '/hcs/controller/rollbackFile', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
+  saveDept: { method: 'POST', path: '/hcs/controller/sysGroup/setGroupInfo', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"dept","ids":["body.id"],"each":false},{"manages":"dept","ids":["body.parentId"],"each":false}] },
   saveInstance: { method: 'POST', path: '/hcs/controller/API/save-instance', tag: 'upload', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"upload","ids":["body.parentId"],"each":false}] },
   saveInstanceLabel: { method: 'POST', path: '/hcs/controller/saveInstanceLabel', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   saveInstanceRemark: { method: 'POST', path: '/hcs/controller/saveInstanceRemark', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
+  saveUser: { method: 'POST', path: '/hcs/controller/Users/setUserInfo', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"user","ids":["body.userId"],"each":false},{"manages":"dept","ids":["body.deptId"],"each":false}] },
   searchGroupPage: { method: 'GET', path: '/hcs/controller/es/searchGroupPage', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   searchPage: { method: 'GET', path: '/hcs/controller/es/searchPage', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   searchUserPage: { method: 'GET', path: '/hcs/controller/es/searchUserPage', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
@@ -141,6 +175,9 @@ export const operations = {
   setGroupRoleUser: { method: 'POST', path: '/hcs/controller/SysRoleUser/setGroupRoleUser', tag: 'roles', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"manage","ids":["body.instanceId"],"each":false}] },
   setLanguage: { method: 'POST', path: '/hcs/controller/setlanguage', tag: 'session', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   setPartInfo: { method: 'POST', path: '/hcs/controller/API/setPartInfo', tag: 'upload', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
+  setUserLabels: { method: 'POST', path: '/hcs/controller/Users/userLabels', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"user","ids":["body.userId"],"each":false}] },
+  setUsersEnabled: { method: 'POST', path: '/hcs/controller/Users/setUserState', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"user","ids":["body.userIds"],"each":true}] },
+  setUsersQuota: { method: 'POST', path: '/hcs/controller/Users/setUserQuota', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"user","ids":["body.userIds"],"each":true}] },
   shareCheckFileExist: { method: 'GET', path: '/hcs/services/API/check-file-exist', tag: 'upload', public: true, csrf: true, raw: false, mutating: false, access: 'public' },
   shareDestroyPartInfo: { method: 'POST', path: '/hcs/services/API/destroyPartInfo', tag: 'upload', public: true, csrf: true, raw: false, mutating: true, access: 'public' },
   shareDownload: { method: 'GET', path: '/hcs/services/ShareAPI/shareDownload', tag: 'download', public: true, csrf: true, raw: false, mutating: false, access: 'public' },

@@ -3352,6 +3352,732 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/controller/sysGroup/treeGroup": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The department tree
+         * @description Every department as a tree from the root (or from `id`), ordered by sort then name. The organisation chart is
+         *     visible to every signed-in user; capacity and managers are not (getGroupInfo).
+         */
+        get: operations["getDeptTree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysGroup/getNPDept": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Departments whose files the caller can open
+         * @description The department spaces the caller can view (the /departFile switcher, the CLI's `dept:<name>` paths): their own
+         *     department and its ancestors (member), the departments they manage and everything below them (manager), and those
+         *     with a role granted to them or to one of their departments on the department space (grant). Administrators reach
+         *     every department (admin). Each with its full path of names, so an ambiguous name can list its candidates.
+         */
+        get: operations["listReachableDepts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysGroup/getSubDeptNum": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** How many departments and accounts are below a department */
+        get: operations["countSubDepts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysGroup/getAllSubList": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The direct sub-departments of a department */
+        get: operations["listChildDepts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysGroup/getAllSubDept": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every department below a department, at any depth
+         * @description Depth-first (a parent before its children), each with its depth under `id` (1 = direct child). At most 10,000.
+         */
+        get: operations["listSubtreeDepts"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysGroup/getGroupInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A department with its capacity and managers
+         * @description Administrators, and managers of the department or of one above it (403 otherwise). `usedBytes` is the nested
+         *     account: the department's own space plus every sub-department's, the same bytes groupCapInfo shows.
+         */
+        get: operations["getDeptInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysGroup/setGroupInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or change a department
+         * @description See SaveDeptRequest. 404 NOT_FOUND for an unknown id or parent, 409 CONFLICT for a move under itself or for
+         *     changing the root's parent, 409 NAME_EXISTS for a sibling with the same name, 409 SPACE_NOT_ENOUGH for a quota
+         *     over the parent's remaining quota. Managers act strictly inside their subtree (403 FORBIDDEN otherwise).
+         */
+        post: operations["saveDept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysGroup/delGroupInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete an empty department
+         * @description Refused with 409 DEPT_NOT_EMPTY while the department has sub-departments, files in its space, or accounts (unless
+         *     `moveMembersTo` names where they go, then they move in the same transaction). The root cannot be deleted (409
+         *     CONFLICT). Grants on the department and its managers go with it.
+         */
+        post: operations["deleteDept"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysGroup/treeData": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One level of the department tree (lazy loading)
+         * @description The sub-departments of `id` (of the root when omitted), each saying whether it has sub-departments of its own.
+         */
+        get: operations["getDeptTreeLevel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysGroup/groupRoleUserList": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the accounts of a department, with its managers marked
+         * @description Live accounts directly in the department, managers first, then by user name. Roles granted on folders are listed by
+         *     the SysRoleUser calls.
+         */
+        get: operations["listDeptMembers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/treeData": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One level of the department tree with its accounts (lazy loading)
+         * @description The sub-departments of `id` (the root when omitted) and the live accounts directly in it (names only), for
+         *     pickers. Departments first.
+         */
+        get: operations["getUserTreeLevel"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/listByGroupId": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of accounts for administration
+         * @description Accounts of `deptId` (the root when omitted: administrators only), with its whole subtree unless `includeSub=0`,
+         *     filtered by keyword, state and label, ordered by user name. Department managers list inside their subtree.
+         */
+        get: operations["listDeptUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/deletedUsers": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of deleted accounts (restorable)
+         * @description Accounts deleted with delUserInfo and not purged yet, newest deletion first; `deptId` as in listByGroupId.
+         */
+        get: operations["listDeletedUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/userLabels": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** An account's labels */
+        get: operations["getUserLabels"];
+        put?: never;
+        /** Replace an account's labels */
+        post: operations["setUserLabels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/group/users": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Accounts of a department for pickers
+         * @description Live, usable accounts (names only) of `deptId` and its subtree (everyone when omitted) matching keyword; at most
+         *     `limit` (default 50).
+         */
+        get: operations["pickDeptUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/userInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An account for administration
+         * @description Administrators, and managers of the account's department or one above it; deleted accounts too.
+         */
+        get: operations["getUserInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/setUserInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or edit an account
+         * @description See SaveUserRequest. Disabling (userIsEnabled 0), expiring or moving an account takes effect on its sessions at
+         *     their next request. 409 NAME_EXISTS for a taken user name (deleted accounts keep theirs until purged).
+         */
+        post: operations["saveUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/delUserInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete accounts into the deleted-users list
+         * @description The accounts stop working at once (sign-in and existing sessions); their files stay untouched until a purge, so
+         *     restoreDelUser brings them back whole. Refused per account: yourself and administrators (unless the caller is one)
+         *     fail with FORBIDDEN, unknown or already deleted ones with NOT_FOUND.
+         */
+        post: operations["deleteUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/treeGroupAndUser": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The department tree with the accounts in each department
+         * @description For pickers: every department, each with its live accounts (names only) matching `keyword` (all when omitted).
+         *     At most 5,000 accounts (`truncated` then says so).
+         */
+        get: operations["getDeptUserTree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/restoreDelUser": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Bring deleted accounts back
+         * @description The account comes back as it was, with every file, share and quota charge (deletion never touched them).
+         */
+        post: operations["restoreUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/realDeleteUser": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Purge a deleted account for good
+         * @description Only a deleted account (409 CONFLICT otherwise). In one transaction: the files of its personal space go to
+         *     `handOverTo` (moved into a new folder named after the purged account, in the receiver's library root, charged to the
+         *     receiver even past their quota so nothing is lost) or, without it, into the administrators' second-level recycle
+         *     bin; what it created in other spaces is credited to the receiver (or the purging administrator); then the account,
+         *     its sessions, labels, department management and grants are removed. Nothing vanishes silently.
+         */
+        post: operations["purgeUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/setUserState": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Disable or enable accounts
+         * @description A disabled account cannot sign in (ACCOUNT_FROZEN) and its sessions stop working at their next request. You cannot
+         *     disable yourself (FORBIDDEN per account).
+         */
+        post: operations["setUsersEnabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/resetPassword": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset an account's password
+         * @description Sets the password and forces a change at the next sign-in (`mustChangePassword`): until the account changes it, a
+         *     session of it may only change its password (Users/userPassword), sign out and read the current user; anything else
+         *     answers 403 PASSWORD_CHANGE_REQUIRED. The account's sessions end.
+         */
+        post: operations["resetUserPassword"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/setUserQuota": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set accounts' personal quota
+         * @description A quota below what an account already uses is allowed: nothing is removed, new uploads are refused until it fits.
+         */
+        post: operations["setUsersQuota"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/moveUsers": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move accounts to another department
+         * @description Personal files stay with the account; department membership (and so the default role on department spaces)
+         *     follows the new department from the next request.
+         */
+        post: operations["moveUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Users/importUsers": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create accounts from a CSV file, with a report per row
+         * @description The body is UTF-8 CSV (RFC 4180, a BOM is skipped), at most 1 MiB and 5,000 rows, with a header line naming the
+         *     columns in any order: userName (required), password (required, plain text: the file is the administrator's; every
+         *     imported account must change it at first sign-in), realName, dept (a department id, or its path of names from below
+         *     the root joined by /), quota (bytes, or a size like 10G), expires (YYYY-MM-DD, UTC end of day), email, phone, labels
+         *     (separated by ;). Rows without dept go to `deptId` (the root when omitted). Each row is created on its own: a bad row
+         *     fails with its code (NAME_INVALID, NAME_EXISTS, PASSWORD_POLICY, VALIDATION_FAILED, NOT_FOUND for an unknown
+         *     department, FORBIDDEN for a department outside the manager's subtree) and the others go on. A file that is not CSV
+         *     with a userName column is refused whole (422 VALIDATION_FAILED); a larger one with 413 PAYLOAD_TOO_LARGE.
+         */
+        post: operations["importUsers"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drive/static/i18n/{lang}/translate.json": {
         parameters: {
             query?: never;
@@ -4330,6 +5056,329 @@ export interface components {
         AccessExplanationResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["AccessExplanation"];
         };
+        /** @description A department id. `root` is the company (the root department, seeded; it cannot be deleted or moved). */
+        DeptId: string;
+        /** @description A department with its sub-departments (treeGroup). */
+        DeptTreeNode: {
+            id: string;
+            name: string;
+            parentId: string | null;
+            sort: number;
+            memberCount?: number;
+            children: components["schemas"]["DeptTreeNode"][];
+        };
+        DeptTreeResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["DeptTreeNode"][];
+        };
+        /** @description A department whose space the caller can open (getNPDept), with why. */
+        ReachableDept: {
+            id: string;
+            name: string;
+            path: string[];
+            pathNames: string[];
+            /**
+             * @description member: own department or an ancestor of it; manager: a managed department or below it; grant: a role granted on its space; admin: administrators reach every department.
+             * @enum {string}
+             */
+            via: "member" | "manager" | "grant" | "admin";
+        };
+        ReachableDeptListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ReachableDept"][];
+        };
+        SubDeptNum: {
+            /** @description Direct sub-departments. */
+            deptNum: number;
+            /** @description Sub-departments at any depth. */
+            allDeptNum: number;
+            /** @description Live accounts directly in the department. */
+            userNum: number;
+            /** @description Live accounts in the department and its whole subtree. */
+            allUserNum: number;
+        };
+        SubDeptNumResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["SubDeptNum"];
+        };
+        /** @description A department (spec section 7, sysGroup). */
+        Dept: {
+            id: string;
+            name: string;
+            /** @description null only for the root department. */
+            parentId: string | null;
+            /** @description Order among siblings (then by name). */
+            sort: number;
+            /** @description Ids from the root down to this department, itself included. */
+            path: string[];
+            /** @description Names along `path`. */
+            pathNames: string[];
+            /** @description Direct sub-departments. */
+            childCount: number;
+            /** @description Live accounts directly in this department. */
+            memberCount: number;
+        };
+        DeptListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Dept"][];
+        };
+        /** @description A department below another, with its depth under it (1 = direct child). */
+        SubDept: components["schemas"]["Dept"] & {
+            depth: number;
+        };
+        SubDeptListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["SubDept"][];
+        };
+        UserRef: {
+            userId: string;
+            userName: string;
+            realName: string;
+        };
+        /** @description A department with its capacity and managers (getGroupInfo). */
+        DeptInfo: components["schemas"]["Dept"] & {
+            /** @description null = unlimited. */
+            quotaBytes: number | null;
+            /** @description Bytes charged to the department space and every sub-department space (nested quota). */
+            usedBytes: number;
+            /** @description Live accounts in this department and its whole subtree. */
+            allMemberCount: number;
+            managers: components["schemas"]["UserRef"][];
+        };
+        DeptInfoResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["DeptInfo"];
+        };
+        /**
+         * @description Plain UTF-8 (not Base64). The instance name rules apply (no \ / : * ? " < > |, no control characters, no leading or
+         *     trailing whitespace: 422 NAME_INVALID). Unique among its siblings case-insensitively (409 NAME_EXISTS).
+         */
+        DeptName: string;
+        /** @description Bytes (at most 1 PiB); null = unlimited. */
+        QuotaBytes: number | null;
+        UserId: string;
+        /**
+         * @description Creates a department (no `id`) or changes one. Moving (a new `parentId`) never puts a department under itself or
+         *     under one of its own sub-departments (409 CONFLICT). `quotaBytes` may not exceed what the parent still has free:
+         *     the parent's quota minus its used bytes plus this department's own used bytes (409 SPACE_NOT_ENOUGH), nor go
+         *     below what the department already uses. Department managers create and change departments strictly inside the
+         *     subtree they manage; changing a department itself (name, parent, quota, managers) needs a manager of a department
+         *     above it, so nobody raises their own quota.
+         */
+        SaveDeptRequest: {
+            id?: components["schemas"]["DeptId"];
+            name?: components["schemas"]["DeptName"];
+            parentId?: components["schemas"]["DeptId"];
+            sort?: number;
+            quotaBytes?: components["schemas"]["QuotaBytes"];
+            /** @description Replaces the department's managers (live accounts). */
+            managerIds?: components["schemas"]["UserId"][];
+        };
+        DeptResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Dept"];
+        };
+        DeleteDeptRequest: {
+            id: components["schemas"]["DeptId"];
+            /** @description Move the department's accounts here first; without it a department with accounts is refused (409 DEPT_NOT_EMPTY). */
+            moveMembersTo?: components["schemas"]["DeptId"];
+        };
+        /** @description One node of a lazily loaded tree (departments, and accounts in Users/treeData). */
+        LevelNode: {
+            id: string;
+            /** @description Department name, or the account's real name. */
+            name: string;
+            /** @enum {string} */
+            kind: "dept" | "user";
+            parentId: string | null;
+            isLeaf: boolean;
+            /** @description Accounts only. */
+            userName?: string;
+        };
+        LevelNodeListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["LevelNode"][];
+        };
+        DeptMember: {
+            userId: string;
+            userName: string;
+            realName: string;
+            /** @description Manages this department (administers its subtree). */
+            isManager: boolean;
+        };
+        DeptMemberPageResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                list: components["schemas"]["DeptMember"][];
+                total: number;
+                pageNo: number;
+                pageSize: number;
+            };
+        };
+        /** @description A free label (no commas, no control characters), compared case-insensitively. */
+        UserLabel: string;
+        /**
+         * @description deleted: in the deleted-users list (restorable); disabled: is_enabled off; expired: userExpiredTime passed.
+         * @enum {string}
+         */
+        AccountState: "active" | "disabled" | "expired" | "deleted";
+        /** @description An account as administrators see it. Never carries a password or its hash. */
+        UserAdmin: {
+            userId: string;
+            userName: string;
+            realName: string;
+            deptId: string | null;
+            /** @description Names from the root down to the account's department. */
+            deptPathNames: string[];
+            email: string;
+            phone: string;
+            /** @enum {integer} */
+            userIsEnabled: 0 | 1;
+            /** @description Epoch ms; 1 = never. */
+            userExpiredTime: number;
+            isAdmin: boolean;
+            /** @description null = unlimited. */
+            quotaBytes: number | null;
+            usedBytes: number;
+            /** @description A reset password: the next sign-in must change it before anything else. */
+            mustChangePassword: boolean;
+            labels: string[];
+            state: components["schemas"]["AccountState"];
+            createTime: number;
+            updateTime: number;
+            deleteTime: number | null;
+            /** @description Departments this account manages. */
+            managedDeptIds: string[];
+        };
+        UserAdminPageResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                list: components["schemas"]["UserAdmin"][];
+                total: number;
+                pageNo: number;
+                pageSize: number;
+            };
+        };
+        LabelListResponse: components["schemas"]["Envelope"] & {
+            data?: string[];
+        };
+        SetUserLabelsRequest: {
+            userId: components["schemas"]["UserId"];
+            labels: components["schemas"]["UserLabel"][];
+        };
+        /** @description An account for pickers (shares, grants): names only. */
+        UserPick: {
+            userId: string;
+            userName: string;
+            realName: string;
+            deptId: string | null;
+        };
+        UserPickListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["UserPick"][];
+        };
+        UserAdminResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["UserAdmin"];
+        };
+        /** @description Epoch ms after which the account can no longer be used (at most the year 3000); 1 = never expires (spec). */
+        ExpiredTime: number;
+        /**
+         * @description Creates an account (no `userId`: `userName` and `password` required) or edits one (only the fields sent change;
+         *     `userName` cannot change). `password` is encrypted like the sign-in password and must meet the password policy
+         *     (422 PASSWORD_POLICY). A new account in no department goes to the root department. Only administrators create
+         *     administrators (`isAdmin`).
+         */
+        SaveUserRequest: {
+            userId?: components["schemas"]["UserId"];
+            userName?: string;
+            realName?: string;
+            password?: string;
+            deptId?: components["schemas"]["DeptId"];
+            email?: string;
+            phone?: string;
+            userExpiredTime?: components["schemas"]["ExpiredTime"];
+            quotaBytes?: components["schemas"]["QuotaBytes"];
+            /** @enum {integer} */
+            userIsEnabled?: 0 | 1;
+            isAdmin?: boolean;
+            /** @description New accounts: the first sign-in must change the password. */
+            mustChangePassword?: boolean;
+            labels?: components["schemas"]["UserLabel"][];
+        };
+        UserIdList: components["schemas"]["UserId"][];
+        UserIdsRequest: {
+            userIds: components["schemas"]["UserIdList"];
+        };
+        /** @description A batch over accounts: those done, and those refused each with its error code. */
+        UserBatchResult: {
+            done: string[];
+            failed: {
+                userId: string;
+                code: components["schemas"]["ErrorCode"];
+                message: string;
+            }[];
+        };
+        UserBatchResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["UserBatchResult"];
+        };
+        DeptUserTreeNode: {
+            id: string;
+            name: string;
+            parentId: string | null;
+            users: components["schemas"]["UserPick"][];
+            children: components["schemas"]["DeptUserTreeNode"][];
+        };
+        DeptUserTreeResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                tree: components["schemas"]["DeptUserTreeNode"][];
+                /** @description More than 5000 accounts matched: the tree holds the first 5000 (narrow with keyword). */
+                truncated: boolean;
+            };
+        };
+        PurgeUserRequest: {
+            userId: components["schemas"]["UserId"];
+            /** @description A live account that receives the files; without it they go to the administrators' second-level recycle bin. */
+            handOverTo?: components["schemas"]["UserId"];
+        };
+        PurgeResult: {
+            userId: string;
+            /** @description Files and folders handed over or recycled. */
+            files: number;
+            bytes: number;
+            /** @description The receiving account; null when the files went to the second-level recycle bin. */
+            handedOverTo: string | null;
+            /** @description The folder made in the receiver's personal space (null when nothing was handed over). */
+            folderId: string | null;
+        };
+        PurgeResultResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["PurgeResult"];
+        };
+        SetUserStateRequest: {
+            userIds: components["schemas"]["UserIdList"];
+            /** @description false disables: the accounts cannot sign in and their sessions stop working at once. */
+            enabled: boolean;
+        };
+        ResetPasswordRequest: {
+            userId: components["schemas"]["UserId"];
+            /** @description The new password, encrypted like the sign-in password; must meet the password policy. */
+            password: string;
+        };
+        SetUserQuotaRequest: {
+            userIds: components["schemas"]["UserIdList"];
+            quotaBytes: components["schemas"]["QuotaBytes"];
+        };
+        MoveUsersRequest: {
+            userIds: components["schemas"]["UserIdList"];
+            deptId: components["schemas"]["DeptId"];
+        };
+        ImportRow: {
+            /** @description Line number in the file (the header is line 1). */
+            row: number;
+            userName: string;
+            /** @enum {string} */
+            status: "created" | "failed";
+            userId?: string;
+            code?: components["schemas"]["ErrorCode"];
+            /** @description Why the row failed (English, for logs); clients show errors.codes.<code>. */
+            message?: string;
+        };
+        ImportReport: {
+            created: number;
+            failed: number;
+            rows: components["schemas"]["ImportRow"][];
+        };
+        ImportReportResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ImportReport"];
+        };
         BulkUploadFile: {
             fName: components["schemas"]["EncodedName"];
             /** @description Bytes of this file in the body (at most 1 MiB). */
@@ -4381,6 +5430,12 @@ export interface components {
         TraceId: string;
         /** @description Platform value (NetDisk, MPS, UAT_MPS; MPS and UAT_MPS are sent as empty). */
         PlatformId: string;
+        /**
+         * @description With instanceType 3 and no parentId/folder: the department whose space is meant (default: the caller's own
+         *     department). Any department the caller can reach (sysGroup/getNPDept); one they cannot answers 404 NOT_FOUND.
+         *     Once a department's root is known (the listing's folder id), its folders are addressed by id like any other.
+         */
+        DeptSpace: string;
         /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
         PageNo: number;
         /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
@@ -5272,6 +6327,12 @@ export interface operations {
                 parentId?: string;
                 libCode?: string;
                 instanceType?: string;
+                /**
+                 * @description With instanceType 3 and no parentId/folder: the department whose space is meant (default: the caller's own
+                 *     department). Any department the caller can reach (sysGroup/getNPDept); one they cannot answers 404 NOT_FOUND.
+                 *     Once a department's root is known (the listing's folder id), its folders are addressed by id like any other.
+                 */
+                deptId?: components["parameters"]["DeptSpace"];
                 /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
@@ -5315,7 +6376,14 @@ export interface operations {
     };
     createInstances: {
         parameters: {
-            query?: never;
+            query?: {
+                /**
+                 * @description With instanceType 3 and no parentId/folder: the department whose space is meant (default: the caller's own
+                 *     department). Any department the caller can reach (sysGroup/getNPDept); one they cannot answers 404 NOT_FOUND.
+                 *     Once a department's root is known (the listing's folder id), its folders are addressed by id like any other.
+                 */
+                deptId?: components["parameters"]["DeptSpace"];
+            };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
@@ -6379,6 +7447,12 @@ export interface operations {
                 /** @description When acting inside a shared folder, the sharing id that grants access. */
                 fileSharingId?: components["parameters"]["FileSharingId"];
                 instanceType?: string;
+                /**
+                 * @description With instanceType 3 and no parentId/folder: the department whose space is meant (default: the caller's own
+                 *     department). Any department the caller can reach (sysGroup/getNPDept); one they cannot answers 404 NOT_FOUND.
+                 *     Once a department's root is known (the listing's folder id), its folders are addressed by id like any other.
+                 */
+                deptId?: components["parameters"]["DeptSpace"];
                 /** @description What to do when the folder already holds the name: a new version of that file (old kept as history) or "name (1).ext". */
                 conflict?: "newVersion" | "keepBoth";
             };
@@ -7999,6 +9073,886 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccessExplanationResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getDeptTree: {
+        parameters: {
+            query?: {
+                /** @description Department id; omitted: the root department. */
+                id?: components["schemas"]["DeptId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeptTreeResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listReachableDepts: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReachableDeptListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    countSubDepts: {
+        parameters: {
+            query: {
+                /** @description Department id; omitted: the root department. */
+                id: components["schemas"]["DeptId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubDeptNumResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listChildDepts: {
+        parameters: {
+            query?: {
+                /** @description Department id; omitted: the root department. */
+                id?: components["schemas"]["DeptId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeptListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listSubtreeDepts: {
+        parameters: {
+            query: {
+                /** @description Department id; omitted: the root department. */
+                id: components["schemas"]["DeptId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SubDeptListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getDeptInfo: {
+        parameters: {
+            query: {
+                /** @description Department id; omitted: the root department. */
+                id: components["schemas"]["DeptId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeptInfoResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    saveDept: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveDeptRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeptResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteDept: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteDeptRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getDeptTreeLevel: {
+        parameters: {
+            query?: {
+                /** @description Department id; omitted: the root department. */
+                id?: components["schemas"]["DeptId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LevelNodeListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listDeptMembers: {
+        parameters: {
+            query: {
+                /** @description Department id; omitted: the root department. */
+                id: components["schemas"]["DeptId"];
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive match on the user name or real name. */
+                keyword?: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeptMemberPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getUserTreeLevel: {
+        parameters: {
+            query?: {
+                /** @description Department id; omitted: the root department. */
+                id?: components["schemas"]["DeptId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LevelNodeListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listDeptUsers: {
+        parameters: {
+            query?: {
+                deptId?: components["schemas"]["DeptId"];
+                includeSub?: 0 | 1;
+                /** @description Deleted accounts are in deletedUsers. */
+                state?: "all" | "active" | "disabled" | "expired";
+                label?: components["schemas"]["UserLabel"];
+                /** @description Case-insensitive match on the user name or real name. */
+                keyword?: string;
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAdminPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listDeletedUsers: {
+        parameters: {
+            query?: {
+                deptId?: components["schemas"]["DeptId"];
+                /** @description Case-insensitive match on the user name or real name. */
+                keyword?: string;
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAdminPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getUserLabels: {
+        parameters: {
+            query: {
+                userId: components["schemas"]["UserId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setUserLabels: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetUserLabelsRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pickDeptUsers: {
+        parameters: {
+            query?: {
+                deptId?: components["schemas"]["DeptId"];
+                /** @description Case-insensitive match on the user name or real name. */
+                keyword?: string;
+                limit?: number;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserPickListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getUserInfo: {
+        parameters: {
+            query: {
+                userId: components["schemas"]["UserId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAdminResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    saveUser: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserAdminResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteUsers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserIdsRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserBatchResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getDeptUserTree: {
+        parameters: {
+            query?: {
+                /** @description Case-insensitive match on the user name or real name. */
+                keyword?: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeptUserTreeResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    restoreUsers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UserIdsRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserBatchResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    purgeUser: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PurgeUserRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PurgeResultResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setUsersEnabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetUserStateRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserBatchResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    resetUserPassword: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetPasswordRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setUsersQuota: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetUserQuotaRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserBatchResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    moveUsers: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MoveUsersRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserBatchResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    importUsers: {
+        parameters: {
+            query?: {
+                /** @description Department of rows without a dept column value. */
+                deptId?: components["schemas"]["DeptId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportReportResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

@@ -11,7 +11,9 @@ for (const [path, item] of Object.entries<any>(doc.paths)) {
     const isPublic = Array.isArray(op.security) && op.security.length === 0;
     // normalize.ts checked the mark when bundling; here it only changes shape (one list of needs, or a level).
     const mark = op['x-hcs-access'];
-    const access = typeof mark === 'string' ? `'${mark}'` : JSON.stringify([mark].flat().map((n: any) => ({ permission: n.permission, ids: n.ids, each: n.each === true })));
+    const access = typeof mark === 'string'
+      ? `'${mark}'`
+      : JSON.stringify([mark].flat().map((n: any) => (n.manages !== undefined ? { manages: n.manages, ids: n.ids, each: n.each === true } : { permission: n.permission, ids: n.ids, each: n.each === true })));
     rows.push(
       `  ${op.operationId}: { method: '${method.toUpperCase()}', path: '${path}', tag: '${op.tags?.[0] ?? ''}', public: ${isPublic}, csrf: ${op['x-hcs-csrf'] !== false}, raw: ${op['x-hcs-raw'] === true}, mutating: ${method !== 'get' || op['x-hcs-mutating'] === true}, access: ${access} },`,
     );
@@ -37,7 +39,17 @@ export interface AccessNeed {
   /** Batch calls: a refused instance fails as its own item (failed[]) instead of refusing the request. */
   readonly each: boolean;
 }
-export type Access = 'public' | 'signed-in' | 'admin' | readonly AccessNeed[];
+/**
+ * The department-manager mark: administrators, or a manager of the department each named value is (dept) or of the
+ * department of each named account (user), or of a department above it. An absent dept value is the root department.
+ */
+export interface ManagesNeed {
+  readonly manages: 'dept' | 'user';
+  readonly ids: readonly string[];
+  /** Batch calls: an account or department outside the caller's subtree fails as its own item. */
+  readonly each: boolean;
+}
+export type Access = 'public' | 'signed-in' | 'admin' | readonly (AccessNeed | ManagesNeed)[];
 
 export interface OperationInfo {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';

@@ -4,9 +4,9 @@
 //  - every 2xx/4XX/5XX JSON response is the {ret, msg, data} envelope, unless the operation is marked x-hcs-raw
 //    (file streams, translation and skin files);
 //  - every /hcs operation declares the X-Requested-With header unless it is marked x-hcs-csrf: false;
-//  - every operation has an access mark (x-hcs-access: public | signed-in | admin | {permission, ids} or a list of
-//    them), `public` exactly when it has security: [], a known permission, and ids that name a declared parameter or
-//    body field;
+//  - every operation has an access mark (x-hcs-access: public | signed-in | admin | {permission, ids} |
+//    {manages: dept | user, ids} or a list of them), `public` exactly when it has security: [], a known permission,
+//    and ids that name a declared parameter or body field;
 //  - every number a client sends is bounded: numeric schemas in parameters, request bodies and input-only schemas
 //    (no response uses them, e.g. the bulk-upload manifest read from a raw body) declare a minimum and a maximum
 //    (or an enum). Ajv's `integer` accepts 2^53 and query strings coerce to Infinity, so only a maximum keeps such
@@ -100,7 +100,13 @@ function accessProblems(where: string, op: Json, params: Json[]): string[] {
   if (isPublic) out.push(`${where}: a public operation cannot require a permission`);
   const fields = bodyFields(op);
   for (const need of [mark].flat()) {
-    if (!PERMISSIONS.includes(need?.permission)) out.push(`${where}: x-hcs-access permission ${need?.permission} is not one of ${PERMISSIONS.join(', ')}`);
+    if (need?.manages !== undefined) {
+      // The department-manager mark: administrators, or a manager of the named department (or account's) or above.
+      if (!['dept', 'user'].includes(need.manages)) out.push(`${where}: x-hcs-access manages ${need.manages} is not dept or user`);
+      if (need.permission !== undefined) out.push(`${where}: x-hcs-access names either a permission or manages, not both`);
+    } else if (!PERMISSIONS.includes(need?.permission)) {
+      out.push(`${where}: x-hcs-access permission ${need?.permission} is not one of ${PERMISSIONS.join(', ')}`);
+    }
     if (!Array.isArray(need?.ids) || need.ids.length === 0) out.push(`${where}: x-hcs-access needs ids (where the instance ids are)`);
     if (need?.each !== undefined && need.each !== true) out.push(`${where}: x-hcs-access each is true or absent`);
     for (const at of need?.ids ?? []) {

@@ -106,7 +106,12 @@ describe('the contract', () => {
     for (const o of ops) {
       const mark = o.op['x-hcs-access'];
       const generated = operations[o.id as OperationId]?.access;
-      const needs = typeof mark === 'string' ? mark : [mark].flat().map((n: Json) => ({ permission: n.permission, ids: n.ids, each: n.each === true }));
+      const needs =
+        typeof mark === 'string'
+          ? mark
+          : [mark].flat().map((n: Json) =>
+              n.manages !== undefined ? { manages: n.manages, ids: n.ids, each: n.each === true } : { permission: n.permission, ids: n.ids, each: n.each === true },
+            );
       expect.soft(generated, o.id).toEqual(needs);
       expect.soft(mark === 'public', `${o.id}: public exactly when security is []`).toBe(o.public);
     }

@@ -5,6 +5,7 @@ export * from './capacity/capacity.ts';
 export * from './download/download.ts';
 export * from './files/files.ts';
 export * from './libraries/libraries.ts';
+export * from './org/org.ts';
 export * from './roles/roles.ts';
 export * from './session/session.ts';
 export * from './static/static.ts';

@@ -23,6 +23,11 @@
  *   caller may not see answers 404 NOT_FOUND; one they see without the permission answers 403 FORBIDDEN. With
  *   `each: true` (batch calls answering done/failed per item) such an instance fails as its own item with that
  *   code, and the others go on.
+ * - `{ manages: dept | user, ids }` (or in a list with other needs): signed in, and the caller is an administrator or
+ *   manages (as a department manager) the department each named value is (`dept`), or the department of each named
+ *   account (`user`, deleted accounts included), or a department above it: managers administer their own subtree.
+ *   An absent `dept` value means the root department (administrators only); an absent `user` value names no account.
+ *   An unknown id answers 404 NOT_FOUND, one outside the caller's subtree 403 FORBIDDEN (with `each: true`, per item).
  *
  * Permissions (the authority catalogue that roles are sets of): `view` (list, read properties), `preview`,
  * `download`, `upload`, `create` (folders, copies and moves into a folder), `edit` (rename, move, remarks),
@@ -50,6 +55,7 @@ import type {
   AnyResponse,
   BatchResultResponse,
   CopyInstancesParams,
+  CreateInstancesParams,
   CreateInstancesRequest,
   DeleteFavouriteParams,
   DeleteFileSharingParams,
@@ -221,12 +227,19 @@ export function useListInstances<TData = Awaited<ReturnType<typeof listInstances
 
 
 
-export const getCreateInstancesUrl = () => {
+export const getCreateInstancesUrl = (params?: CreateInstancesParams,) => {
+  const normalizedParams = new URLSearchParams();
 
+  Object.entries(params || {}).forEach(([key, value]) => {
 
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
 
+  const stringifiedParams = normalizedParams.toString();
 
-  return `/hcs/controller/Instances`
+  return stringifiedParams.length > 0 ? `/hcs/controller/Instances?${stringifiedParams}` : `/hcs/controller/Instances`
 }
 
 /**
@@ -234,7 +247,8 @@ export const getCreateInstancesUrl = () => {
  * holds that name. All or nothing: one bad entry creates none.
  * @summary Create folders
  */
-export const createInstances = async (createInstancesRequest: CreateInstancesRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<InstanceListResponse> => {
+export const createInstances = async (createInstancesRequest: CreateInstancesRequest,
+    params?: CreateInstancesParams, options?: Parameters<typeof hcsFetch>[1]): Promise<InstanceListResponse> => {
 
     const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
     if (!h) return {};
@@ -250,7 +264,7 @@ export const createInstances = async (createInstancesRequest: CreateInstancesReq
     }
     return headers;
   };
-return hcsFetch<InstanceListResponse>(getCreateInstancesUrl(),
+return hcsFetch<InstanceListResponse>(getCreateInstancesUrl(params),
   {
     ...options,
     method: 'POST',
@@ -263,23 +277,25 @@ return hcsFetch<InstanceListResponse>(getCreateInstancesUrl(),
 
 
 
-export const getCreateInstancesQueryKey = (createInstancesRequest?: CreateInstancesRequest,) => {
+export const getCreateInstancesQueryKey = (createInstancesRequest?: CreateInstancesRequest,
+    params?: CreateInstancesParams,) => {
     return [
-    'POST', `/hcs/controller/Instances`, createInstancesRequest
+    'POST', `/hcs/controller/Instances`, ...(params ? [params] : []), createInstancesRequest
     ] as const;
     }
 
 
-export const getCreateInstancesQueryOptions = <TData = Awaited<ReturnType<typeof createInstances>>, TError = ErrorResponse>(createInstancesRequest: CreateInstancesRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createInstances>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getCreateInstancesQueryOptions = <TData = Awaited<ReturnType<typeof createInstances>>, TError = ErrorResponse>(createInstancesRequest: CreateInstancesRequest,
+    params?: CreateInstancesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createInstances>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getCreateInstancesQueryKey(createInstancesRequest);
+  const queryKey =  queryOptions?.queryKey ?? getCreateInstancesQueryKey(createInstancesRequest,params);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof createInstances>>> = ({ signal }) => createInstances(createInstancesRequest, { signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof createInstances>>> = ({ signal }) => createInstances(createInstancesRequest,params, { signal, ...requestOptions });
 
 
 
@@ -293,7 +309,8 @@ export type CreateInstancesQueryError = ErrorResponse
 
 
 export function useCreateInstances<TData = Awaited<ReturnType<typeof createInstances>>, TError = ErrorResponse>(
- createInstancesRequest: CreateInstancesRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof createInstances>>, TError, TData>> & Pick<
+ createInstancesRequest: CreateInstancesRequest,
+    params: undefined |  CreateInstancesParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof createInstances>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof createInstances>>,
           TError,
@@ -303,7 +320,8 @@ export function useCreateInstances<TData = Awaited<ReturnType<typeof createInsta
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useCreateInstances<TData = Awaited<ReturnType<typeof createInstances>>, TError = ErrorResponse>(
- createInstancesRequest: CreateInstancesRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createInstances>>, TError, TData>> & Pick<
+ createInstancesRequest: CreateInstancesRequest,
+    params?: CreateInstancesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createInstances>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof createInstances>>,
           TError,
@@ -313,7 +331,8 @@ export function useCreateInstances<TData = Awaited<ReturnType<typeof createInsta
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useCreateInstances<TData = Awaited<ReturnType<typeof createInstances>>, TError = ErrorResponse>(
- createInstancesRequest: CreateInstancesRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createInstances>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ createInstancesRequest: CreateInstancesRequest,
+    params?: CreateInstancesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createInstances>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -321,11 +340,12 @@ export function useCreateInstances<TData = Awaited<ReturnType<typeof createInsta
  */
 
 export function useCreateInstances<TData = Awaited<ReturnType<typeof createInstances>>, TError = ErrorResponse>(
- createInstancesRequest: CreateInstancesRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createInstances>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ createInstancesRequest: CreateInstancesRequest,
+    params?: CreateInstancesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createInstances>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getCreateInstancesQueryOptions(createInstancesRequest,options)
+  const queryOptions = getCreateInstancesQueryOptions(createInstancesRequest,params,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 

@@ -23,6 +23,11 @@
  *   caller may not see answers 404 NOT_FOUND; one they see without the permission answers 403 FORBIDDEN. With
  *   `each: true` (batch calls answering done/failed per item) such an instance fails as its own item with that
  *   code, and the others go on.
+ * - `{ manages: dept | user, ids }` (or in a list with other needs): signed in, and the caller is an administrator or
+ *   manages (as a department manager) the department each named value is (`dept`), or the department of each named
+ *   account (`user`, deleted accounts included), or a department above it: managers administer their own subtree.
+ *   An absent `dept` value means the root department (administrators only); an absent `user` value names no account.
+ *   An unknown id answers 404 NOT_FOUND, one outside the caller's subtree 403 FORBIDDEN (with `each: true`, per item).
  *
  * Permissions (the authority catalogue that roles are sets of): `view` (list, read properties), `preview`,
  * `download`, `upload`, `create` (folders, copies and moves into a folder), `edit` (rename, move, remarks),

@@ -23,6 +23,11 @@
  *   caller may not see answers 404 NOT_FOUND; one they see without the permission answers 403 FORBIDDEN. With
  *   `each: true` (batch calls answering done/failed per item) such an instance fails as its own item with that
  *   code, and the others go on.
+ * - `{ manages: dept | user, ids }` (or in a list with other needs): signed in, and the caller is an administrator or
+ *   manages (as a department manager) the department each named value is (`dept`), or the department of each named
+ *   account (`user`, deleted accounts included), or a department above it: managers administer their own subtree.
+ *   An absent `dept` value means the root department (administrators only); an absent `user` value names no account.
+ *   An unknown id answers 404 NOT_FOUND, one outside the caller's subtree 403 FORBIDDEN (with `each: true`, per item).
  *
  * Permissions (the authority catalogue that roles are sets of): `view` (list, read properties), `preview`,
  * `download`, `upload`, `create` (folders, copies and moves into a folder), `edit` (rename, move, remarks),
@@ -31,6 +36,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { DeptSpaceParameter } from './deptSpaceParameter.ts';
 import type { EncodedName } from './encodedName.ts';
 import type { FileSharingIdParameter } from './fileSharingIdParameter.ts';
 import type { GetFileUploadableConflict } from './getFileUploadableConflict.ts';
@@ -68,6 +74,14 @@ fileSharingId?: FileSharingIdParameter;
  * @maxLength 8
  */
 instanceType?: string;
+/**
+ * With instanceType 3 and no parentId/folder: the department whose space is meant (default: the caller's own
+ * department). Any department the caller can reach (sysGroup/getNPDept); one they cannot answers 404 NOT_FOUND.
+ * Once a department's root is known (the listing's folder id), its folders are addressed by id like any other.
+ * @maxLength 64
+ * @pattern ^[A-Za-z0-9_-]+$
+ */
+deptId?: DeptSpaceParameter;
 /**
  * What to do when the folder already holds the name: a new version of that file (old kept as history) or "name (1).ext".
  */
