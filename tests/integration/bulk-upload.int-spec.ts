@@ -6,6 +6,7 @@ import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { ON_POSTGRES } from '../helpers/db.ts';
 import { createUser } from '../../mock-server/src/db/users-repo.ts';
 
 const BULK = '/hcs/controller/API/bulk-upload';
@@ -532,6 +533,30 @@ describe('bulk-upload: a broken request fails as a whole and changes nothing', (
     expect([r.status, r.ret, r.data.code]).toEqual([400, 1, 'BAD_REQUEST']);
     expect(r.msg).toMatch(/ends inside file 38 of the manifest/);
     await expectUnchanged(before);
+  });
+
+  it('a failure while filing (phase C) rolls the whole batch back: no file, session, blob, charge or object stays', async () => {
+    // The database refuses one file's row half-way through filing, as a full disk or a lost connection would.
+    const trigger = ON_POSTGRES
+      ? [
+          `CREATE FUNCTION hcs_test_boom() RETURNS trigger AS $$ BEGIN IF NEW.name = 'boom.bin' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+          'CREATE TRIGGER hcs_test_boom BEFORE INSERT ON instances FOR EACH ROW EXECUTE FUNCTION hcs_test_boom()',
+        ]
+      : ["CREATE TRIGGER hcs_test_boom BEFORE INSERT ON instances WHEN NEW.name = 'boom.bin' BEGIN SELECT RAISE(ABORT, 'boom'); END"];
+    const drop = ON_POSTGRES ? ['DROP TRIGGER hcs_test_boom ON instances', 'DROP FUNCTION hcs_test_boom()'] : ['DROP TRIGGER hcs_test_boom'];
+    const parts = ['first.bin', 'boom.bin', 'last.bin'].map((name, i) => ({ name, bytes: randomBytes(3000 + i) }));
+    const before = await snapshot();
+    for (const stmt of trigger) await srv.sql.run(stmt);
+    try {
+      const r = await post(frame(manifestOf(parts), parts.map((p) => p.bytes)) as unknown as BodyInit);
+      expect([r.status, r.ret, r.data.code], JSON.stringify(r)).toEqual([500, 1, 'INTERNAL']);
+      expect(r.msg).not.toMatch(/boom|trigger|instances/);
+    } finally {
+      for (const stmt of drop) await srv.sql.run(stmt);
+    }
+    await expectUnchanged(before);
+    // The same batch goes through once the database accepts it: nothing of the failed attempt is in its way.
+    expect((await bulk(parts)).map((f) => f.outcome)).toEqual(['uploaded', 'uploaded', 'uploaded']);
   });
 
   it('a body shorter than its manifest with a matching Content-Length is refused before anything is reserved', async () => {
