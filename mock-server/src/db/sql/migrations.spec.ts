@@ -16,6 +16,7 @@ const USED_TABLES = [
   'business_libs',
   'captchas',
   'departments',
+  'dept_managers',
   'download_tickets',
   'file_versions',
   'group_members',
@@ -32,6 +33,7 @@ const USED_TABLES = [
   'sys_config',
   'upload_parts',
   'upload_sessions',
+  'user_labels',
   'users',
 ];
 
@@ -64,7 +66,7 @@ describe.each(DIALECTS)('migrations on $dialect', ({ dialect, skip }) => {
     expect(await tableNames(opened.db)).toEqual(USED_TABLES);
     expect(await migrateToLatest(opened.db, dialect)).toEqual([]);
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(opened.db);
-    expect(applied.rows.map((r) => r.name)).toEqual(['001_core', '002_jobs', '003_leases']);
+    expect(applied.rows.map((r) => r.name)).toEqual(['001_core', '002_jobs', '003_leases', '004_org']);
   });
 
   it.skipIf(skip !== undefined)('keep names unique per folder among live entries only, and one root per space and library', async () => {
@@ -114,7 +116,7 @@ describe.each(DIALECTS)('migrations on $dialect', ({ dialect, skip }) => {
     try {
       const nodes = await Promise.all(Array.from({ length: 4 }, () => openSqlDatabase({ dataDir: tmpdir(), databaseUrl: pg.url, poolSize: 2 })));
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(nodes[0]!.db);
-      expect(applied.rows.map((r) => r.name)).toEqual(['001_core', '002_jobs', '003_leases']);
+      expect(applied.rows.map((r) => r.name)).toEqual(['001_core', '002_jobs', '003_leases', '004_org']);
       expect(await tableNames(nodes[3]!.db)).toEqual(USED_TABLES);
       await Promise.all(nodes.map((n) => n.close()));
     } finally {

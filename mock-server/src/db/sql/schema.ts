@@ -17,6 +17,11 @@ export interface DepartmentsTable {
   quota_bytes: number | null; // null = unlimited
   used_bytes: Generated<number>;
   created_at: number;
+  /** Lower-cased name: unique among siblings (004). */
+  name_key: Generated<string>;
+  sort: Generated<number>;
+  /** Materialised id path from the root, `/root/a/b/` (004); a subtree is a prefix. */
+  path: Generated<string>;
 }
 
 export interface UsersTable {
@@ -38,6 +43,21 @@ export interface UsersTable {
   created_at: number;
   updated_at: number;
   deleted_at: number | null;
+  email: Generated<string>;
+  phone: Generated<string>;
+}
+
+/** Department managers (004): they administer their department's subtree. */
+export interface DeptManagersTable {
+  dept_id: string;
+  user_id: string;
+}
+
+/** Labels on accounts (004); label_key is the lower-cased label. */
+export interface UserLabelsTable {
+  user_id: string;
+  label: string;
+  label_key: string;
 }
 
 export interface GroupsTable {
@@ -280,6 +300,8 @@ export interface LeasesTable {
 export interface Schema {
   departments: DepartmentsTable;
   users: UsersTable;
+  dept_managers: DeptManagersTable;
+  user_labels: UserLabelsTable;
   groups: GroupsTable;
   group_members: GroupMembersTable;
   sessions: SessionsTable;

@@ -8,12 +8,14 @@ import type { SqlDialect } from '../tx.ts';
 import { coreMigration } from './001_core.ts';
 import { jobsMigration } from './002_jobs.ts';
 import { leasesMigration } from './003_leases.ts';
+import { orgMigration } from './004_org.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   return {
     '001_core': coreMigration(dialect),
     '002_jobs': jobsMigration(dialect),
     '003_leases': leasesMigration(dialect),
+    '004_org': orgMigration(dialect),
   };
 }
 
