@@ -1,6 +1,7 @@
 import { defineConfig, type Plugin, type ProxyOptions } from 'vite';
 import { existsSync, readFileSync } from 'node:fs';
 import react from '@vitejs/plugin-react';
+import { compression } from 'vite-plugin-compression2';
 
 // `npm run dev` proxies /hcs and /s3 to a running server; `npm run dev:mock` (mode "mock") starts msw in the browser
 // with the contract's generated handlers instead, so the app runs with no server at all.
@@ -27,12 +28,15 @@ function mockSkins(): Plugin {
 
 export default defineConfig(({ mode }) => ({
   base: '/drive/',
-  plugins: mode === 'mock' ? [react(), mockSkins()] : [react()],
+  // The server sends these precompressed files as they are (Content-Encoding br or gzip), so nothing is compressed
+  // per request; the original stays for clients that accept neither.
+  plugins: mode === 'mock' ? [react(), mockSkins()] : [react(), compression({ algorithms: ['brotliCompress', 'gzip'], threshold: 1024 })],
   define: { __HCS_MOCK__: JSON.stringify(mode === 'mock') },
   server: {
     proxy: (mode === 'mock'
       ? {}
       : { '/hcs': toServer, '/s3': toServer, '/drive/static/i18n': toServer, '/drive/static/skin': toServer }) as Record<string, ProxyOptions>,
   },
-  build: { outDir: 'dist', emptyOutDir: true, chunkSizeWarningLimit: 1500 },
+  // The manifest (dist/.vite/manifest.json) lets scripts/check-budget.ts weigh what each route loads.
+  build: { outDir: 'dist', emptyOutDir: true, manifest: true, chunkSizeWarningLimit: 1500 },
 }));

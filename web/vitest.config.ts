@@ -8,7 +8,7 @@ export default defineConfig({
     name: 'web',
     root: import.meta.dirname,
     environment: 'jsdom',
-    include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx'],
+    include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx', 'scripts/**/*.spec.ts'],
     setupFiles: ['src/test/setup.ts'],
     testTimeout: 20000,
   },

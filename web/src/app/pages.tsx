@@ -1,5 +1,7 @@
 // The component behind each page name of the route table, loaded on first visit. The app is the one layer that
 // may import every feature, so the table names pages and this module alone imports them.
+// Every screen, the signed-in frame and the placeholder page alike, is its own chunk: the sign-in page must not
+// download the header, the transfer panel or the files table (issue #22 budget, web/scripts/check-budget.ts).
 import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
 import type { PageName } from '../shared/routes.ts';
 
@@ -12,3 +14,9 @@ export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>
   fileDownload: lazy(() => import('../features/pages/FileDownloadPage.tsx')),
   agreement: lazy(() => import('../features/pages/AgreementPage.tsx')),
 };
+
+/** The signed-in frame (header, side menu, capacity, transfer panel). */
+export const AppLayout = lazy(() => import('./layout/AppLayout.tsx').then((m) => ({ default: m.AppLayout })));
+
+/** The placeholder page of a route whose feature has no screen of its own yet. */
+export const FeaturePage = lazy(() => import('../features/pages/FeaturePage.tsx'));

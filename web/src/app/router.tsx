@@ -4,10 +4,8 @@ import { createBrowserRouter, createMemoryRouter, Navigate, Outlet, type RouteOb
 import { Spin } from 'antd';
 import { ROUTES, REDIRECTS, FALLBACK_PATH, type RouteDef } from '../shared/routes.ts';
 import { RequireSession } from './RequireSession.tsx';
-import { AppLayout } from './layout/AppLayout.tsx';
 import { Shell } from './Shell.tsx';
-import FeaturePage from '../features/pages/FeaturePage.tsx';
-import { PAGES } from './pages.tsx';
+import { AppLayout, FeaturePage, PAGES } from './pages.tsx';
 
 function Lazy({ children }: { children: ReactNode }) {
   return <Suspense fallback={<Spin style={{ display: 'block', margin: '120px auto' }} />}>{children}</Suspense>;
@@ -29,9 +27,11 @@ export function routeObjects(): RouteObject[] {
         {
           element: (
             <RequireSession>
-              <AppLayout>
-                <Outlet />
-              </AppLayout>
+              <Lazy>
+                <AppLayout>
+                  <Outlet />
+                </AppLayout>
+              </Lazy>
             </RequireSession>
           ),
           children: app.map((r) => ({ path: r.path, element: element(r) })),

@@ -1,0 +1,48 @@
+// @vitest-environment node
+import { describe, expect, it } from 'vitest';
+import { checkBudgets, routeFiles, type Manifest } from './check-budget.ts';
+
+// A fabricated build: the entry shares a vendor chunk with the files page; the sign-in page is small; the files page
+// pulls a table chunk that only it imports; a lazy chunk nobody asked for must not count.
+const manifest: Manifest = {
+  'index.html': { file: 'assets/index.js', isEntry: true, imports: ['_vendor.js'], dynamicImports: ['src/Login.tsx', 'src/Files.tsx'] },
+  '_vendor.js': { file: 'assets/vendor.js' },
+  '_table.js': { file: 'assets/table.js', imports: ['_vendor.js'] },
+  'src/Login.tsx': { file: 'assets/Login.js', src: 'src/Login.tsx', imports: ['_vendor.js'] },
+  'src/Files.tsx': { file: 'assets/Files.js', src: 'src/Files.tsx', imports: ['_table.js', '_vendor.js'], dynamicImports: ['src/Preview.tsx'] },
+  'src/Preview.tsx': { file: 'assets/Preview.js', src: 'src/Preview.tsx' },
+  '_style.css': { file: 'assets/style.css' },
+};
+const sizes: Record<string, number> = {
+  'assets/index.js': 100,
+  'assets/vendor.js': 1000,
+  'assets/table.js': 500,
+  'assets/Login.js': 10,
+  'assets/Files.js': 50,
+  'assets/Preview.js': 9999,
+};
+const sizeOf = (f: string) => sizes[f] ?? 0;
+
+describe('bundle budget check', () => {
+  it('counts the entry, its static imports and the route lazy chunk with its imports, each file once', () => {
+    expect(routeFiles(manifest, ['src/Files.tsx'])).toEqual(['assets/Files.js', 'assets/index.js', 'assets/table.js', 'assets/vendor.js']);
+    expect(routeFiles(manifest, ['src/Login.tsx'])).toEqual(['assets/Login.js', 'assets/index.js', 'assets/vendor.js']);
+  });
+
+  it('fails the route over its budget and passes the one under it', () => {
+    const [login, files] = checkBudgets(
+      manifest,
+      [
+        { route: '/login', lazy: ['src/Login.tsx'], maxBytes: 1200 },
+        { route: '/files', lazy: ['src/Files.tsx'], maxBytes: 1600 },
+      ],
+      sizeOf,
+    );
+    expect(login).toMatchObject({ route: '/login', bytes: 1110, ok: true });
+    expect(files).toMatchObject({ route: '/files', bytes: 1650, ok: false });
+  });
+
+  it('refuses a lazy module the build does not have, instead of weighing nothing', () => {
+    expect(() => routeFiles(manifest, ['src/Gone.tsx'])).toThrow(/not a chunk/);
+  });
+});
