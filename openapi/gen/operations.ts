@@ -105,6 +105,7 @@ export const operations = {
   getSsoUserInfo: { method: 'GET', path: '/hcs/controller/System/sso/userInfo', tag: 'session', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   getSystemLanguage: { method: 'GET', path: '/hcs/services/sysConfig/language', tag: 'session', public: true, csrf: true, raw: false, mutating: false, access: 'public' },
   getSystemWarnings: { method: 'GET', path: '/hcs/controller/System/warnings', tag: 'session', public: false, csrf: true, raw: false, mutating: false, access: 'admin' },
+  getThumbnail: { method: 'GET', path: '/hcs/controller/API/1.0/thumbnail', tag: 'download', public: false, csrf: false, raw: true, mutating: false, access: [{"permission":"preview","ids":["query.instanceId"],"each":false}] },
   getToolName: { method: 'GET', path: '/hcs/services/API/getToolName', tag: 'session', public: true, csrf: true, raw: false, mutating: false, access: 'public' },
   getTranslations: { method: 'GET', path: '/drive/static/i18n/{lang}/translate.json', tag: 'static', public: true, csrf: false, raw: true, mutating: false, access: 'public' },
   getTreeFolder: { method: 'POST', path: '/hcs/controller/getTreeFolder', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
@@ -237,6 +238,7 @@ export const errorStatus = {
   INTERNAL: 500,
   DEPT_NOT_EMPTY: 409,
   PASSWORD_CHANGE_REQUIRED: 403,
+  THUMBNAIL_UNAVAILABLE: 422,
 } as const;
 
 export type ErrorCode = keyof typeof errorStatus;

@@ -8,6 +8,7 @@ import { filesHandlers } from './files.ts';
 import { uploadHandlers } from './upload.ts';
 import { bulkUploadHandlers } from './bulk-upload.ts';
 import { downloadHandlers } from './download.ts';
+import { thumbnailHandlers } from './thumbnail.ts';
 import { agentHandlers } from './agent.ts';
 import { agentPackageHandlers } from './agent-package.ts';
 
@@ -38,6 +39,7 @@ export function allHandlers(ctx: AppContext): Handlers {
     upload: uploadHandlers(ctx),
     'bulk-upload': bulkUploadHandlers(ctx),
     download: downloadHandlers(ctx),
+    thumbnail: thumbnailHandlers(ctx),
     agent: agentHandlers(ctx),
     'agent-package': agentPackageHandlers(ctx),
   });

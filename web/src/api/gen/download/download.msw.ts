@@ -61,6 +61,7 @@ import {
   getGetPreviewResponseMock,
   getGetRecycleFileInfoResponseMock,
   getGetS3DownloadUrlResponseMock,
+  getGetThumbnailResponseMock,
   getGetZipDownloadUrlResponseMock,
   getShareDownloadResponseMock,
   getShareGetCdnDownloadResponseMock,
@@ -72,7 +73,7 @@ import {
   getStreamPreviewResponseMock
 } from './download.faker.ts';
 
-export { getGetCloudProviderResponseMock, getGetCdnDownloadResponseMock, getGetDownloadFileInfoResponseMock, getGetRecycleFileInfoResponseMock, getGetS3DownloadUrlResponseMock, getGetPreviewResponseMock, getGetFileInfoByIdResponseMock, getGetZipDownloadUrlResponseMock, getDownloadZipResponseMock, getStreamPreviewResponseMock, getShareDownloadResponseMock, getShareGetDownloadFileInfoResponseMock, getShareGetCloudProviderResponseMock, getShareGetCdnDownloadResponseMock, getShareSignDownloadRequestResponseMock, getSharePreviewResponseMock, getShareGetFileInfoByIdResponseMock, getFileSharePreviewResponseMock } from './download.faker.ts';
+export { getGetCloudProviderResponseMock, getGetCdnDownloadResponseMock, getGetDownloadFileInfoResponseMock, getGetRecycleFileInfoResponseMock, getGetS3DownloadUrlResponseMock, getGetPreviewResponseMock, getGetThumbnailResponseMock, getGetFileInfoByIdResponseMock, getGetZipDownloadUrlResponseMock, getDownloadZipResponseMock, getStreamPreviewResponseMock, getShareDownloadResponseMock, getShareGetDownloadFileInfoResponseMock, getShareGetCloudProviderResponseMock, getShareGetCdnDownloadResponseMock, getShareSignDownloadRequestResponseMock, getSharePreviewResponseMock, getShareGetFileInfoByIdResponseMock, getFileSharePreviewResponseMock } from './download.faker.ts';
 
 
 export const getGetCloudProviderMockHandler = (overrideResponse?: CloudProviderResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<CloudProviderResponse> | CloudProviderResponse), options?: RequestHandlerOptions) => {
@@ -143,6 +144,19 @@ export const getGetPreviewMockHandler = (overrideResponse?: SignedUrlResponse | 
     ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
     : getGetPreviewResponseMock(),
       { status: 200
+      })
+  }, options)
+}
+
+export const getGetThumbnailMockHandler = (overrideResponse?: Blob | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<Blob> | Blob), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/API/1.0/thumbnail', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+  const binaryBody = overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetThumbnailResponseMock();
+    return new HttpResponse(binaryBody,
+      { status: 200,
+        headers: { 'Content-Type': 'image/webp' }
       })
   }, options)
 }
@@ -299,6 +313,7 @@ export const getDownloadMock = () => [
   getGetRecycleFileInfoMockHandler(),
   getGetS3DownloadUrlMockHandler(),
   getGetPreviewMockHandler(),
+  getGetThumbnailMockHandler(),
   getGetFileInfoByIdMockHandler(),
   getGetZipDownloadUrlMockHandler(),
   getDownloadZipMockHandler(),

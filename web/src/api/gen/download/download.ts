@@ -64,6 +64,7 @@ import type {
   GetPreviewParams,
   GetRecycleFileInfoParams,
   GetS3DownloadUrlParams,
+  GetThumbnailParams,
   GetZipDownloadUrlParams,
   SignedUrlResponse
 } from '../model';
@@ -732,6 +733,121 @@ export function useGetPreview<TData = Awaited<ReturnType<typeof getPreview>>, TE
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getGetPreviewQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetThumbnailUrl = (params: GetThumbnailParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/controller/API/1.0/thumbnail?${stringifiedParams}` : `/hcs/controller/API/1.0/thumbnail`
+}
+
+/**
+ * The image scaled to fit `size` pixels (longest side, never enlarged), as WebP. Made once per stored content and
+ * size and kept in the object store, so every file with the same bytes, and every later request, reuses it.
+ * An `<img>` element loads it with the session cookie and no headers, so the CSRF header is not required: the
+ * request only reads. Served with the headers of stored bytes (nosniff, Content-Security-Policy sandbox) and an
+ * ETag naming the content and size.
+ * For .jpg/.jpeg, .png, .gif (first frame), .webp, .avif, .tif/.tiff and .bmp. 422 THUMBNAIL_UNAVAILABLE when the
+ * file is of another type, cannot be decoded, is larger than the server's limits (input pixels, input bytes), or
+ * takes longer than the server allows; clients then show the file type's icon.
+ * @summary A small picture of an image file, for the icon view and the list
+ */
+export const getThumbnail = async (params: GetThumbnailParams, options?: Parameters<typeof hcsFetch>[1]): Promise<Blob> => {
+
+  return hcsFetch<Blob>(getGetThumbnailUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetThumbnailQueryKey = (params?: GetThumbnailParams,) => {
+    return [
+    `/hcs/controller/API/1.0/thumbnail`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getGetThumbnailQueryOptions = <TData = Awaited<ReturnType<typeof getThumbnail>>, TError = void | ErrorResponse>(params: GetThumbnailParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getThumbnail>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetThumbnailQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getThumbnail>>> = ({ signal }) => getThumbnail(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getThumbnail>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetThumbnailQueryResult = NonNullable<Awaited<ReturnType<typeof getThumbnail>>>
+export type GetThumbnailQueryError = void | ErrorResponse
+
+
+export function useGetThumbnail<TData = Awaited<ReturnType<typeof getThumbnail>>, TError = void | ErrorResponse>(
+ params: GetThumbnailParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getThumbnail>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getThumbnail>>,
+          TError,
+          Awaited<ReturnType<typeof getThumbnail>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetThumbnail<TData = Awaited<ReturnType<typeof getThumbnail>>, TError = void | ErrorResponse>(
+ params: GetThumbnailParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getThumbnail>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getThumbnail>>,
+          TError,
+          Awaited<ReturnType<typeof getThumbnail>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetThumbnail<TData = Awaited<ReturnType<typeof getThumbnail>>, TError = void | ErrorResponse>(
+ params: GetThumbnailParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getThumbnail>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary A small picture of an image file, for the icon view and the list
+ */
+
+export function useGetThumbnail<TData = Awaited<ReturnType<typeof getThumbnail>>, TError = void | ErrorResponse>(
+ params: GetThumbnailParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getThumbnail>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetThumbnailQueryOptions(params,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 

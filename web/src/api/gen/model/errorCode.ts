@@ -115,4 +115,6 @@ export const ErrorCode = {
   DEPT_NOT_EMPTY: 'DEPT_NOT_EMPTY',
   /** The password was reset: change it (Users\/userPassword) before anything else. */
   PASSWORD_CHANGE_REQUIRED: 'PASSWORD_CHANGE_REQUIRED',
+  /** No thumbnail can be made of this file: not an image the server reads, over its size limits, or too slow. */
+  THUMBNAIL_UNAVAILABLE: 'THUMBNAIL_UNAVAILABLE',
 } as const;

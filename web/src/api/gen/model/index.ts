@@ -173,6 +173,8 @@ export * from './getRecycleFileInfoParams.ts';
 export * from './getS3DownloadUrlAction.ts';
 export * from './getS3DownloadUrlParams.ts';
 export * from './getSsoTokenParams.ts';
+export * from './getThumbnailParams.ts';
+export * from './getThumbnailSize.ts';
 export * from './getToolNameLang.ts';
 export * from './getToolNameParams.ts';
 export * from './getTranslations200.ts';
