@@ -849,7 +849,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create an empty office document */
+        /**
+         * Create a new Word, Excel, PowerPoint or text document
+         * @description A blank document (a valid, empty .docx/.xlsx/.pptx built on the server, or an empty .txt) or a copy of an
+         *     administrator's template (templateId), filed into the folder like an upload: charged to the space's quota (413
+         *     QUOTA_EXCEEDED when it does not fit), "name (n).ext" beside a taken name unless conflict is fail (409 NAME_EXISTS).
+         *     The extension of `kind` is added when the name lacks it. 404 for an unknown template.
+         */
         post: operations["createOfficeFile"];
         delete?: never;
         options?: never;
@@ -1276,7 +1282,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Save a remark on an instance */
+        /**
+         * Save the remark of an instance
+         * @description Sets the item's remark (at most 500 characters; empty clears it), shown in properties and as a listing column.
+         *     Needs `edit` on the item (403 without it, 404 for an item the caller cannot see).
+         */
         post: operations["saveInstanceRemark"];
         delete?: never;
         options?: never;
@@ -1300,7 +1310,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Save labels on an instance */
+        /**
+         * Set, add or take off the caller's labels on an instance
+         * @description Labels are the caller's own (listLabels): nobody else sees them. mode set replaces the item's labels with
+         *     labelIds, add and remove change only those named. 404 for a label id that is not the caller's; at most 20
+         *     labels on one item (422 VALIDATION_FAILED).
+         */
         post: operations["saveInstanceLabel"];
         delete?: never;
         options?: never;
@@ -1492,7 +1507,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add instances to My Favorites */
+        /**
+         * Add instances to My Favorites
+         * @description Each item the caller can see is added (again: no change); the others fail on their own. At most 10,000
+         *     favourites per user (409 CONFLICT past it).
+         */
         post: operations["addFavourite"];
         delete?: never;
         options?: never;
@@ -1514,7 +1533,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Remove instances from My Favorites */
+        /**
+         * Remove instances from My Favorites
+         * @description Removes the caller's favourites of these ids, reachable or not; ids not in the list are ignored.
+         */
         get: operations["deleteFavourite"];
         put?: never;
         post?: never;
@@ -1538,7 +1560,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of My Favorites */
+        /**
+         * A page of My Favorites
+         * @description Newest first. Items the caller can no longer see (recycled, deleted, or in a space they left) are left out and
+         *     not counted; they come back if the item does. Each row names its space and parent (instanceType, spaceId,
+         *     parentId, parentNames) so the client opens it in its own folder.
+         */
         get: operations["pageFavourites"];
         put?: never;
         post?: never;
@@ -1634,7 +1661,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Full-text search in personal files */
+        /**
+         * Search names in every space the caller may read
+         * @description Live items whose name contains the keyword, in the caller's personal space, their groups' and their
+         *     department's, each one the caller may `view`; sorted by name. Trigram indexes (SQLite FTS5, PostgreSQL pg_trgm)
+         *     serve keywords of 3 or more characters; shorter ones scan the caller's spaces. Rows carry the caller's labels.
+         */
         get: operations["searchPage"];
         put?: never;
         post?: never;
@@ -1658,7 +1690,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search users */
+        /**
+         * Find users for share and member pickers
+         * @description Enabled users whose user name or real name contains the keyword (case-insensitive), by user name.
+         */
         get: operations["searchUserPage"];
         put?: never;
         post?: never;
@@ -1682,7 +1717,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Search group files */
+        /**
+         * Find groups for share and member pickers
+         * @description Groups (not dissolved) whose name contains the keyword (case-insensitive), by name.
+         */
         get: operations["searchGroupPage"];
         put?: never;
         post?: never;
@@ -1706,7 +1744,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** File management view for administrators */
+        /**
+         * Every file, for administrators
+         * @description Files of every space with owner, space, size and type, newest first (createTime, then instanceId), paged by
+         *     keyset (cursor) or pageNo. Recycle and restore with recycleFilesForManager and restoreFilesForManager.
+         */
         get: operations["pageFilesForManager"];
         put?: never;
         post?: never;
@@ -1730,10 +1772,236 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Video preview stream information */
+        /**
+         * Where a <video> element plays a file from
+         * @description For .mp4 (and .m4v), .ogg/.ogv and .webm: a ticketed same-origin URL (streamVideo) that answers Range requests,
+         *     so the player seeks. 422 VALIDATION_FAILED for any other type.
+         */
         get: operations["previewVideo"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/FileInfos/recycleForMgr": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Move files of any space to their space's recycle bin
+         * @description What deleteInstances does for the owner, per item; the owner can restore them from their bin.
+         */
+        post: operations["recycleFilesForManager"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/FileInfos/restoreForMgr": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Restore recycled files of any space
+         * @description What restoreInstances does for the owner, per item: back to the original folder.
+         */
+        post: operations["restoreFilesForManager"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/API/preview/video/{ticket}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Video bytes for the player, with Range support
+         * @description The ticket from previewVideo authorizes the request (a <video> element sends no headers). Answers 206 with
+         *     Content-Range for a satisfiable single range, 416 for an unsatisfiable one, 200 for the whole file; always
+         *     with the headers of stored bytes (nosniff, a sandboxing Content-Security-Policy).
+         */
+        get: operations["streamVideo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/labels": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's labels
+         * @description By name; each with how many items carry it.
+         */
+        get: operations["listLabels"];
+        put?: never;
+        /**
+         * Create a label
+         * @description 409 NAME_EXISTS for a name the caller already uses (case-insensitive); at most 200 labels per user (409 CONFLICT).
+         */
+        post: operations["createLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/labels/{id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename or recolour a label
+         * @description 404 for a label that is not the caller's; 409 NAME_EXISTS for a taken name.
+         */
+        post: operations["modifyLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/labels/{id}/delete": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a label
+         * @description Takes it off every item too. 404 for a label that is not the caller's.
+         */
+        post: operations["deleteLabel"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/fileTemplate": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Templates for the new-document menu
+         * @description The built-in blank documents, then the administrators' templates by name.
+         */
+        get: operations["listTemplates"];
+        put?: never;
+        /**
+         * Offer an uploaded document as a template (administrators)
+         * @description 403 for a non-administrator; 422 VALIDATION_FAILED for a file that is not .docx, .xlsx, .pptx or .txt.
+         */
+        post: operations["addTemplate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/fileTemplate/{id}/delete": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Withdraw a template (administrators)
+         * @description Documents made from it stay. 404 for an unknown or built-in template.
+         */
+        post: operations["deleteTemplate"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4462,6 +4730,14 @@ export interface components {
             /** @description Opaque keyset cursor for the page after this one; pass it as `cursor` to skip offset scanning. */
             nextCursor?: string | null;
         };
+        /** @description #rrggbb. */
+        LabelColor: string;
+        /** @description One of the caller's labels on an item. */
+        LabelRef: {
+            labelId: string;
+            name: string;
+            color: components["schemas"]["LabelColor"];
+        };
         /**
          * @description A file or folder (spec section 3). In responses `instanceName` is plain UTF-8 text; in requests names travel
          *     Base64-encoded with the `_x/_j/_d` replacements (EncodedName).
@@ -4505,6 +4781,14 @@ export interface components {
             editIsDisabled?: boolean;
             /** @description The user may not modify or delete this row. */
             isDisabled?: boolean;
+            /** @description Free-text remark (saveInstanceRemark), at most 500 characters; empty for none. */
+            remark?: string;
+            /** @description The user, group or department whose space holds the item (with instanceType, where to open it). */
+            spaceId?: string;
+            /** @description The caller's own labels on the item (saveInstanceLabel); present in listings, properties, search and favourites. */
+            labels?: components["schemas"]["LabelRef"][];
+            /** @description In the caller's favourites; present where labels are. */
+            isFavourite?: boolean;
         };
         Breadcrumb: {
             instanceId: string;
@@ -4549,12 +4833,35 @@ export interface components {
         InstanceListResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["Instance"][];
         };
+        /**
+         * @description Word, Excel, PowerPoint or plain text.
+         * @enum {string}
+         */
+        OfficeKind: "docx" | "xlsx" | "pptx" | "txt";
+        CreateOfficeFileRequest: {
+            /** @description Folder to create it in; omitted or "0": the library root of the caller's space (instanceType). */
+            parentId?: string;
+            /** @default NetDisk */
+            libCode: string;
+            instanceType?: string;
+            instanceName: components["schemas"]["EncodedName"];
+            kind?: components["schemas"]["OfficeKind"];
+            /** @description An administrator's template to copy instead of a blank document; its kind wins over `kind`. */
+            templateId?: string;
+            /**
+             * @description A taken name: file as "name (n).ext" (rename) or answer 409 NAME_EXISTS (fail).
+             * @default rename
+             * @enum {string}
+             */
+            conflict: "rename" | "fail";
+        };
         InstanceResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["Instance"];
         };
         ModifyInstanceRequest: {
             instanceName?: components["schemas"]["EncodedName"];
             fileSharingId?: string;
+            /** @description As saveInstanceRemark. */
             remark?: string;
         };
         /** @description Comma-separated instance ids. */
@@ -4634,6 +4941,156 @@ export interface components {
         };
         FolderInfoResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["FolderInfo"];
+        };
+        SaveInstanceRemarkRequest: {
+            instanceId: string;
+            /** @description Free text shown to everyone who sees the item; empty clears it. */
+            remark: string;
+        };
+        SaveInstanceLabelRequest: {
+            instanceId: string;
+            /** @description The caller's labels to set (mode set), add or take off the item. */
+            labelIds: string[];
+            /**
+             * @default set
+             * @enum {string}
+             */
+            mode: "set" | "add" | "remove";
+        };
+        FavouriteRequest: {
+            ids: components["schemas"]["IdList"];
+        };
+        RemovedCount: {
+            removed: number;
+        };
+        RemovedCountResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["RemovedCount"];
+        };
+        FavouriteItem: components["schemas"]["Instance"] & {
+            /** @description Epoch ms when it was added. */
+            favouriteTime: number;
+        };
+        FavouritePage: components["schemas"]["Page"] & {
+            list: components["schemas"]["FavouriteItem"][];
+        };
+        FavouritePageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["FavouritePage"];
+        };
+        SearchPage: components["schemas"]["Page"] & {
+            list: components["schemas"]["Instance"][];
+            /** @description false when more than 10,000 names match: total is then 10,000 and the search should be narrowed. */
+            totalExact: boolean;
+        };
+        SearchPageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["SearchPage"];
+        };
+        UserHit: {
+            userId: string;
+            userName: string;
+            userRealName: string;
+            userDeptId: string | null;
+        };
+        UserHitPageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Page"] & {
+                list: components["schemas"]["UserHit"][];
+            };
+        };
+        GroupHit: {
+            groupId: string;
+            groupName: string;
+            ownerId: string;
+            memberCount: number;
+            /** @description The caller belongs to the group. */
+            isMember: boolean;
+        };
+        GroupHitPageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Page"] & {
+                list: components["schemas"]["GroupHit"][];
+            };
+        };
+        ManagedFile: {
+            instanceId: string;
+            instanceName: string;
+            fSize: number;
+            fType: string;
+            fileType: string;
+            ownerId: string;
+            ownerName: string;
+            /** @enum {string} */
+            spaceKind: "user" | "group" | "dept";
+            spaceId: string;
+            /** @description The user, group or department the space belongs to. */
+            spaceName: string;
+            libCode: string;
+            parentId: string;
+            createTime: number;
+            updateTime: number;
+            /** @description In a recycle bin. */
+            deleted: boolean;
+            deleteTime?: number | null;
+        };
+        ManagedFilePageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Page"] & {
+                list: components["schemas"]["ManagedFile"][];
+            };
+        };
+        VideoPreview: {
+            /** @description Same-origin URL for a <video> element; it answers Range requests (206). */
+            url: string;
+            expiresAt: number;
+            /** @enum {string} */
+            contentType: "video/mp4" | "video/ogg" | "video/webm";
+            size: number;
+        };
+        VideoPreviewResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["VideoPreview"];
+        };
+        ManagerIdsRequest: {
+            ids: components["schemas"]["IdList"];
+        };
+        Label: components["schemas"]["LabelRef"] & {
+            /** @description Items carrying the label (the caller's own attachments, live or not). */
+            itemCount: number;
+            /** @description Epoch ms. */
+            createTime: number;
+        };
+        LabelListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Label"][];
+        };
+        CreateLabelRequest: {
+            /** @description Unique per user, case-insensitively; trimmed. */
+            name: string;
+            /** @default #1677ff */
+            color: components["schemas"]["LabelColor"];
+        };
+        LabelResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Label"];
+        };
+        ModifyLabelRequest: {
+            name?: string;
+            color?: components["schemas"]["LabelColor"];
+        };
+        Template: {
+            /** @description Built-in blank documents are "blank-docx", "blank-xlsx", "blank-pptx", "blank-txt". */
+            templateId: string;
+            name: string;
+            kind: components["schemas"]["OfficeKind"];
+            /** @description Bytes (0 for the built-in blanks, built on demand). */
+            fSize: number;
+            createTime: number;
+            builtIn: boolean;
+        };
+        TemplateListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Template"][];
+        };
+        AddTemplateRequest: {
+            /** @description An uploaded .docx, .xlsx, .pptx or .txt file of the administrator's; its content is shared, not copied. */
+            instanceId: string;
+            /** @description Shown in the new-document menu; default the file's name without extension. */
+            name?: string;
+        };
+        TemplateResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Template"];
         };
         CheckFileExist: {
             /** @description 0. */
@@ -5279,7 +5736,7 @@ export interface components {
                 pageSize: number;
             };
         };
-        LabelListResponse: components["schemas"]["Envelope"] & {
+        "LabelListResponse-2": components["schemas"]["Envelope"] & {
             data?: string[];
         };
         SetUserLabelsRequest: {
@@ -6458,9 +6915,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateOfficeFileRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -6971,9 +7440,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveInstanceRemarkRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -6992,9 +7473,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveInstanceLabelRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7177,9 +7670,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FavouriteRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchResultResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7203,7 +7708,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RemovedCountResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7229,7 +7742,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FavouritePageResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7301,8 +7822,29 @@ export interface operations {
     };
     searchPage: {
         parameters: {
-            query: {
-                keyword: string;
+            query?: {
+                /** @description Name substring, case-insensitive (any script; 1 and 2 characters too). Empty: every item the other filters allow. */
+                keyword?: string;
+                /** @description 1 folder, 2 Word, 3 PPT, 4 Excel, 5 PDF, 6 image, 7 video, 8 audio, 9 other. */
+                fileFilter?: number;
+                /** @description Bytes, inclusive. */
+                minSize?: number;
+                /** @description Bytes, inclusive. */
+                maxSize?: number;
+                /** @description Last modified at or after (epoch ms). */
+                updateFrom?: number;
+                /** @description Last modified at or before (epoch ms). */
+                updateTo?: number;
+                /** @description Only items carrying this label of the caller's (filter a listing by label). */
+                labelId?: string;
+                /** @description Only items created by this user. */
+                ownerId?: string;
+                /** @description Only items below this folder (at any depth). */
+                parentId?: string;
+                /** @description Only personal (1), group (2) or department (3) spaces. */
+                instanceType?: "1" | "2" | "3";
+                /** @description From the previous page (nextCursor); pageNo is then only echoed. */
+                cursor?: string;
                 /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
@@ -7321,7 +7863,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchPageResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7348,7 +7898,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserHitPageResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7357,6 +7915,8 @@ export interface operations {
         parameters: {
             query: {
                 keyword: string;
+                /** @description Only groups the caller belongs to. */
+                mine?: boolean;
                 /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
@@ -7375,7 +7935,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupHitPageResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7383,6 +7951,16 @@ export interface operations {
     pageFilesForManager: {
         parameters: {
             query?: {
+                /** @description Name substring, case-insensitive. */
+                keyword?: string;
+                ownerId?: string;
+                spaceKind?: "user" | "group" | "dept";
+                /** @description 2 Word, 3 PPT, 4 Excel, 5 PDF, 6 image, 7 video, 8 audio, 9 other. */
+                fileFilter?: number;
+                minSize?: number;
+                maxSize?: number;
+                state?: "live" | "recycled" | "all";
+                cursor?: string;
                 /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
@@ -7401,7 +7979,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagedFilePageResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7424,7 +8010,323 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VideoPreviewResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    recycleFilesForManager: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManagerIdsRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchResultResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    restoreFilesForManager: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManagerIdsRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchResultResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    streamVideo: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                Range?: string;
+            };
+            path: {
+                ticket: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The whole video. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            /** @description The requested range. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "video/mp4": string;
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listLabels: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    createLabel: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateLabelRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    modifyLabel: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModifyLabelRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LabelResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteLabel: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listTemplates: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    addTemplate: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddTemplateRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TemplateResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteTemplate: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Ok"];
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -9599,7 +10501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LabelListResponse"];
+                    "application/json": components["schemas"]["LabelListResponse-2"];
                 };
             };
             "4XX": components["responses"]["Error"];
@@ -9632,7 +10534,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["LabelListResponse"];
+                    "application/json": components["schemas"]["LabelListResponse-2"];
                 };
             };
             "4XX": components["responses"]["Error"];

@@ -47,24 +47,40 @@ import type {
 import type {
   AnyResponse,
   BatchResultResponse,
+  FavouritePageResponse,
   FolderInfoResponse,
+  GroupHitPageResponse,
   InstanceListResponse,
   InstancePageResponse,
   InstanceResponse,
-  TreeNodeListResponse
+  LabelListResponse,
+  LabelResponse,
+  ManagedFilePageResponse,
+  OkResponse,
+  RemovedCountResponse,
+  SearchPageResponse,
+  TemplateListResponse,
+  TemplateResponse,
+  TreeNodeListResponse,
+  UserHitPageResponse,
+  VideoPreviewResponse
 } from '../model';
 
 import {
   getAddFavouriteResponseMock,
   getAddOrUpdateGroupInstanceResponseMock,
+  getAddTemplateResponseMock,
   getCopyInstancesResponseMock,
   getCreateFileSharingResponseMock,
   getCreateInstancesResponseMock,
+  getCreateLabelResponseMock,
   getCreateOfficeFileResponseMock,
   getDeleteFavouriteResponseMock,
   getDeleteFileSharingResponseMock,
   getDeleteInstancesResponseMock,
+  getDeleteLabelResponseMock,
   getDeleteSecRecycleResponseMock,
+  getDeleteTemplateResponseMock,
   getEmptyRecycleResponseMock,
   getEmptySecRecycleResponseMock,
   getGetFileSharingResponseMock,
@@ -76,8 +92,11 @@ import {
   getGetTreeFolderResponseMock,
   getListFileSharingUsersResponseMock,
   getListInstancesResponseMock,
+  getListLabelsResponseMock,
+  getListTemplatesResponseMock,
   getModifyFileSharingResponseMock,
   getModifyInstanceResponseMock,
+  getModifyLabelResponseMock,
   getMoveInstancesResponseMock,
   getMoveSecRecycleResponseMock,
   getPageFavouritesResponseMock,
@@ -86,7 +105,9 @@ import {
   getPageFilesForManagerResponseMock,
   getPageSecRecycleResponseMock,
   getPreviewVideoResponseMock,
+  getRecycleFilesForManagerResponseMock,
   getRemoveRecycledResponseMock,
+  getRestoreFilesForManagerResponseMock,
   getRestoreInstancesResponseMock,
   getRestoreSecRecycleResponseMock,
   getRollbackFileResponseMock,
@@ -94,10 +115,11 @@ import {
   getSaveInstanceRemarkResponseMock,
   getSearchGroupPageResponseMock,
   getSearchPageResponseMock,
-  getSearchUserPageResponseMock
+  getSearchUserPageResponseMock,
+  getStreamVideoResponseMock
 } from './files.faker.ts';
 
-export { getListInstancesResponseMock, getCreateInstancesResponseMock, getCreateOfficeFileResponseMock, getGetInstanceResponseMock, getModifyInstanceResponseMock, getDeleteInstancesResponseMock, getMoveInstancesResponseMock, getCopyInstancesResponseMock, getRestoreInstancesResponseMock, getRemoveRecycledResponseMock, getEmptyRecycleResponseMock, getMoveSecRecycleResponseMock, getPageSecRecycleResponseMock, getRestoreSecRecycleResponseMock, getDeleteSecRecycleResponseMock, getEmptySecRecycleResponseMock, getGetTreeFolderResponseMock, getGetTreeFolderDataResponseMock, getGetParentAuthResponseMock, getGetFolderInfoResponseMock, getSaveInstanceRemarkResponseMock, getSaveInstanceLabelResponseMock, getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getAddFavouriteResponseMock, getDeleteFavouriteResponseMock, getPageFavouritesResponseMock, getGetHistoryVersionResponseMock, getRollbackFileResponseMock, getAddOrUpdateGroupInstanceResponseMock, getSearchPageResponseMock, getSearchUserPageResponseMock, getSearchGroupPageResponseMock, getPageFilesForManagerResponseMock, getPreviewVideoResponseMock } from './files.faker.ts';
+export { getListInstancesResponseMock, getCreateInstancesResponseMock, getCreateOfficeFileResponseMock, getGetInstanceResponseMock, getModifyInstanceResponseMock, getDeleteInstancesResponseMock, getMoveInstancesResponseMock, getCopyInstancesResponseMock, getRestoreInstancesResponseMock, getRemoveRecycledResponseMock, getEmptyRecycleResponseMock, getMoveSecRecycleResponseMock, getPageSecRecycleResponseMock, getRestoreSecRecycleResponseMock, getDeleteSecRecycleResponseMock, getEmptySecRecycleResponseMock, getGetTreeFolderResponseMock, getGetTreeFolderDataResponseMock, getGetParentAuthResponseMock, getGetFolderInfoResponseMock, getSaveInstanceRemarkResponseMock, getSaveInstanceLabelResponseMock, getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getAddFavouriteResponseMock, getDeleteFavouriteResponseMock, getPageFavouritesResponseMock, getGetHistoryVersionResponseMock, getRollbackFileResponseMock, getAddOrUpdateGroupInstanceResponseMock, getSearchPageResponseMock, getSearchUserPageResponseMock, getSearchGroupPageResponseMock, getPageFilesForManagerResponseMock, getPreviewVideoResponseMock, getRecycleFilesForManagerResponseMock, getRestoreFilesForManagerResponseMock, getStreamVideoResponseMock, getListLabelsResponseMock, getCreateLabelResponseMock, getModifyLabelResponseMock, getDeleteLabelResponseMock, getListTemplatesResponseMock, getAddTemplateResponseMock, getDeleteTemplateResponseMock } from './files.faker.ts';
 
 
 export const getListInstancesMockHandler = (overrideResponse?: InstancePageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<InstancePageResponse> | InstancePageResponse), options?: RequestHandlerOptions) => {
@@ -124,7 +146,7 @@ export const getCreateInstancesMockHandler = (overrideResponse?: InstanceListRes
   }, options)
 }
 
-export const getCreateOfficeFileMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getCreateOfficeFileMockHandler = (overrideResponse?: InstanceResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<InstanceResponse> | InstanceResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/controller/officeFile', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -340,7 +362,7 @@ export const getGetFolderInfoMockHandler = (overrideResponse?: FolderInfoRespons
   }, options)
 }
 
-export const getSaveInstanceRemarkMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getSaveInstanceRemarkMockHandler = (overrideResponse?: InstanceResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<InstanceResponse> | InstanceResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/controller/saveInstanceRemark', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -352,7 +374,7 @@ export const getSaveInstanceRemarkMockHandler = (overrideResponse?: AnyResponse 
   }, options)
 }
 
-export const getSaveInstanceLabelMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getSaveInstanceLabelMockHandler = (overrideResponse?: InstanceResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<InstanceResponse> | InstanceResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/controller/saveInstanceLabel', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -448,7 +470,7 @@ export const getGetFileSharingMockHandler = (overrideResponse?: AnyResponse | ((
   }, options)
 }
 
-export const getAddFavouriteMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getAddFavouriteMockHandler = (overrideResponse?: BatchResultResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<BatchResultResponse> | BatchResultResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/controller/collectionFile', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -460,7 +482,7 @@ export const getAddFavouriteMockHandler = (overrideResponse?: AnyResponse | ((in
   }, options)
 }
 
-export const getDeleteFavouriteMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getDeleteFavouriteMockHandler = (overrideResponse?: RemovedCountResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<RemovedCountResponse> | RemovedCountResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/delCollectionFile', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -472,7 +494,7 @@ export const getDeleteFavouriteMockHandler = (overrideResponse?: AnyResponse | (
   }, options)
 }
 
-export const getPageFavouritesMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getPageFavouritesMockHandler = (overrideResponse?: FavouritePageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<FavouritePageResponse> | FavouritePageResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/pageCollectionFile', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -520,7 +542,7 @@ export const getAddOrUpdateGroupInstanceMockHandler = (overrideResponse?: AnyRes
   }, options)
 }
 
-export const getSearchPageMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getSearchPageMockHandler = (overrideResponse?: SearchPageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<SearchPageResponse> | SearchPageResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/es/searchPage', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -532,7 +554,7 @@ export const getSearchPageMockHandler = (overrideResponse?: AnyResponse | ((info
   }, options)
 }
 
-export const getSearchUserPageMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getSearchUserPageMockHandler = (overrideResponse?: UserHitPageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<UserHitPageResponse> | UserHitPageResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/es/searchUserPage', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -544,7 +566,7 @@ export const getSearchUserPageMockHandler = (overrideResponse?: AnyResponse | ((
   }, options)
 }
 
-export const getSearchGroupPageMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getSearchGroupPageMockHandler = (overrideResponse?: GroupHitPageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<GroupHitPageResponse> | GroupHitPageResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/es/searchGroupPage', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -556,7 +578,7 @@ export const getSearchGroupPageMockHandler = (overrideResponse?: AnyResponse | (
   }, options)
 }
 
-export const getPageFilesForManagerMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getPageFilesForManagerMockHandler = (overrideResponse?: ManagedFilePageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<ManagedFilePageResponse> | ManagedFilePageResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/FileInfos/PageForMgr', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -568,13 +590,134 @@ export const getPageFilesForManagerMockHandler = (overrideResponse?: AnyResponse
   }, options)
 }
 
-export const getPreviewVideoMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getPreviewVideoMockHandler = (overrideResponse?: VideoPreviewResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<VideoPreviewResponse> | VideoPreviewResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/FileInfos/preview/video', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
     return HttpResponse.json(overrideResponse !== undefined
     ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
     : getPreviewVideoResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getRecycleFilesForManagerMockHandler = (overrideResponse?: BatchResultResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<BatchResultResponse> | BatchResultResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/FileInfos/recycleForMgr', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getRecycleFilesForManagerResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getRestoreFilesForManagerMockHandler = (overrideResponse?: BatchResultResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<BatchResultResponse> | BatchResultResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/FileInfos/restoreForMgr', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getRestoreFilesForManagerResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getStreamVideoMockHandler = (overrideResponse?: Blob | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<Blob> | Blob), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/API/preview/video/:ticket', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+  const binaryBody = overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getStreamVideoResponseMock();
+    return new HttpResponse(binaryBody,
+      { status: 200,
+        headers: { 'Content-Type': 'video/mp4' }
+      })
+  }, options)
+}
+
+export const getListLabelsMockHandler = (overrideResponse?: LabelListResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<LabelListResponse> | LabelListResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/labels', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getListLabelsResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getCreateLabelMockHandler = (overrideResponse?: LabelResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<LabelResponse> | LabelResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/labels', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getCreateLabelResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getModifyLabelMockHandler = (overrideResponse?: LabelResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<LabelResponse> | LabelResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/labels/:id', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getModifyLabelResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getDeleteLabelMockHandler = (overrideResponse?: OkResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<OkResponse> | OkResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/labels/:id/delete', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getDeleteLabelResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getListTemplatesMockHandler = (overrideResponse?: TemplateListResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<TemplateListResponse> | TemplateListResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/fileTemplate', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getListTemplatesResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getAddTemplateMockHandler = (overrideResponse?: TemplateResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<TemplateResponse> | TemplateResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/fileTemplate', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getAddTemplateResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getDeleteTemplateMockHandler = (overrideResponse?: OkResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<OkResponse> | OkResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/fileTemplate/:id/delete', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getDeleteTemplateResponseMock(),
       { status: 200
       })
   }, options)
@@ -619,5 +762,15 @@ export const getFilesMock = () => [
   getSearchUserPageMockHandler(),
   getSearchGroupPageMockHandler(),
   getPageFilesForManagerMockHandler(),
-  getPreviewVideoMockHandler()
+  getPreviewVideoMockHandler(),
+  getRecycleFilesForManagerMockHandler(),
+  getRestoreFilesForManagerMockHandler(),
+  getStreamVideoMockHandler(),
+  getListLabelsMockHandler(),
+  getCreateLabelMockHandler(),
+  getModifyLabelMockHandler(),
+  getDeleteLabelMockHandler(),
+  getListTemplatesMockHandler(),
+  getAddTemplateMockHandler(),
+  getDeleteTemplateMockHandler()
 ]

@@ -52,16 +52,21 @@ import type {
 } from '@tanstack/react-query';
 
 import type {
+  AddTemplateRequest,
   AnyResponse,
   BatchResultResponse,
   CopyInstancesParams,
   CreateInstancesParams,
   CreateInstancesRequest,
+  CreateLabelRequest,
+  CreateOfficeFileRequest,
   DeleteFavouriteParams,
   DeleteFileSharingParams,
   DeleteInstancesParams,
   DeleteSecRecycleParams,
   ErrorResponse,
+  FavouritePageResponse,
+  FavouriteRequest,
   FolderInfoResponse,
   GetFileSharingParams,
   GetFolderInfoParams,
@@ -69,13 +74,20 @@ import type {
   GetInstanceParams,
   GetParentAuthParams,
   GetTreeFolderDataParams,
+  GroupHitPageResponse,
   InstanceListResponse,
   InstancePageResponse,
   InstanceResponse,
+  LabelListResponse,
+  LabelResponse,
   ListFileSharingUsersParams,
   ListInstancesParams,
+  ManagedFilePageResponse,
+  ManagerIdsRequest,
   ModifyInstanceRequest,
+  ModifyLabelRequest,
   MoveInstancesParams,
+  OkResponse,
   PageFavouritesParams,
   PageFileSharingListParams,
   PageFileSharingParams,
@@ -83,13 +95,21 @@ import type {
   PageSecRecycleParams,
   PreviewVideoParams,
   RemoveRecycledParams,
+  RemovedCountResponse,
   RestoreInstancesParams,
   RestoreSecRecycleParams,
+  SaveInstanceLabelRequest,
+  SaveInstanceRemarkRequest,
   SearchGroupPageParams,
   SearchPageParams,
+  SearchPageResponse,
   SearchUserPageParams,
+  TemplateListResponse,
+  TemplateResponse,
   TreeFolderRequest,
-  TreeNodeListResponse
+  TreeNodeListResponse,
+  UserHitPageResponse,
+  VideoPreviewResponse
 } from '../model';
 
 import { hcsFetch } from '../../http.ts';
@@ -366,16 +386,34 @@ export const getCreateOfficeFileUrl = () => {
 }
 
 /**
- * @summary Create an empty office document
+ * A blank document (a valid, empty .docx/.xlsx/.pptx built on the server, or an empty .txt) or a copy of an
+ * administrator's template (templateId), filed into the folder like an upload: charged to the space's quota (413
+ * QUOTA_EXCEEDED when it does not fit), "name (n).ext" beside a taken name unless conflict is fail (409 NAME_EXISTS).
+ * The extension of `kind` is added when the name lacks it. 404 for an unknown template.
+ * @summary Create a new Word, Excel, PowerPoint or text document
  */
-export const createOfficeFile = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const createOfficeFile = async (createOfficeFileRequest: CreateOfficeFileRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<InstanceResponse> => {
 
-  return hcsFetch<AnyResponse>(getCreateOfficeFileUrl(),
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<InstanceResponse>(getCreateOfficeFileUrl(),
   {
     ...options,
-    method: 'POST'
-
-
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(createOfficeFileRequest)
   }
 );}
 
@@ -383,23 +421,23 @@ export const createOfficeFile = async ( options?: Parameters<typeof hcsFetch>[1]
 
 
 
-export const getCreateOfficeFileQueryKey = () => {
+export const getCreateOfficeFileQueryKey = (createOfficeFileRequest?: CreateOfficeFileRequest,) => {
     return [
-    'POST', `/hcs/controller/officeFile`
+    'POST', `/hcs/controller/officeFile`, createOfficeFileRequest
     ] as const;
     }
 
 
-export const getCreateOfficeFileQueryOptions = <TData = Awaited<ReturnType<typeof createOfficeFile>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createOfficeFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getCreateOfficeFileQueryOptions = <TData = Awaited<ReturnType<typeof createOfficeFile>>, TError = ErrorResponse>(createOfficeFileRequest: CreateOfficeFileRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createOfficeFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getCreateOfficeFileQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getCreateOfficeFileQueryKey(createOfficeFileRequest);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof createOfficeFile>>> = ({ signal }) => createOfficeFile({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof createOfficeFile>>> = ({ signal }) => createOfficeFile(createOfficeFileRequest, { signal, ...requestOptions });
 
 
 
@@ -413,7 +451,7 @@ export type CreateOfficeFileQueryError = ErrorResponse
 
 
 export function useCreateOfficeFile<TData = Awaited<ReturnType<typeof createOfficeFile>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof createOfficeFile>>, TError, TData>> & Pick<
+ createOfficeFileRequest: CreateOfficeFileRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof createOfficeFile>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof createOfficeFile>>,
           TError,
@@ -423,7 +461,7 @@ export function useCreateOfficeFile<TData = Awaited<ReturnType<typeof createOffi
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useCreateOfficeFile<TData = Awaited<ReturnType<typeof createOfficeFile>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createOfficeFile>>, TError, TData>> & Pick<
+ createOfficeFileRequest: CreateOfficeFileRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createOfficeFile>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof createOfficeFile>>,
           TError,
@@ -433,19 +471,19 @@ export function useCreateOfficeFile<TData = Awaited<ReturnType<typeof createOffi
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useCreateOfficeFile<TData = Awaited<ReturnType<typeof createOfficeFile>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createOfficeFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ createOfficeFileRequest: CreateOfficeFileRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createOfficeFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Create an empty office document
+ * @summary Create a new Word, Excel, PowerPoint or text document
  */
 
 export function useCreateOfficeFile<TData = Awaited<ReturnType<typeof createOfficeFile>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createOfficeFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ createOfficeFileRequest: CreateOfficeFileRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createOfficeFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getCreateOfficeFileQueryOptions(options)
+  const queryOptions = getCreateOfficeFileQueryOptions(createOfficeFileRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -2301,16 +2339,32 @@ export const getSaveInstanceRemarkUrl = () => {
 }
 
 /**
- * @summary Save a remark on an instance
+ * Sets the item's remark (at most 500 characters; empty clears it), shown in properties and as a listing column.
+ * Needs `edit` on the item (403 without it, 404 for an item the caller cannot see).
+ * @summary Save the remark of an instance
  */
-export const saveInstanceRemark = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const saveInstanceRemark = async (saveInstanceRemarkRequest: SaveInstanceRemarkRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<InstanceResponse> => {
 
-  return hcsFetch<AnyResponse>(getSaveInstanceRemarkUrl(),
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<InstanceResponse>(getSaveInstanceRemarkUrl(),
   {
     ...options,
-    method: 'POST'
-
-
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(saveInstanceRemarkRequest)
   }
 );}
 
@@ -2318,23 +2372,23 @@ export const saveInstanceRemark = async ( options?: Parameters<typeof hcsFetch>[
 
 
 
-export const getSaveInstanceRemarkQueryKey = () => {
+export const getSaveInstanceRemarkQueryKey = (saveInstanceRemarkRequest?: SaveInstanceRemarkRequest,) => {
     return [
-    'POST', `/hcs/controller/saveInstanceRemark`
+    'POST', `/hcs/controller/saveInstanceRemark`, saveInstanceRemarkRequest
     ] as const;
     }
 
 
-export const getSaveInstanceRemarkQueryOptions = <TData = Awaited<ReturnType<typeof saveInstanceRemark>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceRemark>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getSaveInstanceRemarkQueryOptions = <TData = Awaited<ReturnType<typeof saveInstanceRemark>>, TError = ErrorResponse>(saveInstanceRemarkRequest: SaveInstanceRemarkRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceRemark>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getSaveInstanceRemarkQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getSaveInstanceRemarkQueryKey(saveInstanceRemarkRequest);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof saveInstanceRemark>>> = ({ signal }) => saveInstanceRemark({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof saveInstanceRemark>>> = ({ signal }) => saveInstanceRemark(saveInstanceRemarkRequest, { signal, ...requestOptions });
 
 
 
@@ -2348,7 +2402,7 @@ export type SaveInstanceRemarkQueryError = ErrorResponse
 
 
 export function useSaveInstanceRemark<TData = Awaited<ReturnType<typeof saveInstanceRemark>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceRemark>>, TError, TData>> & Pick<
+ saveInstanceRemarkRequest: SaveInstanceRemarkRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceRemark>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof saveInstanceRemark>>,
           TError,
@@ -2358,7 +2412,7 @@ export function useSaveInstanceRemark<TData = Awaited<ReturnType<typeof saveInst
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useSaveInstanceRemark<TData = Awaited<ReturnType<typeof saveInstanceRemark>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceRemark>>, TError, TData>> & Pick<
+ saveInstanceRemarkRequest: SaveInstanceRemarkRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceRemark>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof saveInstanceRemark>>,
           TError,
@@ -2368,19 +2422,19 @@ export function useSaveInstanceRemark<TData = Awaited<ReturnType<typeof saveInst
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useSaveInstanceRemark<TData = Awaited<ReturnType<typeof saveInstanceRemark>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceRemark>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ saveInstanceRemarkRequest: SaveInstanceRemarkRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceRemark>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Save a remark on an instance
+ * @summary Save the remark of an instance
  */
 
 export function useSaveInstanceRemark<TData = Awaited<ReturnType<typeof saveInstanceRemark>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceRemark>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ saveInstanceRemarkRequest: SaveInstanceRemarkRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceRemark>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getSaveInstanceRemarkQueryOptions(options)
+  const queryOptions = getSaveInstanceRemarkQueryOptions(saveInstanceRemarkRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -2401,16 +2455,33 @@ export const getSaveInstanceLabelUrl = () => {
 }
 
 /**
- * @summary Save labels on an instance
+ * Labels are the caller's own (listLabels): nobody else sees them. mode set replaces the item's labels with
+ * labelIds, add and remove change only those named. 404 for a label id that is not the caller's; at most 20
+ * labels on one item (422 VALIDATION_FAILED).
+ * @summary Set, add or take off the caller's labels on an instance
  */
-export const saveInstanceLabel = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const saveInstanceLabel = async (saveInstanceLabelRequest: SaveInstanceLabelRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<InstanceResponse> => {
 
-  return hcsFetch<AnyResponse>(getSaveInstanceLabelUrl(),
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<InstanceResponse>(getSaveInstanceLabelUrl(),
   {
     ...options,
-    method: 'POST'
-
-
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(saveInstanceLabelRequest)
   }
 );}
 
@@ -2418,23 +2489,23 @@ export const saveInstanceLabel = async ( options?: Parameters<typeof hcsFetch>[1
 
 
 
-export const getSaveInstanceLabelQueryKey = () => {
+export const getSaveInstanceLabelQueryKey = (saveInstanceLabelRequest?: SaveInstanceLabelRequest,) => {
     return [
-    'POST', `/hcs/controller/saveInstanceLabel`
+    'POST', `/hcs/controller/saveInstanceLabel`, saveInstanceLabelRequest
     ] as const;
     }
 
 
-export const getSaveInstanceLabelQueryOptions = <TData = Awaited<ReturnType<typeof saveInstanceLabel>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getSaveInstanceLabelQueryOptions = <TData = Awaited<ReturnType<typeof saveInstanceLabel>>, TError = ErrorResponse>(saveInstanceLabelRequest: SaveInstanceLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getSaveInstanceLabelQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getSaveInstanceLabelQueryKey(saveInstanceLabelRequest);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof saveInstanceLabel>>> = ({ signal }) => saveInstanceLabel({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof saveInstanceLabel>>> = ({ signal }) => saveInstanceLabel(saveInstanceLabelRequest, { signal, ...requestOptions });
 
 
 
@@ -2448,7 +2519,7 @@ export type SaveInstanceLabelQueryError = ErrorResponse
 
 
 export function useSaveInstanceLabel<TData = Awaited<ReturnType<typeof saveInstanceLabel>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceLabel>>, TError, TData>> & Pick<
+ saveInstanceLabelRequest: SaveInstanceLabelRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceLabel>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof saveInstanceLabel>>,
           TError,
@@ -2458,7 +2529,7 @@ export function useSaveInstanceLabel<TData = Awaited<ReturnType<typeof saveInsta
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useSaveInstanceLabel<TData = Awaited<ReturnType<typeof saveInstanceLabel>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceLabel>>, TError, TData>> & Pick<
+ saveInstanceLabelRequest: SaveInstanceLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceLabel>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof saveInstanceLabel>>,
           TError,
@@ -2468,19 +2539,19 @@ export function useSaveInstanceLabel<TData = Awaited<ReturnType<typeof saveInsta
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useSaveInstanceLabel<TData = Awaited<ReturnType<typeof saveInstanceLabel>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ saveInstanceLabelRequest: SaveInstanceLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Save labels on an instance
+ * @summary Set, add or take off the caller's labels on an instance
  */
 
 export function useSaveInstanceLabel<TData = Awaited<ReturnType<typeof saveInstanceLabel>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ saveInstanceLabelRequest: SaveInstanceLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof saveInstanceLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getSaveInstanceLabelQueryOptions(options)
+  const queryOptions = getSaveInstanceLabelQueryOptions(saveInstanceLabelRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -3236,16 +3307,32 @@ export const getAddFavouriteUrl = () => {
 }
 
 /**
+ * Each item the caller can see is added (again: no change); the others fail on their own. At most 10,000
+ * favourites per user (409 CONFLICT past it).
  * @summary Add instances to My Favorites
  */
-export const addFavourite = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const addFavourite = async (favouriteRequest: FavouriteRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<BatchResultResponse> => {
 
-  return hcsFetch<AnyResponse>(getAddFavouriteUrl(),
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<BatchResultResponse>(getAddFavouriteUrl(),
   {
     ...options,
-    method: 'POST'
-
-
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(favouriteRequest)
   }
 );}
 
@@ -3253,23 +3340,23 @@ export const addFavourite = async ( options?: Parameters<typeof hcsFetch>[1]): P
 
 
 
-export const getAddFavouriteQueryKey = () => {
+export const getAddFavouriteQueryKey = (favouriteRequest?: FavouriteRequest,) => {
     return [
-    'POST', `/hcs/controller/collectionFile`
+    'POST', `/hcs/controller/collectionFile`, favouriteRequest
     ] as const;
     }
 
 
-export const getAddFavouriteQueryOptions = <TData = Awaited<ReturnType<typeof addFavourite>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addFavourite>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getAddFavouriteQueryOptions = <TData = Awaited<ReturnType<typeof addFavourite>>, TError = ErrorResponse>(favouriteRequest: FavouriteRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addFavourite>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getAddFavouriteQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getAddFavouriteQueryKey(favouriteRequest);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof addFavourite>>> = ({ signal }) => addFavourite({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof addFavourite>>> = ({ signal }) => addFavourite(favouriteRequest, { signal, ...requestOptions });
 
 
 
@@ -3283,7 +3370,7 @@ export type AddFavouriteQueryError = ErrorResponse
 
 
 export function useAddFavourite<TData = Awaited<ReturnType<typeof addFavourite>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof addFavourite>>, TError, TData>> & Pick<
+ favouriteRequest: FavouriteRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof addFavourite>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof addFavourite>>,
           TError,
@@ -3293,7 +3380,7 @@ export function useAddFavourite<TData = Awaited<ReturnType<typeof addFavourite>>
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useAddFavourite<TData = Awaited<ReturnType<typeof addFavourite>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addFavourite>>, TError, TData>> & Pick<
+ favouriteRequest: FavouriteRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addFavourite>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof addFavourite>>,
           TError,
@@ -3303,7 +3390,7 @@ export function useAddFavourite<TData = Awaited<ReturnType<typeof addFavourite>>
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useAddFavourite<TData = Awaited<ReturnType<typeof addFavourite>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addFavourite>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ favouriteRequest: FavouriteRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addFavourite>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -3311,11 +3398,11 @@ export function useAddFavourite<TData = Awaited<ReturnType<typeof addFavourite>>
  */
 
 export function useAddFavourite<TData = Awaited<ReturnType<typeof addFavourite>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addFavourite>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ favouriteRequest: FavouriteRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addFavourite>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getAddFavouriteQueryOptions(options)
+  const queryOptions = getAddFavouriteQueryOptions(favouriteRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -3343,11 +3430,12 @@ export const getDeleteFavouriteUrl = (params: DeleteFavouriteParams,) => {
 }
 
 /**
+ * Removes the caller's favourites of these ids, reachable or not; ids not in the list are ignored.
  * @summary Remove instances from My Favorites
  */
-export const deleteFavourite = async (params: DeleteFavouriteParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const deleteFavourite = async (params: DeleteFavouriteParams, options?: Parameters<typeof hcsFetch>[1]): Promise<RemovedCountResponse> => {
 
-  return hcsFetch<AnyResponse>(getDeleteFavouriteUrl(params),
+  return hcsFetch<RemovedCountResponse>(getDeleteFavouriteUrl(params),
   {
     ...options,
     method: 'GET'
@@ -3450,11 +3538,14 @@ export const getPageFavouritesUrl = (params?: PageFavouritesParams,) => {
 }
 
 /**
+ * Newest first. Items the caller can no longer see (recycled, deleted, or in a space they left) are left out and
+ * not counted; they come back if the item does. Each row names its space and parent (instanceType, spaceId,
+ * parentId, parentNames) so the client opens it in its own folder.
  * @summary A page of My Favorites
  */
-export const pageFavourites = async (params?: PageFavouritesParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const pageFavourites = async (params?: PageFavouritesParams, options?: Parameters<typeof hcsFetch>[1]): Promise<FavouritePageResponse> => {
 
-  return hcsFetch<AnyResponse>(getPageFavouritesUrl(params),
+  return hcsFetch<FavouritePageResponse>(getPageFavouritesUrl(params),
   {
     ...options,
     method: 'GET'
@@ -3848,7 +3939,7 @@ export function useAddOrUpdateGroupInstance<TData = Awaited<ReturnType<typeof ad
 
 
 
-export const getSearchPageUrl = (params: SearchPageParams,) => {
+export const getSearchPageUrl = (params?: SearchPageParams,) => {
   const normalizedParams = new URLSearchParams();
 
   Object.entries(params || {}).forEach(([key, value]) => {
@@ -3864,11 +3955,14 @@ export const getSearchPageUrl = (params: SearchPageParams,) => {
 }
 
 /**
- * @summary Full-text search in personal files
+ * Live items whose name contains the keyword, in the caller's personal space, their groups' and their
+ * department's, each one the caller may `view`; sorted by name. Trigram indexes (SQLite FTS5, PostgreSQL pg_trgm)
+ * serve keywords of 3 or more characters; shorter ones scan the caller's spaces. Rows carry the caller's labels.
+ * @summary Search names in every space the caller may read
  */
-export const searchPage = async (params: SearchPageParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const searchPage = async (params?: SearchPageParams, options?: Parameters<typeof hcsFetch>[1]): Promise<SearchPageResponse> => {
 
-  return hcsFetch<AnyResponse>(getSearchPageUrl(params),
+  return hcsFetch<SearchPageResponse>(getSearchPageUrl(params),
   {
     ...options,
     method: 'GET'
@@ -3888,7 +3982,7 @@ export const getSearchPageQueryKey = (params?: SearchPageParams,) => {
     }
 
 
-export const getSearchPageQueryOptions = <TData = Awaited<ReturnType<typeof searchPage>>, TError = ErrorResponse>(params: SearchPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof searchPage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getSearchPageQueryOptions = <TData = Awaited<ReturnType<typeof searchPage>>, TError = ErrorResponse>(params?: SearchPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof searchPage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
@@ -3911,7 +4005,7 @@ export type SearchPageQueryError = ErrorResponse
 
 
 export function useSearchPage<TData = Awaited<ReturnType<typeof searchPage>>, TError = ErrorResponse>(
- params: SearchPageParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof searchPage>>, TError, TData>> & Pick<
+ params: undefined |  SearchPageParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof searchPage>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof searchPage>>,
           TError,
@@ -3921,7 +4015,7 @@ export function useSearchPage<TData = Awaited<ReturnType<typeof searchPage>>, TE
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useSearchPage<TData = Awaited<ReturnType<typeof searchPage>>, TError = ErrorResponse>(
- params: SearchPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof searchPage>>, TError, TData>> & Pick<
+ params?: SearchPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof searchPage>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof searchPage>>,
           TError,
@@ -3931,15 +4025,15 @@ export function useSearchPage<TData = Awaited<ReturnType<typeof searchPage>>, TE
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useSearchPage<TData = Awaited<ReturnType<typeof searchPage>>, TError = ErrorResponse>(
- params: SearchPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof searchPage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params?: SearchPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof searchPage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Full-text search in personal files
+ * @summary Search names in every space the caller may read
  */
 
 export function useSearchPage<TData = Awaited<ReturnType<typeof searchPage>>, TError = ErrorResponse>(
- params: SearchPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof searchPage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params?: SearchPageParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof searchPage>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
@@ -3971,11 +4065,12 @@ export const getSearchUserPageUrl = (params: SearchUserPageParams,) => {
 }
 
 /**
- * @summary Search users
+ * Enabled users whose user name or real name contains the keyword (case-insensitive), by user name.
+ * @summary Find users for share and member pickers
  */
-export const searchUserPage = async (params: SearchUserPageParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const searchUserPage = async (params: SearchUserPageParams, options?: Parameters<typeof hcsFetch>[1]): Promise<UserHitPageResponse> => {
 
-  return hcsFetch<AnyResponse>(getSearchUserPageUrl(params),
+  return hcsFetch<UserHitPageResponse>(getSearchUserPageUrl(params),
   {
     ...options,
     method: 'GET'
@@ -4042,7 +4137,7 @@ export function useSearchUserPage<TData = Awaited<ReturnType<typeof searchUserPa
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Search users
+ * @summary Find users for share and member pickers
  */
 
 export function useSearchUserPage<TData = Awaited<ReturnType<typeof searchUserPage>>, TError = ErrorResponse>(
@@ -4078,11 +4173,12 @@ export const getSearchGroupPageUrl = (params: SearchGroupPageParams,) => {
 }
 
 /**
- * @summary Search group files
+ * Groups (not dissolved) whose name contains the keyword (case-insensitive), by name.
+ * @summary Find groups for share and member pickers
  */
-export const searchGroupPage = async (params: SearchGroupPageParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const searchGroupPage = async (params: SearchGroupPageParams, options?: Parameters<typeof hcsFetch>[1]): Promise<GroupHitPageResponse> => {
 
-  return hcsFetch<AnyResponse>(getSearchGroupPageUrl(params),
+  return hcsFetch<GroupHitPageResponse>(getSearchGroupPageUrl(params),
   {
     ...options,
     method: 'GET'
@@ -4149,7 +4245,7 @@ export function useSearchGroupPage<TData = Awaited<ReturnType<typeof searchGroup
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Search group files
+ * @summary Find groups for share and member pickers
  */
 
 export function useSearchGroupPage<TData = Awaited<ReturnType<typeof searchGroupPage>>, TError = ErrorResponse>(
@@ -4185,11 +4281,13 @@ export const getPageFilesForManagerUrl = (params?: PageFilesForManagerParams,) =
 }
 
 /**
- * @summary File management view for administrators
+ * Files of every space with owner, space, size and type, newest first (createTime, then instanceId), paged by
+ * keyset (cursor) or pageNo. Recycle and restore with recycleFilesForManager and restoreFilesForManager.
+ * @summary Every file, for administrators
  */
-export const pageFilesForManager = async (params?: PageFilesForManagerParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const pageFilesForManager = async (params?: PageFilesForManagerParams, options?: Parameters<typeof hcsFetch>[1]): Promise<ManagedFilePageResponse> => {
 
-  return hcsFetch<AnyResponse>(getPageFilesForManagerUrl(params),
+  return hcsFetch<ManagedFilePageResponse>(getPageFilesForManagerUrl(params),
   {
     ...options,
     method: 'GET'
@@ -4256,7 +4354,7 @@ export function usePageFilesForManager<TData = Awaited<ReturnType<typeof pageFil
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary File management view for administrators
+ * @summary Every file, for administrators
  */
 
 export function usePageFilesForManager<TData = Awaited<ReturnType<typeof pageFilesForManager>>, TError = ErrorResponse>(
@@ -4292,11 +4390,13 @@ export const getPreviewVideoUrl = (params: PreviewVideoParams,) => {
 }
 
 /**
- * @summary Video preview stream information
+ * For .mp4 (and .m4v), .ogg/.ogv and .webm: a ticketed same-origin URL (streamVideo) that answers Range requests,
+ * so the player seeks. 422 VALIDATION_FAILED for any other type.
+ * @summary Where a <video> element plays a file from
  */
-export const previewVideo = async (params: PreviewVideoParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const previewVideo = async (params: PreviewVideoParams, options?: Parameters<typeof hcsFetch>[1]): Promise<VideoPreviewResponse> => {
 
-  return hcsFetch<AnyResponse>(getPreviewVideoUrl(params),
+  return hcsFetch<VideoPreviewResponse>(getPreviewVideoUrl(params),
   {
     ...options,
     method: 'GET'
@@ -4363,7 +4463,7 @@ export function usePreviewVideo<TData = Awaited<ReturnType<typeof previewVideo>>
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Video preview stream information
+ * @summary Where a <video> element plays a file from
  */
 
 export function usePreviewVideo<TData = Awaited<ReturnType<typeof previewVideo>>, TError = ErrorResponse>(
@@ -4372,6 +4472,1095 @@ export function usePreviewVideo<TData = Awaited<ReturnType<typeof previewVideo>>
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getPreviewVideoQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getRecycleFilesForManagerUrl = () => {
+
+
+
+
+  return `/hcs/controller/FileInfos/recycleForMgr`
+}
+
+/**
+ * What deleteInstances does for the owner, per item; the owner can restore them from their bin.
+ * @summary Move files of any space to their space's recycle bin
+ */
+export const recycleFilesForManager = async (managerIdsRequest: ManagerIdsRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<BatchResultResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<BatchResultResponse>(getRecycleFilesForManagerUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(managerIdsRequest)
+  }
+);}
+
+
+
+
+
+export const getRecycleFilesForManagerQueryKey = (managerIdsRequest?: ManagerIdsRequest,) => {
+    return [
+    'POST', `/hcs/controller/FileInfos/recycleForMgr`, managerIdsRequest
+    ] as const;
+    }
+
+
+export const getRecycleFilesForManagerQueryOptions = <TData = Awaited<ReturnType<typeof recycleFilesForManager>>, TError = ErrorResponse>(managerIdsRequest: ManagerIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof recycleFilesForManager>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getRecycleFilesForManagerQueryKey(managerIdsRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof recycleFilesForManager>>> = ({ signal }) => recycleFilesForManager(managerIdsRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof recycleFilesForManager>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type RecycleFilesForManagerQueryResult = NonNullable<Awaited<ReturnType<typeof recycleFilesForManager>>>
+export type RecycleFilesForManagerQueryError = ErrorResponse
+
+
+export function useRecycleFilesForManager<TData = Awaited<ReturnType<typeof recycleFilesForManager>>, TError = ErrorResponse>(
+ managerIdsRequest: ManagerIdsRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof recycleFilesForManager>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof recycleFilesForManager>>,
+          TError,
+          Awaited<ReturnType<typeof recycleFilesForManager>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useRecycleFilesForManager<TData = Awaited<ReturnType<typeof recycleFilesForManager>>, TError = ErrorResponse>(
+ managerIdsRequest: ManagerIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof recycleFilesForManager>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof recycleFilesForManager>>,
+          TError,
+          Awaited<ReturnType<typeof recycleFilesForManager>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useRecycleFilesForManager<TData = Awaited<ReturnType<typeof recycleFilesForManager>>, TError = ErrorResponse>(
+ managerIdsRequest: ManagerIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof recycleFilesForManager>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Move files of any space to their space's recycle bin
+ */
+
+export function useRecycleFilesForManager<TData = Awaited<ReturnType<typeof recycleFilesForManager>>, TError = ErrorResponse>(
+ managerIdsRequest: ManagerIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof recycleFilesForManager>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getRecycleFilesForManagerQueryOptions(managerIdsRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getRestoreFilesForManagerUrl = () => {
+
+
+
+
+  return `/hcs/controller/FileInfos/restoreForMgr`
+}
+
+/**
+ * What restoreInstances does for the owner, per item: back to the original folder.
+ * @summary Restore recycled files of any space
+ */
+export const restoreFilesForManager = async (managerIdsRequest: ManagerIdsRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<BatchResultResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<BatchResultResponse>(getRestoreFilesForManagerUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(managerIdsRequest)
+  }
+);}
+
+
+
+
+
+export const getRestoreFilesForManagerQueryKey = (managerIdsRequest?: ManagerIdsRequest,) => {
+    return [
+    'POST', `/hcs/controller/FileInfos/restoreForMgr`, managerIdsRequest
+    ] as const;
+    }
+
+
+export const getRestoreFilesForManagerQueryOptions = <TData = Awaited<ReturnType<typeof restoreFilesForManager>>, TError = ErrorResponse>(managerIdsRequest: ManagerIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof restoreFilesForManager>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getRestoreFilesForManagerQueryKey(managerIdsRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof restoreFilesForManager>>> = ({ signal }) => restoreFilesForManager(managerIdsRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof restoreFilesForManager>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type RestoreFilesForManagerQueryResult = NonNullable<Awaited<ReturnType<typeof restoreFilesForManager>>>
+export type RestoreFilesForManagerQueryError = ErrorResponse
+
+
+export function useRestoreFilesForManager<TData = Awaited<ReturnType<typeof restoreFilesForManager>>, TError = ErrorResponse>(
+ managerIdsRequest: ManagerIdsRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof restoreFilesForManager>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof restoreFilesForManager>>,
+          TError,
+          Awaited<ReturnType<typeof restoreFilesForManager>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useRestoreFilesForManager<TData = Awaited<ReturnType<typeof restoreFilesForManager>>, TError = ErrorResponse>(
+ managerIdsRequest: ManagerIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof restoreFilesForManager>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof restoreFilesForManager>>,
+          TError,
+          Awaited<ReturnType<typeof restoreFilesForManager>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useRestoreFilesForManager<TData = Awaited<ReturnType<typeof restoreFilesForManager>>, TError = ErrorResponse>(
+ managerIdsRequest: ManagerIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof restoreFilesForManager>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Restore recycled files of any space
+ */
+
+export function useRestoreFilesForManager<TData = Awaited<ReturnType<typeof restoreFilesForManager>>, TError = ErrorResponse>(
+ managerIdsRequest: ManagerIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof restoreFilesForManager>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getRestoreFilesForManagerQueryOptions(managerIdsRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getStreamVideoUrl = (ticket: string,) => {
+
+
+
+
+  return `/hcs/services/API/preview/video/${ticket}`
+}
+
+/**
+ * The ticket from previewVideo authorizes the request (a <video> element sends no headers). Answers 206 with
+ * Content-Range for a satisfiable single range, 416 for an unsatisfiable one, 200 for the whole file; always
+ * with the headers of stored bytes (nosniff, a sandboxing Content-Security-Policy).
+ * @summary Video bytes for the player, with Range support
+ */
+export const streamVideo = async (ticket: string, options?: Parameters<typeof hcsFetch>[1]): Promise<Blob> => {
+
+  return hcsFetch<Blob>(getStreamVideoUrl(ticket),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getStreamVideoQueryKey = (ticket: string,) => {
+    return [
+    `/hcs/services/API/preview/video/${ticket}`
+    ] as const;
+    }
+
+
+export const getStreamVideoQueryOptions = <TData = Awaited<ReturnType<typeof streamVideo>>, TError = ErrorResponse>(ticket: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof streamVideo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getStreamVideoQueryKey(ticket);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof streamVideo>>> = ({ signal }) => streamVideo(ticket, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, enabled: ticket !== null && ticket !== undefined, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof streamVideo>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type StreamVideoQueryResult = NonNullable<Awaited<ReturnType<typeof streamVideo>>>
+export type StreamVideoQueryError = ErrorResponse
+
+
+export function useStreamVideo<TData = Awaited<ReturnType<typeof streamVideo>>, TError = ErrorResponse>(
+ ticket: string, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof streamVideo>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof streamVideo>>,
+          TError,
+          Awaited<ReturnType<typeof streamVideo>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useStreamVideo<TData = Awaited<ReturnType<typeof streamVideo>>, TError = ErrorResponse>(
+ ticket: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof streamVideo>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof streamVideo>>,
+          TError,
+          Awaited<ReturnType<typeof streamVideo>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useStreamVideo<TData = Awaited<ReturnType<typeof streamVideo>>, TError = ErrorResponse>(
+ ticket: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof streamVideo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Video bytes for the player, with Range support
+ */
+
+export function useStreamVideo<TData = Awaited<ReturnType<typeof streamVideo>>, TError = ErrorResponse>(
+ ticket: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof streamVideo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getStreamVideoQueryOptions(ticket,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getListLabelsUrl = () => {
+
+
+
+
+  return `/hcs/controller/labels`
+}
+
+/**
+ * By name; each with how many items carry it.
+ * @summary The caller's labels
+ */
+export const listLabels = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<LabelListResponse> => {
+
+  return hcsFetch<LabelListResponse>(getListLabelsUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getListLabelsQueryKey = () => {
+    return [
+    `/hcs/controller/labels`
+    ] as const;
+    }
+
+
+export const getListLabelsQueryOptions = <TData = Awaited<ReturnType<typeof listLabels>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listLabels>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getListLabelsQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof listLabels>>> = ({ signal }) => listLabels({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof listLabels>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ListLabelsQueryResult = NonNullable<Awaited<ReturnType<typeof listLabels>>>
+export type ListLabelsQueryError = ErrorResponse
+
+
+export function useListLabels<TData = Awaited<ReturnType<typeof listLabels>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof listLabels>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof listLabels>>,
+          TError,
+          Awaited<ReturnType<typeof listLabels>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useListLabels<TData = Awaited<ReturnType<typeof listLabels>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listLabels>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof listLabels>>,
+          TError,
+          Awaited<ReturnType<typeof listLabels>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useListLabels<TData = Awaited<ReturnType<typeof listLabels>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listLabels>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary The caller's labels
+ */
+
+export function useListLabels<TData = Awaited<ReturnType<typeof listLabels>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listLabels>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getListLabelsQueryOptions(options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getCreateLabelUrl = () => {
+
+
+
+
+  return `/hcs/controller/labels`
+}
+
+/**
+ * 409 NAME_EXISTS for a name the caller already uses (case-insensitive); at most 200 labels per user (409 CONFLICT).
+ * @summary Create a label
+ */
+export const createLabel = async (createLabelRequest: CreateLabelRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<LabelResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<LabelResponse>(getCreateLabelUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(createLabelRequest)
+  }
+);}
+
+
+
+
+
+export const getCreateLabelQueryKey = (createLabelRequest?: CreateLabelRequest,) => {
+    return [
+    'POST', `/hcs/controller/labels`, createLabelRequest
+    ] as const;
+    }
+
+
+export const getCreateLabelQueryOptions = <TData = Awaited<ReturnType<typeof createLabel>>, TError = ErrorResponse>(createLabelRequest: CreateLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getCreateLabelQueryKey(createLabelRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof createLabel>>> = ({ signal }) => createLabel(createLabelRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof createLabel>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type CreateLabelQueryResult = NonNullable<Awaited<ReturnType<typeof createLabel>>>
+export type CreateLabelQueryError = ErrorResponse
+
+
+export function useCreateLabel<TData = Awaited<ReturnType<typeof createLabel>>, TError = ErrorResponse>(
+ createLabelRequest: CreateLabelRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof createLabel>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof createLabel>>,
+          TError,
+          Awaited<ReturnType<typeof createLabel>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useCreateLabel<TData = Awaited<ReturnType<typeof createLabel>>, TError = ErrorResponse>(
+ createLabelRequest: CreateLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createLabel>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof createLabel>>,
+          TError,
+          Awaited<ReturnType<typeof createLabel>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useCreateLabel<TData = Awaited<ReturnType<typeof createLabel>>, TError = ErrorResponse>(
+ createLabelRequest: CreateLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Create a label
+ */
+
+export function useCreateLabel<TData = Awaited<ReturnType<typeof createLabel>>, TError = ErrorResponse>(
+ createLabelRequest: CreateLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getCreateLabelQueryOptions(createLabelRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getModifyLabelUrl = (id: string,) => {
+
+
+
+
+  return `/hcs/controller/labels/${id}`
+}
+
+/**
+ * 404 for a label that is not the caller's; 409 NAME_EXISTS for a taken name.
+ * @summary Rename or recolour a label
+ */
+export const modifyLabel = async (id: string,
+    modifyLabelRequest: ModifyLabelRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<LabelResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<LabelResponse>(getModifyLabelUrl(id),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(modifyLabelRequest)
+  }
+);}
+
+
+
+
+
+export const getModifyLabelQueryKey = (id: string,
+    modifyLabelRequest?: ModifyLabelRequest,) => {
+    return [
+    'POST', `/hcs/controller/labels/${id}`, modifyLabelRequest
+    ] as const;
+    }
+
+
+export const getModifyLabelQueryOptions = <TData = Awaited<ReturnType<typeof modifyLabel>>, TError = ErrorResponse>(id: string,
+    modifyLabelRequest: ModifyLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof modifyLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getModifyLabelQueryKey(id,modifyLabelRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof modifyLabel>>> = ({ signal }) => modifyLabel(id,modifyLabelRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, enabled: id !== null && id !== undefined, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof modifyLabel>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ModifyLabelQueryResult = NonNullable<Awaited<ReturnType<typeof modifyLabel>>>
+export type ModifyLabelQueryError = ErrorResponse
+
+
+export function useModifyLabel<TData = Awaited<ReturnType<typeof modifyLabel>>, TError = ErrorResponse>(
+ id: string,
+    modifyLabelRequest: ModifyLabelRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof modifyLabel>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof modifyLabel>>,
+          TError,
+          Awaited<ReturnType<typeof modifyLabel>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useModifyLabel<TData = Awaited<ReturnType<typeof modifyLabel>>, TError = ErrorResponse>(
+ id: string,
+    modifyLabelRequest: ModifyLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof modifyLabel>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof modifyLabel>>,
+          TError,
+          Awaited<ReturnType<typeof modifyLabel>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useModifyLabel<TData = Awaited<ReturnType<typeof modifyLabel>>, TError = ErrorResponse>(
+ id: string,
+    modifyLabelRequest: ModifyLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof modifyLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Rename or recolour a label
+ */
+
+export function useModifyLabel<TData = Awaited<ReturnType<typeof modifyLabel>>, TError = ErrorResponse>(
+ id: string,
+    modifyLabelRequest: ModifyLabelRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof modifyLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getModifyLabelQueryOptions(id,modifyLabelRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getDeleteLabelUrl = (id: string,) => {
+
+
+
+
+  return `/hcs/controller/labels/${id}/delete`
+}
+
+/**
+ * Takes it off every item too. 404 for a label that is not the caller's.
+ * @summary Delete a label
+ */
+export const deleteLabel = async (id: string, options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
+
+  return hcsFetch<OkResponse>(getDeleteLabelUrl(id),
+  {
+    ...options,
+    method: 'POST'
+
+
+  }
+);}
+
+
+
+
+
+export const getDeleteLabelQueryKey = (id: string,) => {
+    return [
+    'POST', `/hcs/controller/labels/${id}/delete`
+    ] as const;
+    }
+
+
+export const getDeleteLabelQueryOptions = <TData = Awaited<ReturnType<typeof deleteLabel>>, TError = ErrorResponse>(id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getDeleteLabelQueryKey(id);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof deleteLabel>>> = ({ signal }) => deleteLabel(id, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, enabled: id !== null && id !== undefined, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof deleteLabel>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type DeleteLabelQueryResult = NonNullable<Awaited<ReturnType<typeof deleteLabel>>>
+export type DeleteLabelQueryError = ErrorResponse
+
+
+export function useDeleteLabel<TData = Awaited<ReturnType<typeof deleteLabel>>, TError = ErrorResponse>(
+ id: string, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteLabel>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteLabel>>,
+          TError,
+          Awaited<ReturnType<typeof deleteLabel>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteLabel<TData = Awaited<ReturnType<typeof deleteLabel>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteLabel>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteLabel>>,
+          TError,
+          Awaited<ReturnType<typeof deleteLabel>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteLabel<TData = Awaited<ReturnType<typeof deleteLabel>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Delete a label
+ */
+
+export function useDeleteLabel<TData = Awaited<ReturnType<typeof deleteLabel>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteLabel>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getDeleteLabelQueryOptions(id,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getListTemplatesUrl = () => {
+
+
+
+
+  return `/hcs/controller/fileTemplate`
+}
+
+/**
+ * The built-in blank documents, then the administrators' templates by name.
+ * @summary Templates for the new-document menu
+ */
+export const listTemplates = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<TemplateListResponse> => {
+
+  return hcsFetch<TemplateListResponse>(getListTemplatesUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getListTemplatesQueryKey = () => {
+    return [
+    `/hcs/controller/fileTemplate`
+    ] as const;
+    }
+
+
+export const getListTemplatesQueryOptions = <TData = Awaited<ReturnType<typeof listTemplates>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listTemplates>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getListTemplatesQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof listTemplates>>> = ({ signal }) => listTemplates({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof listTemplates>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ListTemplatesQueryResult = NonNullable<Awaited<ReturnType<typeof listTemplates>>>
+export type ListTemplatesQueryError = ErrorResponse
+
+
+export function useListTemplates<TData = Awaited<ReturnType<typeof listTemplates>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof listTemplates>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof listTemplates>>,
+          TError,
+          Awaited<ReturnType<typeof listTemplates>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useListTemplates<TData = Awaited<ReturnType<typeof listTemplates>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listTemplates>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof listTemplates>>,
+          TError,
+          Awaited<ReturnType<typeof listTemplates>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useListTemplates<TData = Awaited<ReturnType<typeof listTemplates>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listTemplates>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Templates for the new-document menu
+ */
+
+export function useListTemplates<TData = Awaited<ReturnType<typeof listTemplates>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listTemplates>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getListTemplatesQueryOptions(options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getAddTemplateUrl = () => {
+
+
+
+
+  return `/hcs/controller/fileTemplate`
+}
+
+/**
+ * 403 for a non-administrator; 422 VALIDATION_FAILED for a file that is not .docx, .xlsx, .pptx or .txt.
+ * @summary Offer an uploaded document as a template (administrators)
+ */
+export const addTemplate = async (addTemplateRequest: AddTemplateRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<TemplateResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<TemplateResponse>(getAddTemplateUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(addTemplateRequest)
+  }
+);}
+
+
+
+
+
+export const getAddTemplateQueryKey = (addTemplateRequest?: AddTemplateRequest,) => {
+    return [
+    'POST', `/hcs/controller/fileTemplate`, addTemplateRequest
+    ] as const;
+    }
+
+
+export const getAddTemplateQueryOptions = <TData = Awaited<ReturnType<typeof addTemplate>>, TError = ErrorResponse>(addTemplateRequest: AddTemplateRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addTemplate>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getAddTemplateQueryKey(addTemplateRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof addTemplate>>> = ({ signal }) => addTemplate(addTemplateRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof addTemplate>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type AddTemplateQueryResult = NonNullable<Awaited<ReturnType<typeof addTemplate>>>
+export type AddTemplateQueryError = ErrorResponse
+
+
+export function useAddTemplate<TData = Awaited<ReturnType<typeof addTemplate>>, TError = ErrorResponse>(
+ addTemplateRequest: AddTemplateRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof addTemplate>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof addTemplate>>,
+          TError,
+          Awaited<ReturnType<typeof addTemplate>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useAddTemplate<TData = Awaited<ReturnType<typeof addTemplate>>, TError = ErrorResponse>(
+ addTemplateRequest: AddTemplateRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addTemplate>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof addTemplate>>,
+          TError,
+          Awaited<ReturnType<typeof addTemplate>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useAddTemplate<TData = Awaited<ReturnType<typeof addTemplate>>, TError = ErrorResponse>(
+ addTemplateRequest: AddTemplateRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addTemplate>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Offer an uploaded document as a template (administrators)
+ */
+
+export function useAddTemplate<TData = Awaited<ReturnType<typeof addTemplate>>, TError = ErrorResponse>(
+ addTemplateRequest: AddTemplateRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addTemplate>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getAddTemplateQueryOptions(addTemplateRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getDeleteTemplateUrl = (id: string,) => {
+
+
+
+
+  return `/hcs/controller/fileTemplate/${id}/delete`
+}
+
+/**
+ * Documents made from it stay. 404 for an unknown or built-in template.
+ * @summary Withdraw a template (administrators)
+ */
+export const deleteTemplate = async (id: string, options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
+
+  return hcsFetch<OkResponse>(getDeleteTemplateUrl(id),
+  {
+    ...options,
+    method: 'POST'
+
+
+  }
+);}
+
+
+
+
+
+export const getDeleteTemplateQueryKey = (id: string,) => {
+    return [
+    'POST', `/hcs/controller/fileTemplate/${id}/delete`
+    ] as const;
+    }
+
+
+export const getDeleteTemplateQueryOptions = <TData = Awaited<ReturnType<typeof deleteTemplate>>, TError = ErrorResponse>(id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteTemplate>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getDeleteTemplateQueryKey(id);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof deleteTemplate>>> = ({ signal }) => deleteTemplate(id, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, enabled: id !== null && id !== undefined, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof deleteTemplate>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type DeleteTemplateQueryResult = NonNullable<Awaited<ReturnType<typeof deleteTemplate>>>
+export type DeleteTemplateQueryError = ErrorResponse
+
+
+export function useDeleteTemplate<TData = Awaited<ReturnType<typeof deleteTemplate>>, TError = ErrorResponse>(
+ id: string, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteTemplate>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteTemplate>>,
+          TError,
+          Awaited<ReturnType<typeof deleteTemplate>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteTemplate<TData = Awaited<ReturnType<typeof deleteTemplate>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteTemplate>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteTemplate>>,
+          TError,
+          Awaited<ReturnType<typeof deleteTemplate>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteTemplate<TData = Awaited<ReturnType<typeof deleteTemplate>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteTemplate>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Withdraw a template (administrators)
+ */
+
+export function useDeleteTemplate<TData = Awaited<ReturnType<typeof deleteTemplate>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteTemplate>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getDeleteTemplateQueryOptions(id,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 

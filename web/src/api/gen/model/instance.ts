@@ -38,6 +38,7 @@
  */
 import type { InstanceClassifierId } from './instanceClassifierId.ts';
 import type { InstanceFileType } from './instanceFileType.ts';
+import type { LabelRef } from './labelRef.ts';
 
 /**
  * A file or folder (spec section 3). In responses `instanceName` is plain UTF-8 text; in requests names travel
@@ -82,4 +83,12 @@ export interface Instance {
   editIsDisabled?: boolean;
   /** The user may not modify or delete this row. */
   isDisabled?: boolean;
+  /** Free-text remark (saveInstanceRemark), at most 500 characters; empty for none. */
+  remark?: string;
+  /** The user, group or department whose space holds the item (with instanceType, where to open it). */
+  spaceId?: string;
+  /** The caller's own labels on the item (saveInstanceLabel); present in listings, properties, search and favourites. */
+  labels?: LabelRef[];
+  /** In the caller's favourites; present where labels are. */
+  isFavourite?: boolean;
 }

@@ -37,7 +37,8 @@
  * OpenAPI spec version: 0.1.0
  */
 import type { Envelope } from './envelope.ts';
+import type { Label } from './label.ts';
 
 export type LabelListResponse = Envelope & {
-  data?: string[];
+  data?: Label[];
 };

@@ -42,6 +42,9 @@ export interface ModifyInstanceRequest {
   instanceName?: EncodedName;
   /** @maxLength 64 */
   fileSharingId?: string;
-  /** @maxLength 2000 */
+  /**
+     * As saveInstanceRemark.
+     * @maxLength 500
+     */
   remark?: string;
 }

@@ -36,10 +36,43 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { PageFilesForManagerSpaceKind } from './pageFilesForManagerSpaceKind.ts';
+import type { PageFilesForManagerState } from './pageFilesForManagerState.ts';
 import type { PageNoParameter } from './pageNoParameter.ts';
 import type { PageSizeParameter } from './pageSizeParameter.ts';
 
 export type PageFilesForManagerParams = {
+/**
+ * Name substring, case-insensitive.
+ * @maxLength 255
+ */
+keyword?: string;
+/**
+ * @maxLength 64
+ */
+ownerId?: string;
+spaceKind?: PageFilesForManagerSpaceKind;
+/**
+ * 2 Word, 3 PPT, 4 Excel, 5 PDF, 6 image, 7 video, 8 audio, 9 other.
+ * @minimum 2
+ * @maximum 9
+ */
+fileFilter?: number;
+/**
+ * @minimum 0
+ * @maximum 1000000000000000
+ */
+minSize?: number;
+/**
+ * @minimum 0
+ * @maximum 1000000000000000
+ */
+maxSize?: number;
+state?: PageFilesForManagerState;
+/**
+ * @maxLength 1024
+ */
+cursor?: string;
 /**
  * At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor).
  * @minimum 1

@@ -41,9 +41,14 @@ import type { PageSizeParameter } from './pageSizeParameter.ts';
 
 export type SearchGroupPageParams = {
 /**
+ * @minLength 1
  * @maxLength 255
  */
 keyword: string;
+/**
+ * Only groups the caller belongs to.
+ */
+mine?: boolean;
 /**
  * At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor).
  * @minimum 1

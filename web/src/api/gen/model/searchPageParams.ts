@@ -38,12 +38,70 @@
  */
 import type { PageNoParameter } from './pageNoParameter.ts';
 import type { PageSizeParameter } from './pageSizeParameter.ts';
+import type { SearchPageInstanceType } from './searchPageInstanceType.ts';
 
 export type SearchPageParams = {
 /**
+ * Name substring, case-insensitive (any script; 1 and 2 characters too). Empty: every item the other filters allow.
  * @maxLength 255
  */
-keyword: string;
+keyword?: string;
+/**
+ * 1 folder, 2 Word, 3 PPT, 4 Excel, 5 PDF, 6 image, 7 video, 8 audio, 9 other.
+ * @minimum 1
+ * @maximum 9
+ */
+fileFilter?: number;
+/**
+ * Bytes, inclusive.
+ * @minimum 0
+ * @maximum 1000000000000000
+ */
+minSize?: number;
+/**
+ * Bytes, inclusive.
+ * @minimum 0
+ * @maximum 1000000000000000
+ */
+maxSize?: number;
+/**
+ * Last modified at or after (epoch ms).
+ * @minimum 0
+ * @maximum 253402300799999
+ */
+updateFrom?: number;
+/**
+ * Last modified at or before (epoch ms).
+ * @minimum 0
+ * @maximum 253402300799999
+ */
+updateTo?: number;
+/**
+ * Only items carrying this label of the caller's (filter a listing by label).
+ * @maxLength 64
+ * @pattern ^[A-Za-z0-9_-]+$
+ */
+labelId?: string;
+/**
+ * Only items created by this user.
+ * @maxLength 64
+ */
+ownerId?: string;
+/**
+ * Only items below this folder (at any depth).
+ * @maxLength 64
+ * @pattern ^[A-Za-z0-9_-]+$
+ */
+parentId?: string;
+/**
+ * Only personal (1), group (2) or department (3) spaces.
+ */
+instanceType?: SearchPageInstanceType;
+/**
+ * From the previous page (nextCursor); pageNo is then only echoed.
+ * @maxLength 1024
+ */
+cursor?: string;
 /**
  * At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor).
  * @minimum 1

@@ -41,6 +41,7 @@ import type { PageSizeParameter } from './pageSizeParameter.ts';
 
 export type SearchUserPageParams = {
 /**
+ * @minLength 1
  * @maxLength 255
  */
 keyword: string;

@@ -52,7 +52,7 @@ import type {
   DeptTreeResponse,
   DeptUserTreeResponse,
   ImportReportResponse,
-  LabelListResponse,
+  LabelListResponse2,
   LevelNodeListResponse,
   OkResponse,
   PurgeResultResponse,
@@ -92,9 +92,9 @@ export const getListDeptUsersResponseMock = (): UserAdminPageResponse => ({...{r
 
 export const getListDeletedUsersResponseMock = (): UserAdminPageResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {list: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => ({userId: faker.string.alpha({length: {min: 10, max: 20}}), userName: faker.string.alpha({length: {min: 10, max: 20}}), realName: faker.string.alpha({length: {min: 10, max: 20}}), deptId: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), deptPathNames: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => (faker.string.alpha({length: {min: 10, max: 20}}))), email: faker.string.alpha({length: {min: 10, max: 20}}), phone: faker.string.alpha({length: {min: 10, max: 20}}), userIsEnabled: faker.helpers.arrayElement([0,1] as const), userExpiredTime: faker.number.int(), isAdmin: faker.datatype.boolean(), quotaBytes: faker.helpers.arrayElement([faker.number.int(), null]), usedBytes: faker.number.int(), mustChangePassword: faker.datatype.boolean(), labels: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => (faker.string.alpha({length: {min: 10, max: 20}}))), state: faker.helpers.arrayElement(Object.values(AccountState)), createTime: faker.number.int(), updateTime: faker.number.int(), deleteTime: faker.helpers.arrayElement([faker.number.int(), null]), managedDeptIds: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => (faker.string.alpha({length: {min: 10, max: 20}})))})), total: faker.number.int(), pageNo: faker.number.int(), pageSize: faker.number.int()}},})
 
-export const getGetUserLabelsResponseMock = (): LabelListResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => (faker.string.alpha({length: {min: 10, max: 20}})))},})
+export const getGetUserLabelsResponseMock = (): LabelListResponse2 => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => (faker.string.alpha({length: {min: 10, max: 20}})))},})
 
-export const getSetUserLabelsResponseMock = (): LabelListResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => (faker.string.alpha({length: {min: 10, max: 20}})))},})
+export const getSetUserLabelsResponseMock = (): LabelListResponse2 => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => (faker.string.alpha({length: {min: 10, max: 20}})))},})
 
 export const getPickDeptUsersResponseMock = (): UserPickListResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => ({userId: faker.string.alpha({length: {min: 10, max: 20}}), userName: faker.string.alpha({length: {min: 10, max: 20}}), realName: faker.string.alpha({length: {min: 10, max: 20}}), deptId: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null])}))},})
 

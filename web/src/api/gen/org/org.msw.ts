@@ -52,7 +52,7 @@ import type {
   DeptTreeResponse,
   DeptUserTreeResponse,
   ImportReportResponse,
-  LabelListResponse,
+  LabelListResponse2,
   LevelNodeListResponse,
   OkResponse,
   PurgeResultResponse,
@@ -254,7 +254,7 @@ export const getListDeletedUsersMockHandler = (overrideResponse?: UserAdminPageR
   }, options)
 }
 
-export const getGetUserLabelsMockHandler = (overrideResponse?: LabelListResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<LabelListResponse> | LabelListResponse), options?: RequestHandlerOptions) => {
+export const getGetUserLabelsMockHandler = (overrideResponse?: LabelListResponse2 | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<LabelListResponse2> | LabelListResponse2), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/Users/userLabels', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -266,7 +266,7 @@ export const getGetUserLabelsMockHandler = (overrideResponse?: LabelListResponse
   }, options)
 }
 
-export const getSetUserLabelsMockHandler = (overrideResponse?: LabelListResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<LabelListResponse> | LabelListResponse), options?: RequestHandlerOptions) => {
+export const getSetUserLabelsMockHandler = (overrideResponse?: LabelListResponse2 | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<LabelListResponse2> | LabelListResponse2), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/controller/Users/userLabels', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 

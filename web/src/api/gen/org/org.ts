@@ -70,7 +70,7 @@ import type {
   GetUserTreeLevelParams,
   ImportReportResponse,
   ImportUsersParams,
-  LabelListResponse,
+  LabelListResponse2,
   LevelNodeListResponse,
   ListChildDeptsParams,
   ListDeletedUsersParams,
@@ -1563,9 +1563,9 @@ export const getGetUserLabelsUrl = (params: GetUserLabelsParams,) => {
 /**
  * @summary An account's labels
  */
-export const getUserLabels = async (params: GetUserLabelsParams, options?: Parameters<typeof hcsFetch>[1]): Promise<LabelListResponse> => {
+export const getUserLabels = async (params: GetUserLabelsParams, options?: Parameters<typeof hcsFetch>[1]): Promise<LabelListResponse2> => {
 
-  return hcsFetch<LabelListResponse>(getGetUserLabelsUrl(params),
+  return hcsFetch<LabelListResponse2>(getGetUserLabelsUrl(params),
   {
     ...options,
     method: 'GET'
@@ -1663,7 +1663,7 @@ export const getSetUserLabelsUrl = () => {
 /**
  * @summary Replace an account's labels
  */
-export const setUserLabels = async (setUserLabelsRequest: SetUserLabelsRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<LabelListResponse> => {
+export const setUserLabels = async (setUserLabelsRequest: SetUserLabelsRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<LabelListResponse2> => {
 
     const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
     if (!h) return {};
@@ -1679,7 +1679,7 @@ export const setUserLabels = async (setUserLabelsRequest: SetUserLabelsRequest, 
     }
     return headers;
   };
-return hcsFetch<LabelListResponse>(getSetUserLabelsUrl(),
+return hcsFetch<LabelListResponse2>(getSetUserLabelsUrl(),
   {
     ...options,
     method: 'POST',
