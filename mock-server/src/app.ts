@@ -137,6 +137,8 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
   await app.register(cookie);
   // Raw bodies (bulk-upload) stay unread on the request stream; the handler reads them with its own limits.
   app.addContentTypeParser('application/octet-stream', (_req, _payload, done) => done(null, undefined));
+  // CSV imports (Users/importUsers) arrive as text, at most 1 MiB (413 beyond).
+  app.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: 1024 * 1024 }, (_req, body, done) => done(null, body));
 
   const database = await openSqlDatabase({
     databaseUrl: config.databaseUrl,

@@ -3829,7 +3829,8 @@ export interface paths {
         put?: never;
         /**
          * Create or change a department
-         * @description See SaveDeptRequest. 404 NOT_FOUND for an unknown id or parent, 409 CONFLICT for a move under itself or for
+         * @description See SaveDeptRequest. A new department without `parentId` goes under the root: administrators only (403). 404
+         *     NOT_FOUND for an unknown id or parent, 409 CONFLICT for a move under itself or for
          *     changing the root's parent, 409 NAME_EXISTS for a sibling with the same name, 409 SPACE_NOT_ENOUGH for a quota
          *     over the parent's remaining quota. Managers act strictly inside their subtree (403 FORBIDDEN otherwise).
          */
@@ -5761,8 +5762,8 @@ export interface components {
         /**
          * @description Creates an account (no `userId`: `userName` and `password` required) or edits one (only the fields sent change;
          *     `userName` cannot change). `password` is encrypted like the sign-in password and must meet the password policy
-         *     (422 PASSWORD_POLICY). A new account in no department goes to the root department. Only administrators create
-         *     administrators (`isAdmin`).
+         *     (422 PASSWORD_POLICY). A new account in no department goes to the root department (administrators only). Only
+         *     administrators create administrators (`isAdmin`).
          */
         SaveUserRequest: {
             userId?: components["schemas"]["UserId"];
@@ -10114,7 +10115,7 @@ export interface operations {
     countSubDepts: {
         parameters: {
             query: {
-                /** @description Department id; omitted: the root department. */
+                /** @description Department id. */
                 id: components["schemas"]["DeptId"];
             };
             header: {
@@ -10178,7 +10179,7 @@ export interface operations {
     listSubtreeDepts: {
         parameters: {
             query: {
-                /** @description Department id; omitted: the root department. */
+                /** @description Department id. */
                 id: components["schemas"]["DeptId"];
             };
             header: {
@@ -10210,7 +10211,7 @@ export interface operations {
     getDeptInfo: {
         parameters: {
             query: {
-                /** @description Department id; omitted: the root department. */
+                /** @description Department id. */
                 id: components["schemas"]["DeptId"];
             };
             header: {
@@ -10332,7 +10333,7 @@ export interface operations {
     listDeptMembers: {
         parameters: {
             query: {
-                /** @description Department id; omitted: the root department. */
+                /** @description Department id. */
                 id: components["schemas"]["DeptId"];
                 /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];

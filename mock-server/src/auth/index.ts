@@ -116,8 +116,15 @@ function toSessionUser(user: User, session: Session): SessionUser {
     languageId: user.languageId,
     sessionId: session.id,
     sessionKind: session.kind,
+    mustChangePassword: user.mustChangePassword,
   };
 }
+
+/**
+ * What a session whose password was reset (must_change_password) may still call: change the password, sign out, and
+ * read who it is (the web app's start-up reads the current user to know it must ask for a new password).
+ */
+const WHILE_PASSWORD_RESET: ReadonlySet<string> = new Set(['changePassword', 'logout', 'getCurrentUser', 'getCurrentUserAlias']);
 
 /** Refusals for an account that exists and proved its identity but may not be used. */
 export function assertUsable(user: User, now = Date.now()): void {
@@ -169,6 +176,9 @@ export function createAuth(ctx: AppContext): Auth {
       assertUsable(user, now);
     } catch (err) {
       return err as AppError;
+    }
+    if (user.mustChangePassword && !WHILE_PASSWORD_RESET.has(req.operationId ?? '')) {
+      return new AppError('PASSWORD_CHANGE_REQUIRED', 'the password was reset: change it before anything else');
     }
     // Sliding idle expiry without a write per request: refresh at most once a minute (or a quarter of a
     // short idle window, so tests with seconds-long windows still slide).

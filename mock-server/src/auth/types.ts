@@ -12,6 +12,8 @@ export interface SessionUser {
   languageId: string | null;
   sessionId: string;
   sessionKind: 'cookie' | 'token';
+  /** The password was reset: until it is changed the session may only change it, sign out and read the current user. */
+  mustChangePassword?: boolean;
 }
 
 export interface AuthService {

@@ -1,7 +1,7 @@
 // Users: the only SQL that reads or writes the users table. Password hashes leave this module only towards
 // the verifier; the row type handed to handlers has no hash in it.
 import { randomBytes } from 'node:crypto';
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { forUpdate, type Db } from './sql/tx.ts';
 import type { UsersTable } from './sql/schema.ts';
 import { asNameExists } from './sql/errors.ts';
@@ -115,6 +115,8 @@ export interface NewUser {
   mustChangePassword?: boolean;
   /** Skip the strength rule (only for passwords an operator set through configuration). */
   skipPolicy?: boolean;
+  email?: string;
+  phone?: string;
 }
 
  
@@ -145,6 +147,8 @@ export async function createUser(db: Db, input: NewUser, now = Date.now()): Prom
         language_id: input.languageId ?? null,
         quota_bytes: input.quotaBytes === undefined ? null : input.quotaBytes,
         must_change_password: input.mustChangePassword ? 1 : 0,
+        email: input.email ?? '',
+        phone: input.phone ?? '',
         password_changed_at: now,
         created_at: now,
         updated_at: now,
@@ -180,4 +184,134 @@ export async function setUserExpiredTime(db: Db, userId: string, expiredTime: nu
 /** Bytes; null = unlimited. */
 export async function setUserQuota(db: Db, userId: string, quotaBytes: number | null, now = Date.now()): Promise<void> {
   await db.updateTable('users').set({ quota_bytes: quotaBytes, updated_at: now }).where('id', '=', userId).execute();
+}
+
+// ---- Administration of accounts (issue #14): listing, editing, deletion into the deleted-users list, labels. ----
+
+/** An account as administrators see it, deleted ones included. */
+export interface AdminUser extends User {
+  email: string;
+  phone: string;
+  deletedAt: number | null;
+}
+
+const ADMIN_COLUMNS = [...USER_COLUMNS, 'email', 'phone', 'deleted_at'] as const;
+type AdminRow = Pick<Selectable<UsersTable>, (typeof ADMIN_COLUMNS)[number]>;
+
+function toAdminUser(r: AdminRow): AdminUser {
+  return { ...toUser(r), email: r.email, phone: r.phone, deletedAt: r.deleted_at };
+}
+
+/** Any account by id, deleted or not. */
+export async function getAdminUser(db: Db, id: string): Promise<AdminUser | null> {
+  const r = await db.selectFrom('users').select(ADMIN_COLUMNS).where('id', '=', id).executeTakeFirst();
+  return r ? toAdminUser(r) : null;
+}
+
+export async function getAdminUsers(db: Db, ids: readonly string[]): Promise<Map<string, AdminUser>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').select(ADMIN_COLUMNS).where('id', 'in', [...new Set(ids)]).execute();
+  return new Map(rows.map((r) => [r.id, toAdminUser(r)]));
+}
+
+export type AccountFilter = 'all' | 'active' | 'disabled' | 'expired' | 'deleted';
+
+export interface UserQuery {
+  /** Accounts in any of these departments (null: everywhere). */
+  deptIds: readonly string[] | null;
+  state: AccountFilter;
+  label?: string;
+  keyword?: string;
+  pageNo: number;
+  pageSize: number;
+}
+
+/** A page of accounts ordered by user name (deleted ones: newest deletion first), with the total. */
+export async function listAdminUsers(db: Db, q: UserQuery, now = Date.now()): Promise<{ list: AdminUser[]; total: number }> {
+  let base = db.selectFrom('users');
+  if (q.deptIds !== null) {
+    if (q.deptIds.length === 0) return { list: [], total: 0 };
+    base = base.where('dept_id', 'in', [...q.deptIds]);
+  }
+  base = q.state === 'deleted' ? base.where('deleted_at', 'is not', null) : base.where('deleted_at', 'is', null);
+  if (q.state === 'active') base = base.where('is_enabled', '=', 1).where((eb) => eb.or([eb('expired_time', '=', NEVER_EXPIRES), eb('expired_time', '>=', now)]));
+  if (q.state === 'disabled') base = base.where('is_enabled', '=', 0);
+  if (q.state === 'expired') base = base.where('expired_time', '<>', NEVER_EXPIRES).where('expired_time', '<', now);
+  if (q.keyword) {
+    const k = `%${q.keyword.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    base = base.where((eb) => eb.or([sql<boolean>`user_name_key like ${k} escape '\\'`, sql<boolean>`lower(real_name) like ${k} escape '\\'`]));
+  }
+  if (q.label) {
+    const key = q.label.normalize('NFC').toLowerCase();
+    base = base.where('id', 'in', (eb) => eb.selectFrom('user_labels').select('user_id').where('label_key', '=', key));
+  }
+  const total = Number((await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  let page = base.select(ADMIN_COLUMNS);
+  page = q.state === 'deleted' ? page.orderBy('deleted_at', 'desc').orderBy('id') : page.orderBy('user_name_key');
+  const rows = await page.limit(q.pageSize).offset((q.pageNo - 1) * q.pageSize).execute();
+  return { list: rows.map(toAdminUser), total };
+}
+
+export interface UserChanges {
+  realName?: string;
+  deptId?: string;
+  email?: string;
+  phone?: string;
+  expiredTime?: number;
+  quotaBytes?: number | null;
+  isEnabled?: boolean;
+  isAdmin?: boolean;
+}
+
+export async function updateUser(db: Db, userId: string, c: UserChanges, now = Date.now()): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({
+      updated_at: now,
+      ...(c.realName !== undefined ? { real_name: c.realName } : {}),
+      ...(c.deptId !== undefined ? { dept_id: c.deptId } : {}),
+      ...(c.email !== undefined ? { email: c.email } : {}),
+      ...(c.phone !== undefined ? { phone: c.phone } : {}),
+      ...(c.expiredTime !== undefined ? { expired_time: c.expiredTime } : {}),
+      ...(c.quotaBytes !== undefined ? { quota_bytes: c.quotaBytes } : {}),
+      ...(c.isEnabled !== undefined ? { is_enabled: c.isEnabled ? 1 : 0 } : {}),
+      ...(c.isAdmin !== undefined ? { is_admin: c.isAdmin ? 1 : 0 } : {}),
+    })
+    .where('id', '=', userId)
+    .execute();
+}
+
+/** Into the deleted-users list: the account stops working (sign-in and sessions) and keeps everything else. */
+export async function markUserDeleted(db: Db, userId: string, now = Date.now()): Promise<boolean> {
+  const res = await db.updateTable('users').set({ deleted_at: now, updated_at: now }).where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export async function restoreUser(db: Db, userId: string, now = Date.now()): Promise<boolean> {
+  const res = await db.updateTable('users').set({ deleted_at: null, updated_at: now }).where('id', '=', userId).where('deleted_at', 'is not', null).executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
+}
+
+export function labelKey(label: string): string {
+  return label.normalize('NFC').toLowerCase();
+}
+
+export async function getLabels(db: Db, userIds: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>(userIds.map((id) => [id, []]));
+  if (userIds.length === 0) return out;
+  const rows = await db.selectFrom('user_labels').select(['user_id', 'label']).where('user_id', 'in', [...new Set(userIds)]).orderBy('label_key').execute();
+  for (const r of rows) out.get(r.user_id)?.push(r.label);
+  return out;
+}
+
+/** Replaces an account's labels (duplicates by case collapse to the first spelling). */
+export async function setLabels(db: Db, userId: string, labels: readonly string[]): Promise<string[]> {
+  const byKey = new Map<string, string>();
+  for (const l of labels) {
+    const label = l.normalize('NFC').trim();
+    if (label !== '' && !byKey.has(labelKey(label))) byKey.set(labelKey(label), label);
+  }
+  await db.deleteFrom('user_labels').where('user_id', '=', userId).execute();
+  if (byKey.size > 0) await db.insertInto('user_labels').values([...byKey].map(([label_key, label]) => ({ user_id: userId, label, label_key }))).execute();
+  return [...byKey.values()].sort((a, b) => labelKey(a).localeCompare(labelKey(b)));
 }

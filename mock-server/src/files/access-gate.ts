@@ -7,11 +7,12 @@
 // answers FORBIDDEN. Today a space's owner, a group's members and a department's staff hold every permission on it;
 // roles and grants (the organisation issue) narrow that through `permissionsOn`, the one place that decides.
 import type { FastifyRequest } from 'fastify';
-import { PERMISSIONS, type Access, type AccessNeed, type Permission } from '@hcs/openapi/operations';
+import { PERMISSIONS, type Access, type Permission } from '@hcs/openapi/operations';
 import type { SessionUser } from '../auth/types.ts';
 import type { Db } from '../db/sql/tx.ts';
 import { getInstanceChains, type InstanceRow } from '../db/instances-repo.ts';
 import { AppError } from '../http/errors.ts';
+import { enforceManages } from './manages-gate.ts';
 import { canAccess } from './access.ts';
 
 /** Ids this many or fewer are checked per request; the contract bounds every id list well below it. */
@@ -71,7 +72,9 @@ function notFound(): AppError {
  */
 export function idsAt(req: FastifyRequest, at: readonly string[]): string[] {
   const out: string[] = [];
-  const add = (v: unknown) => {
+  const add = (v: unknown): void => {
+    // A list field (body.userIds) names one id per item.
+    if (Array.isArray(v)) return v.forEach(add);
     if (typeof v !== 'string') return;
     for (const id of v.split(',')) if (id !== '' && id !== '0') out.push(id);
   };
@@ -91,7 +94,11 @@ export function idsAt(req: FastifyRequest, at: readonly string[]): string[] {
 export async function enforceAccess(db: Db, req: FastifyRequest, access: Access): Promise<void> {
   if (typeof access === 'string') return;
   if (!req.user) throw new AppError('UNAUTHENTICATED', 'login.required');
-  for (const need of access as readonly AccessNeed[]) {
+  for (const need of access) {
+    if ('manages' in need) {
+      await enforceManages(db, req, need, idsAt(req, need.ids));
+      continue;
+    }
     req.gateRows ??= new Map();
     const refused = await checkAccess(db, req.user, need.permission, idsAt(req, need.ids), req.gateRows);
     if (!need.each) {

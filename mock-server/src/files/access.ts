@@ -7,6 +7,7 @@ import { chainOf, getInstanceRow, getOrCreateRoot, getWithAncestors, listChildre
 import { usableLib } from '../db/libraries-repo.ts';
 import { isGroupMember } from '../db/groups-repo.ts';
 import type { Space } from '../db/quota.ts';
+import { getDept } from '../db/departments-repo.ts';
 
 export type Mode = 'read' | 'write';
 
@@ -37,9 +38,13 @@ export async function accessible(db: Db, user: Caller, id: string, mode: Mode): 
   return row;
 }
 
-/** The space an instanceType names for the caller when no folder is given. */
-export function defaultSpace(user: Caller, instanceType: string | undefined): Space {
+/**
+ * The space an instanceType names for the caller when no folder is given: for department files (3), the department
+ * `deptId` names, else the caller's own.
+ */
+export function defaultSpace(user: Caller, instanceType: string | undefined, deptId?: string): Space {
   if (instanceType === '3') {
+    if (deptId) return { kind: 'dept', id: deptId };
     if (!user.deptId) throw new AppError('FORBIDDEN', 'you belong to no department');
     return { kind: 'dept', id: user.deptId };
   }
@@ -53,10 +58,17 @@ export function defaultSpace(user: Caller, instanceType: string | undefined): Sp
  */
 export async function resolveFolder(
   db: Db, user: Caller & Pick<SessionUser, 'isAdmin'>, parentId: string | undefined, libCode: string | undefined, instanceType: string | undefined, mode: Mode,
+  deptId?: string,
 ): Promise<InstanceRow> {
   if (parentId === undefined || parentId === '' || parentId === '0') {
     const lib = await usableLib(db, libCode || 'NetDisk', user.isAdmin);
-    return getOrCreateRoot(db, defaultSpace(user, instanceType), lib.libCode, user.userId);
+    const space = defaultSpace(user, instanceType, deptId);
+    if (space.kind !== 'dept' || space.id === user.deptId) return getOrCreateRoot(db, space, lib.libCode, user.userId);
+    // Another department's space: it must exist, and the caller must see its root (who may is the access decision's).
+    if (!(await getDept(db, space.id))) throw notFound();
+    const root = await getOrCreateRoot(db, space, lib.libCode, user.userId);
+    if (!(await canAccess(db, user, root, mode))) throw notFound();
+    return root;
   }
   const row = await accessible(db, user, parentId, mode);
   if (!row.isFolder) throw new AppError('CONFLICT', 'the parent is not a folder');
@@ -69,12 +81,12 @@ export async function resolveFolder(
  */
 export async function listFolderFor(
   db: Db, secret: Buffer, user: Caller & Pick<SessionUser, 'isAdmin'>, parentId: string | undefined, libCode: string | undefined,
-  instanceType: string | undefined, q: Omit<ListQuery, 'parentId'>, known?: ReadonlyMap<string, InstanceRow> | null,
+  instanceType: string | undefined, q: Omit<ListQuery, 'parentId'>, known?: ReadonlyMap<string, InstanceRow> | null, deptId?: string,
 ): Promise<{ folder: InstanceRow; ancestors: InstanceRow[]; page: ListResult }> {
   let folder: InstanceRow;
   let ancestors: InstanceRow[] = [];
   if (parentId === undefined || parentId === '' || parentId === '0') {
-    folder = await resolveFolder(db, user, parentId, libCode, instanceType, 'read');
+    folder = await resolveFolder(db, user, parentId, libCode, instanceType, 'read', deptId);
   } else {
     // The access gate has usually read the folder and its ancestors already (its `loaded` rows).
     const found = (known && chainOf(known, parentId)) || (await getWithAncestors(db, parentId));

@@ -23,7 +23,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const { folder, ancestors, page } = await listFolderFor(db, ctx.secret, user, q.parentId, q.libCode, q.instanceType, {
         sortField: q.sortField ?? 'instanceName', sortOrder: q.sortOrder ?? 'asc', fileFilter: q.fileFilter,
         keyword: q.keyword?.trim() || undefined, pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, cursor: q.cursor,
-      }, req.gateRows);
+      }, req.gateRows, q.deptId);
       const chain = [...ancestors, folder];
       const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);
       return ok({
@@ -50,7 +50,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
           const key = JSON.stringify([b.parentId ?? '', b.libCode ?? '', b.instanceType ?? '']);
           let parent = folders.get(key);
           if (!parent) {
-            parent = await resolveFolder(trx, user, b.parentId, b.libCode, b.instanceType, 'write');
+            parent = await resolveFolder(trx, user, b.parentId, b.libCode, b.instanceType, 'write', req.query.deptId);
             folders.set(key, parent);
           }
           out.push(await insertInstance(trx, { parent, name: names[i]!, isFolder: true, createdBy: user.userId }));

@@ -11,6 +11,7 @@ import { downloadHandlers } from './download.ts';
 import { thumbnailHandlers } from './thumbnail.ts';
 import { agentHandlers } from './agent.ts';
 import { agentPackageHandlers } from './agent-package.ts';
+import { orgUsersHandlers } from './org-users.ts';
 
 /**
  * Merges the modules' tables (`modules` maps a module's name to its handlers). Two modules handling one operation is
@@ -42,5 +43,6 @@ export function allHandlers(ctx: AppContext): Handlers {
     thumbnail: thumbnailHandlers(ctx),
     agent: agentHandlers(ctx),
     'agent-package': agentPackageHandlers(ctx),
+    'org-users': orgUsersHandlers(ctx),
   });
 }

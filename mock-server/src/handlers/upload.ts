@@ -124,7 +124,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const q = req.query;
       const name = decodeWireName(q.fName, 'fName');
       const libCode = q.category?.replace(/\d+$/, '') || 'NetDisk';
-      const folder = await resolveFolder(db, user, q.parentId, libCode, q.instanceType, 'write');
+      const folder = await resolveFolder(db, user, q.parentId, libCode, q.instanceType, 'write', q.deptId);
       const store = ctx.store();
       const conflict = q.conflict ?? 'keepBoth';
       const existing = await nameTaken(db, folder.id, name);

@@ -26,7 +26,8 @@
  * - `{ manages: dept | user, ids }` (or in a list with other needs): signed in, and the caller is an administrator or
  *   manages (as a department manager) the department each named value is (`dept`), or the department of each named
  *   account (`user`, deleted accounts included), or a department above it: managers administer their own subtree.
- *   An absent `dept` value means the root department (administrators only); an absent `user` value names no account.
+ *   An absent value names nothing to check; a call that then falls back to the root department leaves that to
+ *   administrators (403 FORBIDDEN for others).
  *   An unknown id answers 404 NOT_FOUND, one outside the caller's subtree 403 FORBIDDEN (with `each: true`, per item).
  *
  * Permissions (the authority catalogue that roles are sets of): `view` (list, read properties), `preview`,

@@ -26,7 +26,8 @@
  * - `{ manages: dept | user, ids }` (or in a list with other needs): signed in, and the caller is an administrator or
  *   manages (as a department manager) the department each named value is (`dept`), or the department of each named
  *   account (`user`, deleted accounts included), or a department above it: managers administer their own subtree.
- *   An absent `dept` value means the root department (administrators only); an absent `user` value names no account.
+ *   An absent value names nothing to check; a call that then falls back to the root department leaves that to
+ *   administrators (403 FORBIDDEN for others).
  *   An unknown id answers 404 NOT_FOUND, one outside the caller's subtree 403 FORBIDDEN (with `each: true`, per item).
  *
  * Permissions (the authority catalogue that roles are sets of): `view` (list, read properties), `preview`,
@@ -46,8 +47,8 @@ import type { UserLabel } from './userLabel.ts';
 /**
  * Creates an account (no `userId`: `userName` and `password` required) or edits one (only the fields sent change;
  * `userName` cannot change). `password` is encrypted like the sign-in password and must meet the password policy
- * (422 PASSWORD_POLICY). A new account in no department goes to the root department. Only administrators create
- * administrators (`isAdmin`).
+ * (422 PASSWORD_POLICY). A new account in no department goes to the root department (administrators only). Only
+ * administrators create administrators (`isAdmin`).
  */
 export interface SaveUserRequest {
   userId?: UserId;
