@@ -200,9 +200,14 @@ export async function countBlobReferences(db: Db, blobId: string): Promise<numbe
   const r = await db
     .selectNoFrom((eb) => [
       eb(
-        eb.selectFrom('instances').select((x) => x.fn.countAll<number>().as('n')).where('blob_id', '=', blobId),
+        eb(
+          eb.selectFrom('instances').select((x) => x.fn.countAll<number>().as('n')).where('blob_id', '=', blobId),
+          '+',
+          eb.selectFrom('file_versions').select((x) => x.fn.countAll<number>().as('n')).where('blob_id', '=', blobId),
+        ),
         '+',
-        eb.selectFrom('file_versions').select((x) => x.fn.countAll<number>().as('n')).where('blob_id', '=', blobId),
+        // An administrator's template shares its document's content (handlers/templates.ts).
+        eb.selectFrom('templates').select((x) => x.fn.countAll<number>().as('n')).where('blob_id', '=', blobId),
       ).as('c'),
     ])
     .executeTakeFirstOrThrow();

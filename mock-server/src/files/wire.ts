@@ -37,6 +37,8 @@ export function instanceView(row: InstanceRow, parentNames: string[]) {
     parentNames: parentNames.join('/'),
     editIsDisabled: row.parentId === null,
     isDisabled: row.parentId === null,
+    remark: row.remark,
+    spaceId: row.spaceId,
   } satisfies Schemas['Instance'];
 }
 

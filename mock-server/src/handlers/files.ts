@@ -10,6 +10,7 @@ import { downloadInfo, instanceView, viewOf, viewsOf } from '../files/wire.ts';
 import { batch, copyItem, moveItem, recycleItem } from '../files/file-ops.ts';
 import { walkFolder } from '../files/folder-walk.ts';
 import type { components } from '@hcs/openapi/schema';
+import { personalise } from './labels.ts';
 
 type Schemas = components['schemas'];
 
@@ -27,7 +28,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const chain = [...ancestors, folder];
       const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);
       return ok({
-        list: page.rows.map((r) => instanceView(r, names)),
+        list: await personalise(db, user.userId, page.rows.map((r) => instanceView(r, names))),
         total: page.total,
         pageNo: q.pageNo ?? 1,
         pageSize: q.pageSize ?? 20,
@@ -63,7 +64,8 @@ export function filesHandlers(ctx: AppContext): Handlers {
     async getInstance(req) {
       const user = callerOf(req.user);
       const { id } = req.params;
-      return ok(await viewOf(db, await accessible(db, user, id, 'read')));
+      const [view] = await personalise(db, user.userId, [await viewOf(db, await accessible(db, user, id, 'read'))]);
+      return ok(view!);
     },
 
     async modifyInstance(req) {

@@ -12,6 +12,10 @@ import { thumbnailHandlers } from './thumbnail.ts';
 import { agentHandlers } from './agent.ts';
 import { agentPackageHandlers } from './agent-package.ts';
 import { orgUsersHandlers } from './org-users.ts';
+import { collectHandlers } from './collect.ts';
+import { labelsHandlers } from './labels.ts';
+import { searchHandlers } from './search.ts';
+import { templatesHandlers } from './templates.ts';
 
 /**
  * Merges the modules' tables (`modules` maps a module's name to its handlers). Two modules handling one operation is
@@ -44,5 +48,9 @@ export function allHandlers(ctx: AppContext): Handlers {
     agent: agentHandlers(ctx),
     'agent-package': agentPackageHandlers(ctx),
     'org-users': orgUsersHandlers(ctx),
+    collect: collectHandlers(ctx),
+    labels: labelsHandlers(ctx),
+    search: searchHandlers(ctx),
+    templates: templatesHandlers(ctx),
   });
 }

@@ -6,7 +6,7 @@ import { AppError } from '../../http/errors.ts';
 type ErrorFields = { field: string; message: string }[];
 
 /** The unique indexes whose violation means "that name is taken". */
-export type UniqueKey = 'instance-name' | 'user-name';
+export type UniqueKey = 'instance-name' | 'user-name' | 'label-name';
 
 /**
  * How each database names the index in its error: PostgreSQL reports the index (constraint) name; SQLite reports
@@ -15,6 +15,7 @@ export type UniqueKey = 'instance-name' | 'user-name';
 const KEYS: Record<UniqueKey, { postgres: string; sqlite: string }> = {
   'instance-name': { postgres: 'instances_unique_name', sqlite: 'instances.parent_id, instances.name_key' },
   'user-name': { postgres: 'users_user_name_key_key', sqlite: 'users.user_name_key' },
+  'label-name': { postgres: 'labels_user_name', sqlite: 'labels.user_id, labels.name_key' },
 };
 
 interface DriverError {

@@ -297,6 +297,41 @@ export interface LeasesTable {
   acquired_at: number;
 }
 
+/** A user's favourite (007). */
+export interface FavouritesTable {
+  user_id: string;
+  instance_id: string;
+  created_at: number;
+}
+
+/** A user's own label (007); name_key is the NFC lower-cased name, unique per user. */
+export interface LabelsTable {
+  id: string;
+  user_id: string;
+  name: string;
+  name_key: string;
+  color: string;
+  created_at: number;
+}
+
+export interface InstanceLabelsTable {
+  label_id: string;
+  instance_id: string;
+  user_id: string;
+  created_at: number;
+}
+
+/** An administrator's document template (007): holds a reference on its blob. */
+export interface TemplatesTable {
+  id: string;
+  name: string;
+  kind: 'docx' | 'xlsx' | 'pptx' | 'txt';
+  blob_id: string;
+  size: number;
+  created_by: string;
+  created_at: number;
+}
+
 export interface Schema {
   departments: DepartmentsTable;
   users: UsersTable;
@@ -321,4 +356,8 @@ export interface Schema {
   captchas: CaptchasTable;
   jobs: JobsTable;
   leases: LeasesTable;
+  favourites: FavouritesTable;
+  labels: LabelsTable;
+  instance_labels: InstanceLabelsTable;
+  templates: TemplatesTable;
 }

@@ -1,0 +1,77 @@
+// Labels and remarks (issue #16 item 3): the caller's own labels (names and colours nobody else sees), attached to
+// items they can see; and a remark on items they can edit. personalise() adds the caller's labels and favourite
+// mark to instance views wherever rows are listed.
+import type { AppContext, Handlers } from '../context.ts';
+import type { Db } from '../db/sql/tx.ts';
+import { done, ok } from '../http/envelope.ts';
+import { AppError } from '../http/errors.ts';
+import { getLive, setRemark } from '../db/instances-repo.ts';
+import { createLabel, deleteLabel, labelsOf, listLabels, modifyLabel, saveItemLabels, type LabelRef } from '../db/labels-repo.ts';
+import { favouritesAmong } from '../db/favourites-repo.ts';
+import { callerOf } from '../files/access.ts';
+import { viewOf } from '../files/wire.ts';
+
+export const DEFAULT_LABEL_COLOR = '#1677ff';
+
+/** The caller's labels and favourite mark on each view, in two queries for the whole list. */
+export async function personalise<T extends { instanceId: string }>(db: Db, userId: string, views: T[]): Promise<(T & { labels: LabelRef[]; isFavourite: boolean })[]> {
+  const ids = views.map((v) => v.instanceId);
+  const [labels, favourites] = await Promise.all([labelsOf(db, userId, ids), favouritesAmong(db, userId, ids)]);
+  return views.map((v) => ({ ...v, labels: labels.get(v.instanceId) ?? [], isFavourite: favourites.has(v.instanceId) }));
+}
+
+function labelName(raw: string): string {
+  const name = raw.trim();
+  if (name === '' || /[\u0000-\u001f\u007f]/.test(name)) {
+    throw new AppError('VALIDATION_FAILED', 'a label name is 1-32 printable characters', { fields: [{ field: 'name', message: 'invalid' }] });
+  }
+  return name;
+}
+
+export function labelsHandlers(ctx: AppContext): Handlers {
+  const { db } = ctx;
+  return {
+    async listLabels(req) {
+      const user = callerOf(req.user);
+      return ok(await listLabels(db, user.userId));
+    },
+
+    async createLabel(req) {
+      const user = callerOf(req.user);
+      return ok(await createLabel(db, user.userId, labelName(req.body.name), req.body.color ?? DEFAULT_LABEL_COLOR));
+    },
+
+    async modifyLabel(req) {
+      const user = callerOf(req.user);
+      const b = req.body;
+      return ok(await modifyLabel(db, user.userId, req.params.id, { name: b.name === undefined ? undefined : labelName(b.name), color: b.color }));
+    },
+
+    async deleteLabel(req) {
+      const user = callerOf(req.user);
+      await deleteLabel(db, user.userId, req.params.id);
+      return done();
+    },
+
+    // The gate checked `view` on body.instanceId.
+    async saveInstanceLabel(req) {
+      const user = callerOf(req.user);
+      const b = req.body;
+      const row = await getLive(db, b.instanceId);
+      await saveItemLabels(db, user.userId, row.id, b.labelIds, b.mode ?? 'set');
+      const [view] = await personalise(db, user.userId, [await viewOf(db, row)]);
+      return ok(view!);
+    },
+
+    // The gate checked `edit` on body.instanceId.
+    async saveInstanceRemark(req) {
+      const user = callerOf(req.user);
+      const b = req.body;
+      const row = await getLive(db, b.instanceId);
+      if (row.parentId === null) throw new AppError('FORBIDDEN', 'a library root has no remark');
+      await setRemark(db, row.id, b.remark);
+      const [view] = await personalise(db, user.userId, [await viewOf(db, await getLive(db, row.id))]);
+      return ok(view!);
+    },
+  };
+}

@@ -1,0 +1,152 @@
+// Favourites, labels and remarks (issue #16 items 2 and 3) through the real server: per-user labels attached to items,
+// filtering by label, remarks limited to editors and 500 characters, favourites that open in their own space and
+// leave the list while their item is out of reach.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { encodeName } from '@hcs/openapi/client';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { createUser } from '../../mock-server/src/db/users-repo.ts';
+import { uploadFile, type ApiCall } from '../helpers/upload.ts';
+
+type Env = { status: number; ret: number; msg: string; data: any };
+let srv: TestServer;
+let admin: string;
+let nora: string;
+
+async function call(token: string, path: string, query?: Record<string, string | number>, body?: unknown): Promise<Env> {
+  const qs = query ? '?' + new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
+  const res = await srv.call(path + qs, {
+    method: body !== undefined ? 'POST' : 'GET',
+    token,
+    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, ...((await res.json()) as Omit<Env, 'status'>) };
+}
+const as = (token: string): ApiCall => (path, query, body) => call(token, path, query, body);
+const folder = async (token: string, name: string, parentId?: string) => {
+  const r = await call(token, '/hcs/controller/Instances', undefined, [{ classifierId: 'Folder', instanceName: encodeName(name), ...(parentId ? { parentId } : {}) }]);
+  expect(r.ret, JSON.stringify(r)).toBe(0);
+  return r.data[0].instanceId as string;
+};
+
+beforeAll(async () => {
+  srv = await startServer();
+  admin = (await srv.login()).token;
+  await createUser(srv.built.ctx.db, { userName: 'nora', password: 'Nora#pass-1234' });
+  nora = (await srv.login('nora', 'Nora#pass-1234')).token;
+});
+afterAll(async () => {
+  expect(srv.violations).toEqual([]);
+  await srv.close();
+});
+
+describe('labels', () => {
+  it('are the caller\'s own: create, colour, rename, delete, attach several, filter by label', async () => {
+    const red = await call(admin, '/hcs/controller/labels', undefined, { name: '重要', color: '#ff0000' });
+    expect(red.ret, JSON.stringify(red)).toBe(0);
+    const blue = await call(admin, '/hcs/controller/labels', undefined, { name: 'Draft' });
+    expect(blue.data.color).toBe('#1677ff');
+    const dup = await call(admin, '/hcs/controller/labels', undefined, { name: 'draft' });
+    expect([dup.status, dup.data.code]).toEqual([409, 'NAME_EXISTS']);
+    const badColour = await call(admin, '/hcs/controller/labels', undefined, { name: 'x', color: 'red' });
+    expect(badColour.status).toBe(422);
+
+    const dir = await folder(admin, 'labelled');
+    const a = await uploadFile(as(admin), 'a.txt', Buffer.from('a'), { query: { parentId: dir } });
+    const b = await uploadFile(as(admin), 'b.txt', Buffer.from('bb'), { query: { parentId: dir } });
+    const set = await call(admin, '/hcs/controller/saveInstanceLabel', undefined, { instanceId: a, labelIds: [red.data.labelId, blue.data.labelId] });
+    expect(set.ret, JSON.stringify(set)).toBe(0);
+    expect(set.data.labels.map((l: any) => l.name).sort()).toEqual(['Draft', '重要']);
+    await call(admin, '/hcs/controller/saveInstanceLabel', undefined, { instanceId: b, labelIds: [blue.data.labelId], mode: 'add' });
+
+    // Rename and recolour show wherever the label is shown.
+    const renamed = await call(admin, `/hcs/controller/labels/${red.data.labelId}`, undefined, { name: '很重要', color: '#00ff00' });
+    expect([renamed.data.name, renamed.data.color]).toEqual(['很重要', '#00ff00']);
+    const listing = await call(admin, '/hcs/controller/Page', { parentId: dir });
+    const rowA = listing.data.list.find((r: any) => r.instanceId === a);
+    expect(rowA.labels.find((l: any) => l.labelId === red.data.labelId)).toEqual({ labelId: red.data.labelId, name: '很重要', color: '#00ff00' });
+    expect(listing.data.list.find((r: any) => r.instanceId === b).labels.map((l: any) => l.name)).toEqual(['Draft']);
+    const props = await call(admin, `/hcs/controller/Instances/${a}`);
+    expect(props.data.labels).toHaveLength(2);
+
+    // Filter by label (the search call with only a label).
+    const byRed = await call(admin, '/hcs/controller/es/searchPage', { labelId: red.data.labelId });
+    expect(byRed.data.list.map((r: any) => r.instanceId)).toEqual([a]);
+    const byBlue = await call(admin, '/hcs/controller/es/searchPage', { labelId: blue.data.labelId });
+    expect(byBlue.data.list.map((r: any) => r.instanceId).sort()).toEqual([a, b].sort());
+
+    // Remove one, then delete a label: it leaves every item.
+    await call(admin, '/hcs/controller/saveInstanceLabel', undefined, { instanceId: a, labelIds: [blue.data.labelId], mode: 'remove' });
+    expect((await call(admin, `/hcs/controller/Instances/${a}`)).data.labels.map((l: any) => l.name)).toEqual(['很重要']);
+    const labels = await call(admin, '/hcs/controller/labels');
+    expect(labels.data.map((l: any) => [l.name, l.itemCount])).toEqual([['Draft', 1], ['很重要', 1]]);
+    expect((await call(admin, `/hcs/controller/labels/${red.data.labelId}/delete`, undefined, {})).ret).toBe(0);
+    expect((await call(admin, `/hcs/controller/Instances/${a}`)).data.labels).toEqual([]);
+
+    // Another user neither sees nor uses them.
+    expect((await call(nora, '/hcs/controller/labels')).data).toEqual([]);
+    const foreign = await call(nora, `/hcs/controller/labels/${blue.data.labelId}`, undefined, { name: 'mine' });
+    expect(foreign.status).toBe(404);
+    const noraDir = await folder(nora, 'n');
+    const attach = await call(nora, '/hcs/controller/saveInstanceLabel', undefined, { instanceId: noraDir, labelIds: [blue.data.labelId] });
+    expect([attach.status, attach.data.code]).toEqual([404, 'NOT_FOUND']);
+    // Nor label the admin's items.
+    const other = await call(nora, '/hcs/controller/saveInstanceLabel', undefined, { instanceId: a, labelIds: [] });
+    expect(other.status).toBe(404);
+  });
+
+  it('remarks: up to 500 characters, on items the caller can edit, shown in properties and rows', async () => {
+    const dir = await folder(admin, 'remarks');
+    const f = await uploadFile(as(admin), 'r.txt', Buffer.from('r'), { query: { parentId: dir } });
+    const saved = await call(admin, '/hcs/controller/saveInstanceRemark', undefined, { instanceId: f, remark: '季度报告 draft' });
+    expect([saved.ret, saved.data.remark]).toEqual([0, '季度报告 draft']);
+    expect((await call(admin, '/hcs/controller/Page', { parentId: dir })).data.list[0].remark).toBe('季度报告 draft');
+    expect((await call(admin, '/hcs/controller/saveInstanceRemark', undefined, { instanceId: f, remark: 'x'.repeat(500) })).ret).toBe(0);
+    const long = await call(admin, '/hcs/controller/saveInstanceRemark', undefined, { instanceId: f, remark: 'x'.repeat(501) });
+    expect([long.status, long.data.code]).toEqual([422, 'VALIDATION_FAILED']);
+    const foreign = await call(nora, '/hcs/controller/saveInstanceRemark', undefined, { instanceId: f, remark: 'hi' });
+    expect(foreign.status).toBe(404);
+    expect((await call(admin, `/hcs/controller/Instances/${f}`)).data.remark).toBe('x'.repeat(500));
+  });
+});
+
+describe('favourites', () => {
+  it('add, list with the item\'s space and parent, leave while unreachable, remove', async () => {
+    const dir = await folder(admin, 'fav');
+    const f1 = await uploadFile(as(admin), 'one.txt', Buffer.from('1'), { query: { parentId: dir } });
+    const f2 = await uploadFile(as(admin), 'two.txt', Buffer.from('22'), { query: { parentId: dir } });
+    const noraFile = await folder(nora, 'nora-only');
+    const added = await call(admin, '/hcs/controller/collectionFile', undefined, { ids: `${f1},${f2},${noraFile}` });
+    expect(added.ret, JSON.stringify(added)).toBe(0);
+    expect(added.data.done.map((d: any) => d.instanceId)).toEqual([f1, f2]);
+    expect(added.data.failed).toEqual([{ instanceId: noraFile, code: 'NOT_FOUND', msg: expect.any(String) }]);
+    // Adding again changes nothing.
+    expect((await call(admin, '/hcs/controller/collectionFile', undefined, { ids: f1 })).ret).toBe(0);
+
+    const page = await call(admin, '/hcs/controller/pageCollectionFile', { pageSize: 1 });
+    expect(page.data.total).toBe(2);
+    expect(page.data.list).toHaveLength(1);
+    const row = page.data.list[0];
+    expect(row.isFavourite).toBe(true);
+    expect(row.parentId).toBe(dir);
+    expect(row.parentNames).toBe('fav');
+    expect(row.instanceType).toBe('1');
+    expect(typeof row.spaceId).toBe('string');
+    expect(row.favouriteTime).toBeGreaterThan(0);
+    expect((await call(admin, '/hcs/controller/Page', { parentId: dir })).data.list.map((r: any) => r.isFavourite)).toEqual([true, true]);
+
+    // Recycled: gone from the list; restored: back.
+    expect((await call(admin, '/hcs/controller/delete', { ids: f2 })).data.done).toHaveLength(1);
+    const after = await call(admin, '/hcs/controller/pageCollectionFile');
+    expect([after.data.total, after.data.list.map((r: any) => r.instanceId)]).toEqual([1, [f1]]);
+    // Back as the recycle bin's restore leaves it (restore itself is the recycle bin's to test).
+    await srv.sql.run('update instances set deleted_at = null, recycle_id = null where id = ?', f2);
+    expect((await call(admin, '/hcs/controller/pageCollectionFile')).data.total).toBe(2);
+
+    // Nobody else sees them.
+    expect((await call(nora, '/hcs/controller/pageCollectionFile')).data.total).toBe(0);
+    const removed = await call(admin, '/hcs/controller/delCollectionFile', { ids: `${f1},${f2}` });
+    expect(removed.data.removed).toBe(2);
+    expect((await call(admin, '/hcs/controller/pageCollectionFile')).data.total).toBe(0);
+  });
+});

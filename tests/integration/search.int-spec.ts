@@ -1,0 +1,135 @@
+// Name search (issue #16 item 5) through the real server: substrings in any script (CJK through the trigram indexes,
+// 1 and 2 characters through the space scan), the filters, paging, and never an item of a space the caller may not read.
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { encodeName } from '@hcs/openapi/client';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { createUser } from '../../mock-server/src/db/users-repo.ts';
+import { uploadFile, type ApiCall } from '../helpers/upload.ts';
+
+type Env = { status: number; ret: number; msg: string; data: any };
+let srv: TestServer;
+let admin: string;
+let nora: string;
+let noraId: string;
+const ids: Record<string, string> = {};
+
+async function call(token: string, path: string, query?: Record<string, string | number>, body?: unknown): Promise<Env> {
+  const qs = query ? '?' + new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
+  const res = await srv.call(path + qs, {
+    method: body !== undefined ? 'POST' : 'GET',
+    token,
+    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, ...((await res.json()) as Omit<Env, 'status'>) };
+}
+const as = (token: string): ApiCall => (path, query, body) => call(token, path, query, body);
+const folder = async (token: string, name: string, parentId?: string) => {
+  const r = await call(token, '/hcs/controller/Instances', undefined, [{ classifierId: 'Folder', instanceName: encodeName(name), ...(parentId ? { parentId } : {}) }]);
+  expect(r.ret, JSON.stringify(r)).toBe(0);
+  return r.data[0].instanceId as string;
+};
+const search = async (token: string, query: Record<string, string | number>) => {
+  const r = await call(token, '/hcs/controller/es/searchPage', query);
+  expect(r.ret, JSON.stringify(r)).toBe(0);
+  return r.data;
+};
+const names = (data: any) => data.list.map((r: any) => r.instanceName);
+
+beforeAll(async () => {
+  srv = await startServer();
+  admin = (await srv.login()).token;
+  noraId = (await createUser(srv.built.ctx.db, { userName: 'nora', password: 'Nora#pass-1234', realName: '诺拉' })).id;
+  nora = (await srv.login('nora', 'Nora#pass-1234')).token;
+  ids.docs = await folder(admin, '项目文档');
+  ids.deep = await folder(admin, '深层', ids.docs);
+  ids.report = await uploadFile(as(admin), '中华人民共和国年度报告.docx', Buffer.from('x'.repeat(100)), { query: { parentId: ids.docs } });
+  ids.plan = await uploadFile(as(admin), '年度计划.xlsx', Buffer.from('y'.repeat(5000)), { query: { parentId: ids.deep } });
+  ids.photo = await uploadFile(as(admin), 'Holiday Photo.JPG', Buffer.from('z'.repeat(300)));
+  ids.pct = await uploadFile(as(admin), '100%_done.txt', Buffer.from('p'));
+  ids.other = await uploadFile(as(admin), '100x_done.txt', Buffer.from('q'));
+  // Nora's file matches every keyword above; the admin must never see it, nor she the admin's.
+  ids.nora = await uploadFile(as(nora), '中华人民共和国年度报告 Holiday Photo 100%_done.txt', Buffer.from('n'));
+});
+afterAll(async () => {
+  expect(srv.violations).toEqual([]);
+  await srv.close();
+});
+
+describe('searchPage', () => {
+  it('finds CJK substrings through the trigram index, case-insensitively for Latin, in the caller\'s spaces only', async () => {
+    expect(names(await search(admin, { keyword: '人民共和' }))).toEqual(['中华人民共和国年度报告.docx']);
+    expect(names(await search(admin, { keyword: '年度' })).sort()).toEqual(['中华人民共和国年度报告.docx', '年度计划.xlsx'].sort());
+    expect(names(await search(admin, { keyword: 'holiday pho' }))).toEqual(['Holiday Photo.JPG']);
+    // LIKE wildcards in the keyword are plain characters.
+    expect(names(await search(admin, { keyword: '100%_d' }))).toEqual(['100%_done.txt']);
+    const hit = (await search(admin, { keyword: '人民共和' })).list[0];
+    expect([hit.parentId, hit.parentNames, hit.instanceType]).toEqual([ids.docs, '项目文档', '1']);
+    // Never another user's files, whatever the keyword.
+    for (const k of ['人民共和', '年度', 'holiday', '100%', '报', 'o']) {
+      expect((await search(admin, { keyword: k })).list.map((r: any) => r.instanceId)).not.toContain(ids.nora);
+      expect((await search(nora, { keyword: k })).list.map((r: any) => r.instanceId).filter((id: string) => id !== ids.nora)).toEqual([]);
+    }
+  });
+
+  it('answers 1 and 2 character keywords (below the trigram length)', async () => {
+    expect(names(await search(admin, { keyword: '报' }))).toEqual(['中华人民共和国年度报告.docx']);
+    expect(names(await search(admin, { keyword: '计划' }))).toEqual(['年度计划.xlsx']);
+    expect(names(await search(admin, { keyword: 'JP' }))).toEqual(['Holiday Photo.JPG']);
+    expect(names(await search(admin, { keyword: '%' }))).toEqual(['100%_done.txt']);
+    const folders = await search(admin, { keyword: '深' });
+    expect(folders.list.map((r: any) => r.classifierId)).toEqual(['Folder']);
+  });
+
+  it('filters by category, size, date, owner, label and folder, and pages', async () => {
+    expect(names(await search(admin, { keyword: '年度', fileFilter: 4 }))).toEqual(['年度计划.xlsx']);
+    expect(names(await search(admin, { keyword: '年度', fileFilter: 2 }))).toEqual(['中华人民共和国年度报告.docx']);
+    expect(names(await search(admin, { fileFilter: 1 })).sort()).toEqual(['深层', '项目文档'].sort());
+    expect(names(await search(admin, { keyword: '年度', minSize: 1000 }))).toEqual(['年度计划.xlsx']);
+    expect(names(await search(admin, { keyword: '年度', maxSize: 1000 }))).toEqual(['中华人民共和国年度报告.docx']);
+    expect((await search(admin, { keyword: '年度', updateTo: 1 })).list).toEqual([]);
+    expect((await search(admin, { keyword: '年度', updateFrom: Date.now() - 3_600_000 })).total).toBe(2);
+    expect((await search(admin, { keyword: '年度', ownerId: noraId })).list).toEqual([]);
+    expect(names(await search(admin, { keyword: '年度', parentId: ids.deep }))).toEqual(['年度计划.xlsx']);
+    expect((await search(admin, { keyword: '年度', parentId: ids.docs })).total).toBe(2);
+    // Someone else's folder is not a place to search.
+    const noraFolder = await folder(nora, 'nf');
+    expect((await call(admin, '/hcs/controller/es/searchPage', { keyword: 'x', parentId: noraFolder })).status).toBe(404);
+    const label = await call(admin, '/hcs/controller/labels', undefined, { name: 'keep' });
+    await call(admin, '/hcs/controller/saveInstanceLabel', undefined, { instanceId: ids.plan, labelIds: [label.data.labelId] });
+    const labelled = await search(admin, { keyword: '年度', labelId: label.data.labelId });
+    expect(names(labelled)).toEqual(['年度计划.xlsx']);
+    expect(labelled.list[0].labels.map((l: any) => l.name)).toEqual(['keep']);
+
+    const first = await search(admin, { keyword: 'done', pageSize: 1 });
+    expect([first.total, first.totalExact, first.list.length]).toEqual([2, true, 1]);
+    const second = await search(admin, { keyword: 'done', pageSize: 1, cursor: first.nextCursor });
+    expect(second.nextCursor).toBeNull();
+    expect([...names(first), ...names(second)]).toEqual(['100%_done.txt', '100x_done.txt']);
+    expect(names(await search(admin, { keyword: 'done', pageSize: 1, pageNo: 2 }))).toEqual(['100x_done.txt']);
+  });
+
+  it('leaves recycled items out and finds renamed ones by their new name', async () => {
+    expect((await call(admin, '/hcs/controller/delete', { ids: ids.other })).data.done).toHaveLength(1);
+    expect(names(await search(admin, { keyword: 'done' }))).toEqual(['100%_done.txt']);
+    const renamed = await call(admin, `/hcs/controller/Instances/${ids.photo}`, undefined, { instanceName: encodeName('Ferien Bild.JPG') });
+    expect(renamed.ret).toBe(0);
+    expect((await search(admin, { keyword: 'holiday' })).list).toEqual([]);
+    expect(names(await search(admin, { keyword: 'ferien' }))).toEqual(['Ferien Bild.JPG']);
+  });
+});
+
+describe('pickers', () => {
+  it('searchUserPage and searchGroupPage', async () => {
+    const users = await call(admin, '/hcs/controller/es/searchUserPage', { keyword: 'NOR' });
+    expect(users.data.list.map((u: any) => u.userName)).toEqual(['nora']);
+    expect(users.data.total).toBe(1);
+    const now = Date.now();
+    await srv.sql.run('insert into groups (id, name, owner_id, created_at) values (?, ?, ?, ?)', 'g1', '设计小组', noraId, now);
+    await srv.sql.run('insert into group_members (group_id, user_id) values (?, ?)', 'g1', noraId);
+    const groups = await call(admin, '/hcs/controller/es/searchGroupPage', { keyword: '设计' });
+    expect(groups.data.list).toEqual([{ groupId: 'g1', groupName: '设计小组', ownerId: noraId, memberCount: 1, isMember: false }]);
+    expect((await call(admin, '/hcs/controller/es/searchGroupPage', { keyword: '设计', mine: 'true' })).data.list).toEqual([]);
+    expect((await call(nora, '/hcs/controller/es/searchGroupPage', { keyword: '小组', mine: 'true' })).data.list[0].isMember).toBe(true);
+  });
+});
