@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { formatSize } from '../../shared/format.ts';
 import { isBlocked, moreMenuItems, type RowAction } from './FileTable.tsx';
+import { FileThumb } from './FileThumb.tsx';
 
 export function FileCards({ rows, selected, onSelect, onAction }: { rows: Instance[]; selected: Instance[]; onSelect: (r: Instance[]) => void; onAction: (a: RowAction, i: Instance) => void }) {
   const { t } = useTranslation();
@@ -36,7 +37,7 @@ export function FileCards({ rows, selected, onSelect, onAction }: { rows: Instan
         >
           <Checkbox checked={ids.has(r.instanceId)} onChange={() => toggle(r)} style={{ position: 'absolute', top: 8, left: 8 }} aria-label={r.instanceName} />
           <div style={{ textAlign: 'center', cursor: 'pointer' }} onDoubleClick={() => onAction('open', r)} onClick={() => r.classifierId === 'Folder' && onAction('open', r)}>
-            {r.classifierId === 'Folder' ? <FolderFilled style={{ fontSize: 48, color: '#e8a33d' }} /> : <FileOutlined style={{ fontSize: 48 }} />}
+            {r.classifierId === 'Folder' ? <FolderFilled style={{ fontSize: 48, color: '#e8a33d' }} /> : <FileThumb row={r} size={256} box={96} fallback={<FileOutlined style={{ fontSize: 48 }} />} />}
             <Typography.Paragraph ellipsis={{ rows: 2, tooltip: r.instanceName }} style={{ marginTop: 8, marginBottom: 0 }}>
               {r.instanceName}
             </Typography.Paragraph>

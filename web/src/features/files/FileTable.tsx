@@ -5,6 +5,7 @@ import { useTranslation } from 'react-i18next';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
 import type { SortField, SortOrder } from './list-state.ts';
+import { FileThumb } from './FileThumb.tsx';
 
 const NAME_MIN_WIDTH = 220;
 const ACTIONS_WIDTH = 190;
@@ -51,7 +52,7 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
       fixed: 'left',
       render: (_: unknown, r) => (
         <Space>
-          {r.classifierId === 'Folder' ? <FolderFilled style={{ color: '#e8a33d' }} /> : <FileOutlined />}
+          {r.classifierId === 'Folder' ? <FolderFilled style={{ color: '#e8a33d' }} /> : <FileThumb row={r} size={64} box={20} fallback={<FileOutlined />} />}
           <Typography.Link onClick={() => onAction('open', r)} data-testid={`row-name-${r.instanceName}`}>
             {r.instanceName}
           </Typography.Link>

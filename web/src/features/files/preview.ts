@@ -14,5 +14,12 @@ export function previewKind(fType: string | undefined | null): PreviewKind {
   return 'none';
 }
 
+// What the server makes thumbnails of (mock-server/src/files/thumbnails.ts): raster images sharp decodes, no SVG.
+const THUMBNAIL = new Set(['png', 'jpg', 'jpeg', 'jpe', 'gif', 'webp', 'avif', 'tif', 'tiff']);
+
+export function hasThumbnail(fType: string | undefined | null): boolean {
+  return THUMBNAIL.has((fType ?? '').toLowerCase());
+}
+
 /** Text previews read at most this much, so a multi-GB log never lands in the page. */
 export const TEXT_PREVIEW_BYTES = 1024 * 1024;
