@@ -16,6 +16,7 @@ import { collectHandlers } from './collect.ts';
 import { labelsHandlers } from './labels.ts';
 import { searchHandlers } from './search.ts';
 import { templatesHandlers } from './templates.ts';
+import { adminFilesHandlers } from './admin-files.ts';
 
 /**
  * Merges the modules' tables (`modules` maps a module's name to its handlers). Two modules handling one operation is
@@ -52,5 +53,6 @@ export function allHandlers(ctx: AppContext): Handlers {
     labels: labelsHandlers(ctx),
     search: searchHandlers(ctx),
     templates: templatesHandlers(ctx),
+    'admin-files': adminFilesHandlers(ctx),
   });
 }
