@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { checkBudgets, routeFiles, type Manifest } from './check-budget.ts';
+import { checkBudgets, missingPrecompressed, routeFiles, type Manifest } from './check-budget.ts';
 
 // A fabricated build: the entry shares a vendor chunk with the files page; the sign-in page is small; the files page
 // pulls a table chunk that only it imports; a lazy chunk nobody asked for must not count.
@@ -44,5 +44,11 @@ describe('bundle budget check', () => {
 
   it('refuses a lazy module the build does not have, instead of weighing nothing', () => {
     expect(() => routeFiles(manifest, ['src/Gone.tsx'])).toThrow(/not a chunk/);
+  });
+
+  it('names the files over the threshold that lack a brotli or gzip copy', () => {
+    const onDisk = new Set(['assets/vendor.js.br', 'assets/vendor.js.gz', 'assets/table.js.gz']);
+    const files = ['assets/vendor.js', 'assets/table.js', 'assets/Login.js'];
+    expect(missingPrecompressed(files, sizeOf, (f) => onDisk.has(f), 20)).toEqual(['assets/table.js']);
   });
 });
