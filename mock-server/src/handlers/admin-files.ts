@@ -4,13 +4,12 @@ import type { AppContext, Handlers } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
 import { STORED_CONTENT_HEADERS } from '../http/hygiene.ts';
-import { sql } from 'kysely';
-import { dialectOf } from '../db/sql/tx.ts';
 import { deleteToRecycle, getInstanceRow, getLive } from '../db/instances-repo.ts';
 import { getLinkCaller } from '../db/users-repo.ts';
+import { countManagedFiles, pageManagedFiles, type ManagedFilter } from '../db/admin-files-repo.ts';
 import { accessible, callerOf } from '../files/access.ts';
 import { batch } from '../files/file-ops.ts';
-import { contentDisposition, nameKey } from '../files/names.ts';
+import { contentDisposition } from '../files/names.ts';
 import { issueTicket, redeemTicket } from '../files/tickets.ts';
 import { contentOf, viewOf } from '../files/wire.ts';
 
@@ -61,48 +60,24 @@ export function adminFilesHandlers(ctx: AppContext): Handlers {
       const q = req.query;
       const pageNo = q.pageNo ?? 1;
       const pageSize = q.pageSize ?? 20;
-      let base = db.selectFrom('instances as i').where('i.is_folder', '=', 0);
-      const state = q.state ?? 'live';
-      if (state === 'live') base = base.where('i.deleted_at', 'is', null);
-      if (state === 'recycled') base = base.where('i.deleted_at', 'is not', null);
-      const key = q.keyword?.trim() ? nameKey(q.keyword.trim()) : undefined;
-      if (key !== undefined) base = base.where(dialectOf(db) === 'postgres' ? sql<boolean>`strpos(i.name_key, ${key}) > 0` : sql<boolean>`instr(i.name_key, ${key}) > 0`);
-      if (q.ownerId) base = base.where('i.created_by', '=', q.ownerId);
-      if (q.spaceKind) base = base.where('i.space_kind', '=', q.spaceKind);
-      if (q.fileFilter !== undefined) base = base.where('i.filter_cat', '=', q.fileFilter);
-      if (q.minSize !== undefined) base = base.where('i.size', '>=', q.minSize);
-      if (q.maxSize !== undefined) base = base.where('i.size', '<=', q.maxSize);
-      let page = base;
-      if (q.cursor) {
-        const c = decodeCursor(q.cursor);
-        page = page.where((eb) => eb.or([eb('i.created_at', '<', c.createdAt), eb.and([eb('i.created_at', '=', c.createdAt), eb('i.id', '<', c.id)])]));
-      }
-      const rows = await page
-        .select(['i.id', 'i.name', 'i.size', 'i.ext', 'i.file_type', 'i.created_by', 'i.space_kind', 'i.space_id', 'i.lib_code', 'i.parent_id', 'i.created_at', 'i.updated_at', 'i.deleted_at'])
-        .select((eb) => eb.selectFrom('users as u').whereRef('u.id', '=', 'i.created_by').select('u.user_name').as('owner_name'))
-        .select(sql<string | null>`case i.space_kind
-          when 'user' then (select u.user_name from users u where u.id = i.space_id)
-          when 'group' then (select g.name from groups g where g.id = i.space_id)
-          else (select d.name from departments d where d.id = i.space_id) end`.as('space_name'))
-        .orderBy('i.created_at', 'desc')
-        .orderBy('i.id', 'desc')
-        .limit(pageSize + 1)
-        .offset(q.cursor ? 0 : (pageNo - 1) * pageSize)
-        .execute();
-      const more = rows.length > pageSize;
+      const f: ManagedFilter = {
+        keyword: q.keyword, ownerId: q.ownerId, spaceKind: q.spaceKind, fileFilter: q.fileFilter, minSize: q.minSize, maxSize: q.maxSize, state: q.state ?? 'live',
+      };
+      const rows = await pageManagedFiles(db, f, {
+        after: q.cursor ? decodeCursor(q.cursor) : undefined, offset: q.cursor ? 0 : (pageNo - 1) * pageSize, limit: pageSize + 1,
+      });
       const list = rows.slice(0, pageSize);
-      const total = await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
       const last = list[list.length - 1];
       return ok({
         list: list.map((r) => ({
-          instanceId: r.id, instanceName: r.name, fSize: r.size, fType: r.ext, fileType: r.file_type, ownerId: r.created_by, ownerName: r.owner_name ?? '',
-          spaceKind: r.space_kind, spaceId: r.space_id, spaceName: r.space_name ?? '', libCode: r.lib_code, parentId: r.parent_id ?? '0',
-          createTime: r.created_at, updateTime: r.updated_at, deleted: r.deleted_at !== null, deleteTime: r.deleted_at,
+          instanceId: r.id, instanceName: r.name, fSize: r.size, fType: r.ext, fileType: r.fileType, ownerId: r.ownerId, ownerName: r.ownerName,
+          spaceKind: r.spaceKind, spaceId: r.spaceId, spaceName: r.spaceName, libCode: r.libCode, parentId: r.parentId ?? '0',
+          createTime: r.createdAt, updateTime: r.updatedAt, deleted: r.deletedAt !== null, deleteTime: r.deletedAt,
         })),
-        total: Number(total.n),
+        total: await countManagedFiles(db, f),
         pageNo,
         pageSize,
-        nextCursor: more && last ? encodeCursor(last.created_at, last.id) : null,
+        nextCursor: rows.length > pageSize && last ? encodeCursor(last.createdAt, last.id) : null,
       });
     },
 

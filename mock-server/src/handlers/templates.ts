@@ -11,7 +11,8 @@ import type { AppContext, Handlers } from '../context.ts';
 import { done, ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
 import { transaction } from '../db/sql/tx.ts';
-import { addBlobRefs, collectBlob, dropBlobRefs, getBlob, lockBlobBySha, newId, upsertVerifiedBlob } from '../db/blobs-repo.ts';
+import { addBlobRefs, collectBlob, getBlob, lockBlobBySha, upsertVerifiedBlob } from '../db/blobs-repo.ts';
+import { addTemplate, blobExists, deleteTemplate, getTemplate, listTemplates, type TemplateKind } from '../db/templates-repo.ts';
 import { getLive, nameTaken } from '../db/instances-repo.ts';
 import { assertFits } from '../db/quota.ts';
 import { createSession, endSession } from '../db/uploads-repo.ts';
@@ -21,7 +22,7 @@ import { registerFile } from '../files/register.ts';
 import { viewOf } from '../files/wire.ts';
 import { personalise } from './labels.ts';
 
-export type OfficeKind = 'docx' | 'xlsx' | 'pptx' | 'txt';
+export type OfficeKind = TemplateKind;
 const KINDS: readonly OfficeKind[] = ['docx', 'xlsx', 'pptx', 'txt'];
 const BUILT_IN_PREFIX = 'blank-';
 const BUILT_IN_NAMES: Record<OfficeKind, string> = { docx: 'Word document', xlsx: 'Excel workbook', pptx: 'PowerPoint presentation', txt: 'Text file' };
@@ -54,10 +55,9 @@ export function templatesHandlers(ctx: AppContext): Handlers {
   return {
     async listTemplates(req) {
       callerOf(req.user);
-      const rows = await db.selectFrom('templates').select(['id', 'name', 'kind', 'size', 'created_at']).orderBy('name').orderBy('id').execute();
       return ok([
         ...KINDS.map((kind) => ({ templateId: `${BUILT_IN_PREFIX}${kind}`, name: BUILT_IN_NAMES[kind], kind, fSize: 0, createTime: 0, builtIn: true })),
-        ...rows.map((r) => ({ templateId: r.id, name: r.name, kind: r.kind, fSize: r.size, createTime: r.created_at, builtIn: false })),
+        ...(await listTemplates(db)).map((t) => ({ templateId: t.id, name: t.name, kind: t.kind, fSize: t.size, createTime: t.createdAt, builtIn: false })),
       ]);
     },
 
@@ -71,23 +71,13 @@ export function templatesHandlers(ctx: AppContext): Handlers {
         throw new AppError('VALIDATION_FAILED', 'a template is a .docx, .xlsx, .pptx or .txt file', { fields: [{ field: 'instanceId', message: 'type' }] });
       }
       const name = req.body.name?.trim() || row.name.slice(0, -(kind.length + 1));
-      const id = newId();
-      const now = Date.now();
-      await transaction(db, async (trx) => {
-        await addBlobRefs(trx, row.blobId!, 1);
-        await trx.insertInto('templates').values({ id, name, kind, blob_id: row.blobId!, size: row.size, created_by: user.userId, created_at: now }).execute();
-      });
-      return ok({ templateId: id, name, kind, fSize: row.size, createTime: now, builtIn: false });
+      const t = await addTemplate(db, { name, kind, blobId: row.blobId, size: row.size, createdBy: user.userId });
+      return ok({ templateId: t.id, name, kind, fSize: t.size, createTime: t.createdAt, builtIn: false });
     },
 
     async deleteTemplate(req) {
       callerOf(req.user);
-      const gone = await transaction(db, async (trx) => {
-        const t = await trx.selectFrom('templates').select(['blob_id']).where('id', '=', req.params.id).executeTakeFirst();
-        if (!t) throw new AppError('NOT_FOUND', 'no such template');
-        await trx.deleteFrom('templates').where('id', '=', req.params.id).execute();
-        return { blobId: t.blob_id, left: await dropBlobRefs(trx, t.blob_id, 1) };
-      });
+      const gone = await deleteTemplate(db, req.params.id);
       if (gone.left === 0) {
         const blob = await getBlob(db, gone.blobId);
         if (blob) await collectBlob(db, ctx.store(), blob.sha256).catch((err: unknown) => req.log.warn({ err }, 'template blob left for the sweeper'));
@@ -109,8 +99,8 @@ export function templatesHandlers(ctx: AppContext): Handlers {
         }
         content = { bytes: await blankDocument(kind) };
       } else {
-        const t = await db.selectFrom('templates').select(['kind', 'blob_id', 'size']).where('id', '=', b.templateId).executeTakeFirst();
-        const blob = t && (await getBlob(db, t.blob_id));
+        const t = await getTemplate(db, b.templateId);
+        const blob = t && (await getBlob(db, t.blobId));
         if (!t || !blob) throw new AppError('NOT_FOUND', 'no such template');
         kind = t.kind;
         content = { blobId: blob.id, size: blob.size, sha256: blob.sha256 };
@@ -134,7 +124,7 @@ export function templatesHandlers(ctx: AppContext): Handlers {
       });
       let stored = false;
       try {
-        if ('bytes' in content && !(await db.selectFrom('blobs').select('id').where('sha256', '=', sha256).executeTakeFirst())) {
+        if ('bytes' in content && !(await blobExists(db, sha256))) {
           await store.putObject(session.objectKey, content.bytes, { contentLength: size });
           stored = true;
         }
