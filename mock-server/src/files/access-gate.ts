@@ -4,23 +4,176 @@
 //
 // Visibility and permission are told apart on purpose: an instance the caller cannot see answers NOT_FOUND, exactly
 // as an id that does not exist (ids of other people's files reveal nothing); one the caller sees but may not act on
-// answers FORBIDDEN. Today a space's owner, a group's members and a department's staff hold every permission on it;
-// roles and grants (the organisation issue) narrow that through `permissionsOn`, the one place that decides.
+// answers FORBIDDEN. What a caller holds is decided in one place, `decide` (permissionsOn): the owner of a personal
+// space holds everything; elsewhere the nearest grant on the item's path wins (a deny role at that level wins over
+// allow), and without a grant the space's default applies (the contract's explainAccess describes the rules).
 import type { FastifyRequest } from 'fastify';
 import { PERMISSIONS, type Access, type Permission } from '@hcs/openapi/operations';
-import type { SessionUser } from '../auth/types.ts';
 import type { Db } from '../db/sql/tx.ts';
-import { getInstanceChains, type InstanceRow } from '../db/instances-repo.ts';
+import { chainOf, getInstanceChains, type InstanceRow } from '../db/instances-repo.ts';
+import { applicableGrants, BUILTIN_AUTHORITIES, deptChainOf, managedAmong, type GrantFact } from '../db/roles-repo.ts';
+import { isGroupMember } from '../db/groups-repo.ts';
 import { AppError } from '../http/errors.ts';
 import { enforceManages } from './manages-gate.ts';
-import { canAccess } from './access.ts';
 
 /** Ids this many or fewer are checked per request; the contract bounds every id list well below it. */
 const MAX_IDS = 10_000;
 
-/** What the actor may do on a row they can see. */
-export function permissionsOn(_actor: SessionUser, _row: InstanceRow): ReadonlySet<Permission> {
-  return new Set(PERMISSIONS);
+/** Who is asking: a session's user, or the account a download ticket or an explanation names. */
+export interface Actor {
+  userId: string;
+  deptId: string | null;
+  isAdmin?: boolean;
+}
+
+type Facts = {
+  /** The actor's department and its ancestors, nearest first; loaded on first need. */
+  deptChain: string[] | null;
+  /** Grants that apply to the actor, by instance id; an id present with [] was loaded and has none. */
+  grants: Map<string, GrantFact[]>;
+  groups: Map<string, boolean>;
+  /** Department spaces whose department the actor manages (directly or above), by dept id. */
+  manages: Map<string, boolean>;
+  /** Decisions already taken in this request, by instance id: handlers after the gate reuse them. */
+  decided: Map<string, ReadonlySet<Permission>>;
+};
+
+// Per actor object, so per request (the session's user is built for each request): the facts of one request are
+// loaded in batches and never go stale across requests.
+const factsByActor = new WeakMap<Actor, Facts>();
+
+function factsOf(actor: Actor): Facts {
+  let f = factsByActor.get(actor);
+  if (!f) factsByActor.set(actor, (f = { deptChain: null, grants: new Map(), groups: new Map(), manages: new Map(), decided: new Map() }));
+  return f;
+}
+
+const ALL: ReadonlySet<Permission> = new Set(PERMISSIONS);
+const NONE: ReadonlySet<Permission> = new Set();
+/** What administrators keep on department and group spaces whatever the grants, so grants can always be repaired. */
+const ADMIN_FLOOR: readonly Permission[] = ['view', 'manage'];
+
+export const ownsSpace = (actor: Actor, row: Pick<InstanceRow, 'spaceKind' | 'spaceId'>): boolean =>
+  row.spaceKind === 'user' && row.spaceId === actor.userId;
+
+/**
+ * Loads what deciding on `rows` (each item together with all its ancestors) needs, in a constant number of
+ * queries whatever the number of rows: the actor's department ancestry, the grants that apply to them on the rows,
+ * the departments they manage among the rows' spaces, and group memberships (one per distinct group). Nothing for
+ * rows in the actor's own personal space, which the owner holds whole.
+ */
+export async function prepareAccess(db: Db, actor: Actor, rows: Iterable<InstanceRow>): Promise<void> {
+  const facts = factsOf(actor);
+  const grantIds: string[] = [];
+  const depts = new Set<string>();
+  const groups = new Set<string>();
+  for (const r of rows) {
+    if (ownsSpace(actor, r)) continue;
+    if (!facts.grants.has(r.id)) grantIds.push(r.id);
+    if (r.spaceKind === 'dept' && !facts.manages.has(r.spaceId)) depts.add(r.spaceId);
+    if (r.spaceKind === 'group' && !facts.groups.has(r.spaceId)) groups.add(r.spaceId);
+  }
+  if (grantIds.length === 0 && depts.size === 0 && groups.size === 0) return;
+  if (facts.deptChain === null && (grantIds.length > 0 || depts.size > 0)) facts.deptChain = await deptChainOf(db, actor.deptId);
+  if (grantIds.length > 0) {
+    const found = await applicableGrants(db, grantIds, actor.userId, facts.deptChain ?? []);
+    for (const id of grantIds) facts.grants.set(id, []);
+    for (const g of found) facts.grants.get(g.instanceId)!.push(g);
+  }
+  if (depts.size > 0) {
+    const managed = actor.isAdmin ? new Set<string>() : await managedAmong(db, actor.userId, [...depts]);
+    for (const d of depts) facts.manages.set(d, managed.has(d));
+  }
+  for (const g of groups) facts.groups.set(g, await isGroupMember(db, g, actor.userId));
+}
+
+export interface Decision {
+  allowed: ReadonlySet<Permission>;
+  /** The nearest applicable grants include a deny role. */
+  denied: boolean;
+  source: 'owner' | 'grant' | 'default' | 'none';
+  /** With source default: the role applied (defaultrole or manager); null for group members. */
+  defaultRole: string | null;
+  /** The id of the item or ancestor whose grants decided (source grant). */
+  decidedAt: string | null;
+  /** The applicable grants met from the item up, nearest first. */
+  chain: { instanceId: string; grants: readonly GrantFact[] }[];
+}
+
+/**
+ * The decision: what the actor may do on `row`, whose ancestors (root first, as chainOf gives them) are
+ * `ancestors`. Synchronous: prepareAccess must have loaded the facts for the row and its ancestors.
+ */
+export function decide(actor: Actor, row: InstanceRow, ancestors: readonly InstanceRow[]): Decision {
+  if (ownsSpace(actor, row)) return { allowed: ALL, denied: false, source: 'owner', defaultRole: null, decidedAt: null, chain: [] };
+  const facts = factsOf(actor);
+  const chain: Decision['chain'] = [];
+  let decision: Decision | undefined;
+  for (const node of [row, ...[...ancestors].reverse()]) {
+    const grants = facts.grants.get(node.id);
+    if (grants === undefined) throw new Error(`access facts for ${node.id} were not loaded (prepareAccess)`);
+    if (grants.length === 0) continue;
+    chain.push({ instanceId: node.id, grants });
+    if (decision) continue;
+    const denied = grants.some((g) => g.deny);
+    const allowed = new Set<Permission>();
+    if (!denied) for (const g of grants) for (const p of g.authorities) allowed.add(p);
+    decision = { allowed, denied, source: 'grant', defaultRole: null, decidedAt: node.id, chain };
+  }
+  const taken = decision ?? defaultDecision(actor, facts, row, chain);
+  if (actor.isAdmin && row.spaceKind !== 'user' && !ADMIN_FLOOR.every((p) => taken.allowed.has(p))) {
+    return { ...taken, allowed: new Set([...taken.allowed, ...ADMIN_FLOOR]) };
+  }
+  return taken;
+}
+
+function defaultDecision(actor: Actor, facts: Facts, row: InstanceRow, chain: Decision['chain']): Decision {
+  const by = (defaultRole: string | null, allowed: ReadonlySet<Permission>): Decision =>
+    ({ allowed, denied: false, source: 'default', defaultRole, decidedAt: null, chain });
+  if (row.spaceKind === 'dept') {
+    if (actor.isAdmin || facts.manages.get(row.spaceId)) return by('manager', ALL);
+    if (facts.deptChain?.includes(row.spaceId)) return by('defaultrole', BUILTIN_AUTHORITIES.get('defaultrole')!);
+  }
+  // Group members hold everything until the groups issue narrows it with group roles.
+  if (row.spaceKind === 'group' && facts.groups.get(row.spaceId)) return by(null, ALL);
+  return { allowed: NONE, denied: false, source: 'none', defaultRole: null, decidedAt: null, chain };
+}
+
+/** What the actor may do on a row (facts loaded by prepareAccess); the row is visible exactly with `view`. */
+export function permissionsOn(actor: Actor, row: InstanceRow, ancestors: readonly InstanceRow[]): ReadonlySet<Permission> {
+  const facts = factsOf(actor);
+  const known = facts.decided.get(row.id);
+  if (known) return known;
+  const allowed = decide(actor, row, ancestors).allowed;
+  facts.decided.set(row.id, allowed);
+  return allowed;
+}
+
+/**
+ * What the actor may do on one row, reusing the request's decisions (the gate has usually taken it): no query for
+ * the owner or a decided row, else the row's chain and its facts (a constant number of queries).
+ */
+export async function permissionsFor(db: Db, actor: Actor, row: InstanceRow): Promise<ReadonlySet<Permission>> {
+  if (ownsSpace(actor, row)) return ALL;
+  const known = factsOf(actor).decided.get(row.id);
+  if (known) return known;
+  const rows = await getInstanceChains(db, [row.id]);
+  await prepareAccess(db, actor, rows.values());
+  const chain = chainOf(rows, row.id);
+  return chain ? permissionsOn(actor, chain.row, chain.ancestors) : NONE;
+}
+
+/**
+ * Permissions on the rows of a listing of `folder` (whose ancestors are `ancestors`): one query for their grants,
+ * none when the actor lists their own personal space.
+ */
+export async function permissionsOfChildren(
+  db: Db, actor: Actor, folder: InstanceRow, ancestors: readonly InstanceRow[], rows: readonly InstanceRow[],
+): Promise<ReadonlySet<Permission>[]> {
+  if (ownsSpace(actor, folder)) return rows.map(() => ALL);
+  await prepareAccess(db, actor, [...ancestors, folder, ...rows]);
+  const above = [...ancestors, folder];
+  return rows.map((r) => permissionsOn(actor, r, above));
 }
 
 /**
@@ -29,7 +182,7 @@ export function permissionsOn(_actor: SessionUser, _row: InstanceRow): ReadonlyS
  * for one they see without the permission. One query for the rows, whatever the number of ids.
  */
 export async function checkAccess(
-  db: Db, actor: SessionUser, permission: Permission, ids: readonly string[], loaded?: Map<string, InstanceRow>,
+  db: Db, actor: Actor, permission: Permission, ids: readonly string[], loaded?: Map<string, InstanceRow>,
 ): Promise<Map<string, AppError>> {
   const refused = new Map<string, AppError>();
   const wanted = [...new Set(ids)];
@@ -39,25 +192,25 @@ export async function checkAccess(
   // rows (a listing's folder and breadcrumbs) does not read them again.
   const rows = await getInstanceChains(db, wanted);
   if (loaded) for (const [id, row] of rows) loaded.set(id, row);
-  // Group membership is one lookup per distinct group space, not per id.
-  const seen = new Map<string, boolean>();
+  // The facts for every item and ancestor at once (nothing for the caller's own personal files).
+  await prepareAccess(db, actor, rows.values());
   for (const id of wanted) {
+    // A recycled entry may have lost a purged ancestor: it is then decided on what is left of its path.
     const row = rows.get(id);
-    if (!row || (row.deletedAt !== null && permission !== 'delete')) {
+    const chain = row && (chainOf(rows, id) ?? { row, ancestors: [] });
+    if (!chain || (chain.row.deletedAt !== null && permission !== 'delete')) {
       refused.set(id, notFound());
       continue;
     }
-    const space = `${row.spaceKind}:${row.spaceId}`;
-    let visible = seen.get(space);
-    if (visible === undefined) seen.set(space, (visible = await canAccess(db, actor, row, 'read')));
-    if (!visible) refused.set(id, notFound());
-    else if (!permissionsOn(actor, row).has(permission)) refused.set(id, new AppError('FORBIDDEN', `you may not ${permission} this item`));
+    const allowed = permissionsOn(actor, chain.row, chain.ancestors);
+    if (!allowed.has('view')) refused.set(id, notFound());
+    else if (!allowed.has(permission)) refused.set(id, new AppError('FORBIDDEN', `you may not ${permission} this item`));
   }
   return refused;
 }
 
 /** Throws the first refusal of checkAccess: the actor must hold `permission` on every one of `ids`. */
-export async function requireAccess(db: Db, actor: SessionUser, permission: Permission, ids: readonly string[]): Promise<void> {
+export async function requireAccess(db: Db, actor: Actor, permission: Permission, ids: readonly string[]): Promise<void> {
   const [first] = (await checkAccess(db, actor, permission, ids)).values();
   if (first) throw first;
 }

@@ -1,30 +1,33 @@
-// Who may touch an instance. A space belongs to a user (personal files), a group (its members) or a
-// department (its staff). A refusal reads as NOT_FOUND so ids of other people's files reveal nothing.
+// Who may touch an instance: visibility is holding `view` in the access decision (access-gate.ts decide), so a
+// space's owner, granted users and departments, department members (defaultrole) and group members see it. A
+// refusal reads as NOT_FOUND so ids of other people's files reveal nothing.
 import type { Db } from '../db/sql/tx.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
 import { chainOf, getInstanceRow, getOrCreateRoot, getWithAncestors, listChildren, type InstanceRow, type ListQuery, type ListResult } from '../db/instances-repo.ts';
 import { usableLib } from '../db/libraries-repo.ts';
-import { isGroupMember } from '../db/groups-repo.ts';
 import type { Space } from '../db/quota.ts';
 import { getDept } from '../db/departments-repo.ts';
+import { ownsSpace, permissionsFor, permissionsOn, prepareAccess, type Actor } from './access-gate.ts';
 
 export type Mode = 'read' | 'write';
 
-export interface Caller {
-  userId: string;
-  deptId: string | null;
+/** The caller as access checks know them; without isAdmin, not an administrator. */
+export type Caller = Actor;
+
+/**
+ * Whether the caller may see the row (holds `view`). The mode is not consulted: what a caller may do beyond seeing
+ * is the operation's permission mark, enforced by the gate before the handler runs.
+ */
+export async function canAccess(db: Db, user: Caller, row: InstanceRow, _mode: Mode): Promise<boolean> {
+  return (await permissionsFor(db, user, row)).has('view');
 }
 
-export async function canAccess(db: Db, user: Caller, row: Pick<InstanceRow, 'spaceKind' | 'spaceId'>, _mode: Mode): Promise<boolean> {
-  switch (row.spaceKind) {
-    case 'user':
-      return row.spaceId === user.userId;
-    case 'group':
-      return isGroupMember(db, row.spaceId, user.userId);
-    case 'dept':
-      return user.deptId !== null && row.spaceId === user.deptId;
-  }
+/** canAccess for a row whose ancestors (root first) are at hand. */
+async function visibleOnChain(db: Db, user: Caller, row: InstanceRow, ancestors: readonly InstanceRow[]): Promise<boolean> {
+  if (ownsSpace(user, row)) return true;
+  await prepareAccess(db, user, [...ancestors, row]);
+  return permissionsOn(user, row, ancestors).has('view');
 }
 
 function notFound(): AppError {
@@ -90,7 +93,7 @@ export async function listFolderFor(
   } else {
     // The access gate has usually read the folder and its ancestors already (its `loaded` rows).
     const found = (known && chainOf(known, parentId)) || (await getWithAncestors(db, parentId));
-    if (!found || found.row.deletedAt !== null || !(await canAccess(db, user, found.row, 'read'))) throw notFound();
+    if (!found || found.row.deletedAt !== null || !(await visibleOnChain(db, user, found.row, found.ancestors))) throw notFound();
     if (!found.row.isFolder) throw new AppError('CONFLICT', 'the parent is not a folder');
     folder = found.row;
     ancestors = found.ancestors;

@@ -5,6 +5,7 @@ import type { ObjectStore } from '../storage/object-store.ts';
 import { uriEncode } from '../storage/sigv4.ts';
 import { AppError } from '../http/errors.ts';
 import type { components } from '@hcs/openapi/schema';
+import type { Permission } from '@hcs/openapi/operations';
 
 type Schemas = components['schemas'];
 
@@ -15,7 +16,11 @@ export async function parentNamesOf(db: Db, row: InstanceRow): Promise<string[]>
   return (await ancestorsOf(db, row.id)).filter((a) => a.parentId !== null).map((a) => a.name);
 }
 
-export function instanceView(row: InstanceRow, parentNames: string[]) {
+/**
+ * `allowed`: what the caller may do on the row (access-gate.ts decide); rows carry editIsDisabled (no `edit`) and
+ * isDisabled (no `delete`) from it. Without it only a library root is marked (it is never renamed or deleted).
+ */
+export function instanceView(row: InstanceRow, parentNames: string[], allowed?: ReadonlySet<Permission>) {
   return {
     instanceId: row.id,
     instanceName: row.name,
@@ -35,15 +40,15 @@ export function instanceView(row: InstanceRow, parentNames: string[]) {
     version: row.version,
     linkpath: row.parentId === null ? '' : [...parentNames, row.name].join('/'),
     parentNames: parentNames.join('/'),
-    editIsDisabled: row.parentId === null,
-    isDisabled: row.parentId === null,
+    editIsDisabled: row.parentId === null || (allowed !== undefined && !allowed.has('edit')),
+    isDisabled: row.parentId === null || (allowed !== undefined && !allowed.has('delete')),
     remark: row.remark,
     spaceId: row.spaceId,
   } satisfies Schemas['Instance'];
 }
 
-export async function viewOf(db: Db, row: InstanceRow) {
-  return instanceView(row, row.parentId === null ? [] : await parentNamesOf(db, row));
+export async function viewOf(db: Db, row: InstanceRow, allowed?: ReadonlySet<Permission>) {
+  return instanceView(row, row.parentId === null ? [] : await parentNamesOf(db, row), allowed);
 }
 
 /** Views of many rows, reading each distinct parent's ancestry once (a batch usually shares one folder). */

@@ -6,6 +6,7 @@ import { transaction } from '../db/sql/tx.ts';
 import { getInstanceRow, insertInstance, listSubfolders, renameInstance, setRemark, type InstanceRow } from '../db/instances-repo.ts';
 import { decodeWireName } from '../files/names.ts';
 import { accessible, callerOf, listFolderFor, resolveFolder } from '../files/access.ts';
+import { permissionsFor, permissionsOfChildren } from '../files/access-gate.ts';
 import { downloadInfo, instanceView, viewOf, viewsOf } from '../files/wire.ts';
 import { batch, copyItem, moveItem, recycleItem } from '../files/file-ops.ts';
 import { walkFolder } from '../files/folder-walk.ts';
@@ -27,8 +28,9 @@ export function filesHandlers(ctx: AppContext): Handlers {
       }, req.gateRows, q.deptId);
       const chain = [...ancestors, folder];
       const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);
+      const allowed = await permissionsOfChildren(db, user, folder, ancestors, page.rows);
       return ok({
-        list: await personalise(db, user.userId, page.rows.map((r) => instanceView(r, names))),
+        list: await personalise(db, user.userId, page.rows.map((r, i) => instanceView(r, names, allowed[i]))),
         total: page.total,
         pageNo: q.pageNo ?? 1,
         pageSize: q.pageSize ?? 20,
@@ -64,7 +66,8 @@ export function filesHandlers(ctx: AppContext): Handlers {
     async getInstance(req) {
       const user = callerOf(req.user);
       const { id } = req.params;
-      const [view] = await personalise(db, user.userId, [await viewOf(db, await accessible(db, user, id, 'read'))]);
+      const row = await accessible(db, user, id, 'read');
+      const [view] = await personalise(db, user.userId, [await viewOf(db, row, await permissionsFor(db, user, row))]);
       return ok(view!);
     },
 

@@ -12,6 +12,7 @@ import { thumbnailHandlers } from './thumbnail.ts';
 import { agentHandlers } from './agent.ts';
 import { agentPackageHandlers } from './agent-package.ts';
 import { orgUsersHandlers } from './org-users.ts';
+import { orgRolesHandlers } from './org-roles.ts';
 import { collectHandlers } from './collect.ts';
 import { labelsHandlers } from './labels.ts';
 import { searchHandlers } from './search.ts';
@@ -49,6 +50,7 @@ export function allHandlers(ctx: AppContext): Handlers {
     agent: agentHandlers(ctx),
     'agent-package': agentPackageHandlers(ctx),
     'org-users': orgUsersHandlers(ctx),
+    'org-roles': orgRolesHandlers(ctx),
     collect: collectHandlers(ctx),
     labels: labelsHandlers(ctx),
     search: searchHandlers(ctx),

@@ -49,22 +49,31 @@ export function parseCsv(text: string): string[][] {
   let field = '';
   let quoted = false;
   let i = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const endField = () => {
+    row.push(field);
+    field = '';
+  };
   for (; i < text.length; i++) {
     const c = text[i]!;
     if (quoted) {
-      if (c === '"' && text[i + 1] === '"') (field += '"'), i++;
-      else if (c === '"') quoted = false;
+      if (c === '"' && text[i + 1] === '"') {
+        field += '"';
+        i++;
+      } else if (c === '"') quoted = false;
       else field += c;
     } else if (c === '"' && field === '') quoted = true;
-    else if (c === ',') row.push(field), (field = '');
+    else if (c === ',') endField();
     else if (c === '\n' || c === '\r') {
       if (c === '\r' && text[i + 1] === '\n') i++;
-      row.push(field);
+      endField();
       rows.push(row);
-      (row = []), (field = '');
+      row = [];
     } else field += c;
   }
-  if (field !== '' || row.length > 0) row.push(field), rows.push(row);
+  if (field !== '' || row.length > 0) {
+    endField();
+    rows.push(row);
+  }
   return rows.filter((r) => !(r.length === 1 && r[0] === ''));
 }
 

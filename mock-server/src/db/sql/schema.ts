@@ -332,6 +332,36 @@ export interface TemplatesTable {
   created_at: number;
 }
 
+/** Roles: named sets of authorities (005). Builtin roles are the seeded catalogue; their ids are their codes. */
+export interface RolesTable {
+  id: string;
+  code: string;
+  code_key: string; // lower-cased code: unique case-insensitively
+  name: string;
+  name_en: string;
+  kind: 'file' | 'group' | 'groupShare';
+  builtin: Generated<Flag>;
+  deny: Generated<Flag>; // an explicit deny role (disable): holds nothing, and wins at its level
+  sort: Generated<number>;
+  created_at: number;
+}
+
+export interface RoleAuthsTable {
+  role_id: string;
+  permission: string; // one of the contract's x-hcs-permissions
+}
+
+/** A role granted to a user or a department (reaching its subtree) on an instance, inherited downwards (005). */
+export interface GrantsTable {
+  id: string;
+  role_id: string;
+  subject_kind: 'user' | 'dept';
+  subject_id: string;
+  instance_id: string;
+  created_by: string;
+  created_at: number;
+}
+
 export interface Schema {
   departments: DepartmentsTable;
   users: UsersTable;
@@ -356,6 +386,9 @@ export interface Schema {
   captchas: CaptchasTable;
   jobs: JobsTable;
   leases: LeasesTable;
+  roles: RolesTable;
+  role_auths: RoleAuthsTable;
+  grants: GrantsTable;
   favourites: FavouritesTable;
   labels: LabelsTable;
   instance_labels: InstanceLabelsTable;

@@ -9,6 +9,7 @@ import { coreMigration } from './001_core.ts';
 import { jobsMigration } from './002_jobs.ts';
 import { leasesMigration } from './003_leases.ts';
 import { orgMigration } from './004_org.ts';
+import { rolesMigration } from './005_roles.ts';
 import { searchMigration } from './007_search.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
@@ -17,6 +18,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '002_jobs': jobsMigration(dialect),
     '003_leases': leasesMigration(dialect),
     '004_org': orgMigration(dialect),
+    '005_roles': rolesMigration(dialect),
     '007_search': searchMigration(dialect),
   };
 }
