@@ -103,12 +103,16 @@ async function grant(by: TestUser, instanceId: string, roleId: string, to: { use
   expect(r.status, JSON.stringify(r)).toBe(200);
 }
 
+/** A new file in `folder`: uploaded into the owner's personal root, then copied there (any space). */
+async function fileIn(owner: TestUser, name: string, folder: string): Promise<string> {
+  const id = await uploadFile(call(owner), name, Buffer.from(`${owner.name} ${name} ${randomBytes(8).toString('hex')}`));
+  return copyInto(owner, id, folder);
+}
+
 /** A template folder of `owner`'s with the four files every cell needs. */
 async function template(owner: TestUser): Promise<string> {
   const tpl = await mkdir(owner, 'tpl');
-  for (const name of ['doc.txt', 'ren.txt', 'del.txt', 'mvout.txt']) {
-    await uploadFile(call(owner), name, Buffer.from(`${owner.name} ${name} ${randomBytes(8).toString('hex')}`), { query: { parentId: tpl } });
-  }
+  for (const name of ['doc.txt', 'ren.txt', 'del.txt', 'mvout.txt']) await fileIn(owner, name, tpl);
   return tpl;
 }
 
@@ -147,7 +151,9 @@ async function runOps(c: Cell, tinaHome: string, other: TestUser): Promise<Recor
   out.moveIn = outcome(await t('/hcs/controller/moveInstance', { ids: c.moveInFile, targetInstanceId: c.folder }));
   out.copyOut = outcome(await t('/hcs/controller/copyInstance', { ids: doc, targetInstanceId: tinaHome }));
   out.delete = outcome(await t('/hcs/controller/delete', { ids: c.files.get('del.txt')! }));
-  out.history = outcome(await t('/hcs/controller/getHistoryVersion', { instanceId: doc }));
+  // The access gate runs before the handler: on a server without the version history yet, 501 means it let it pass.
+  const history = await t('/hcs/controller/getHistoryVersion', { instanceId: doc });
+  out.history = history.data?.code === 'NOT_IMPLEMENTED' ? 'Y' : outcome(history);
   out.grant = outcome(await t('/hcs/controller/SysRoleUser/setGroupRoleUser', undefined, { instanceId: c.folder, roleId: 'observer', userIds: [other.id] }));
   return out;
 }
@@ -251,7 +257,7 @@ describe('the decision rules', () => {
   it('members (and sub-department members) hold defaultrole on their department space; managers and administrators manager', async () => {
     const root = await deptRoot(eve);
     const f = await mkdir(eve, 'defaults', root);
-    const file = await uploadFile(call(eve), 'd.txt', Buffer.from(`defaults ${randomBytes(8).toString('hex')}`), { query: { parentId: f } });
+    const file = await fileIn(eve, 'd.txt', f);
     const subMember = await makeUser(srv, 'sam', 'e1');
     // Sub-department members reach the parent department's space too.
     expect(outcome(await subMember.api('/hcs/controller/Page', { parentId: f }))).toBe('Y');
