@@ -114,6 +114,38 @@ describe('the department tree', () => {
   });
 });
 
+describe('department spaces', () => {
+  it('are addressed by deptId where no folder is given, for those who can reach them only', async () => {
+    const lab = await mkDept('Lab');
+    const shop = await mkDept('Shop');
+    const m = await member('lab-member', lab);
+    const outsider = await member('shop-member', shop);
+    const made = await s.call(`/hcs/controller/Instances?deptId=${lab}`, {
+      token: m.token, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ classifierId: 'Folder', instanceName: encodeName('samples'), instanceType: '3' }]),
+    });
+    expect(made.status).toBe(200);
+    const listed = await get(m.token, 'Page', { instanceType: '3', deptId: lab });
+    expect(listed.body.data.list.map((r: any) => [r.instanceName, r.instanceType])).toEqual([['samples', '3']]);
+    expect((await get(admin, 'Page', { instanceType: '3', deptId: lab })).body.data.list.map((r: any) => r.instanceName)).toEqual(['samples']);
+    for (const deptId of [lab, 'no-such-dept']) {
+      const r = await get(outsider.token, 'Page', { instanceType: '3', deptId });
+      expect([r.status, r.body.data.code]).toEqual([404, 'NOT_FOUND']);
+    }
+    const up = await get(outsider.token, 'API/file-uploadable', { fSize: 1, fName: encodeName('x.bin'), fMd5: 'a'.repeat(64), instanceType: '3', deptId: lab });
+    expect(up.status).toBe(404);
+  });
+
+  it('drop their grants when the department is deleted', async () => {
+    const temp = await mkDept('Temporary');
+    await get(admin, 'Page');
+    const rootId = (await s.sql.all<{ id: string }>("SELECT id FROM instances WHERE space_kind = 'user' AND parent_id IS NULL"))[0]!.id;
+    const role = (await s.sql.all<{ id: string }>("SELECT id FROM roles WHERE code = 'reader'"))[0]!.id;
+    await s.sql.run("INSERT INTO grants (id, role_id, subject_kind, subject_id, instance_id, created_by, created_at) VALUES (?, ?, 'dept', ?, ?, ?, ?)", 'g-temp', role, temp, rootId, 'x', Date.now());
+    expect((await post(admin, 'sysGroup/delGroupInfo', { id: temp })).status).toBe(200);
+    expect(await s.sql.all("SELECT id FROM grants WHERE id = 'g-temp'")).toEqual([]);
+  });
+});
+
 describe('department managers', () => {
   it('administer their own subtree only', async () => {
     const rd = await mkDept('R&D');

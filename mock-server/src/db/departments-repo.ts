@@ -346,6 +346,8 @@ export async function deleteDept(db: Db, id: string, moveMembersTo?: string): Pr
     await trx.deleteFrom('upload_sessions').where('space_kind', '=', 'dept').where('space_id', '=', id).execute();
     await trx.deleteFrom('instances').where('space_kind', '=', 'dept').where('space_id', '=', id).where('parent_id', 'is', null).execute();
     await trx.deleteFrom('dept_managers').where('dept_id', '=', id).execute();
+    // Grants to the department name it by id only (no foreign key): they go with it.
+    await trx.deleteFrom('grants').where('subject_kind', '=', 'dept').where('subject_id', '=', id).execute();
     await trx.deleteFrom('departments').where('id', '=', id).execute();
   });
 }

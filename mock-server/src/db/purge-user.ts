@@ -72,7 +72,9 @@ export async function purgeUser(db: Db, userId: string, handOverTo: string | und
     await trx.updateTable('recycle_entries').set({ deleted_by: heir }).where('deleted_by', '=', userId).execute();
     await trx.updateTable('groups').set({ owner_id: heir }).where('owner_id', '=', userId).execute();
     await trx.updateTable('group_members').set({ parent_user_id: null }).where('parent_user_id', '=', userId).execute();
-    // Sessions, labels, department management, memberships and grants go with the row (ON DELETE CASCADE).
+    // Grants name their subject by id only (no foreign key); sessions, labels, department management and memberships
+    // go with the row (ON DELETE CASCADE).
+    await trx.deleteFrom('grants').where('subject_kind', '=', 'user').where('subject_id', '=', userId).execute();
     await sql`delete from users where id = ${userId}`.execute(trx);
     return { userId, files, bytes: user.usedBytes, handedOverTo: receiver?.id ?? null, folderId };
   });
