@@ -2,8 +2,11 @@
 import { Command, Option } from 'commander';
 import type { Io } from './command-context.ts';
 import { registerAgent } from './commands/agent.ts';
+import { registerFav } from './commands/fav.ts';
 import { registerFiles } from './commands/files.ts';
+import { registerSearch } from './commands/search.ts';
 import { registerSession } from './commands/session.ts';
+import { registerTag } from './commands/tag.ts';
 import { registerTransfer } from './commands/transfer.ts';
 import { ENV } from './settings.ts';
 
@@ -41,6 +44,9 @@ export function buildProgram(io: Io): Command {
   registerFiles(program, io);
   registerTransfer(program, io);
   registerAgent(program, io);
+  registerFav(program, io);
+  registerTag(program, io);
+  registerSearch(program, io);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   return program;
 }
