@@ -341,3 +341,45 @@ describe('listing flags and the explanation', () => {
     expect(forDora.allowed).toEqual(['view', 'preview', 'download', 'upload', 'create', 'edit', 'version']);
   });
 });
+
+describe('operations on a whole folder obey the grants below it', () => {
+  it('copying, walking or zipping a folder that holds items the caller may not download is refused; without them it works', async () => {
+    const root = await deptRoot(eve);
+    const open = await mkdir(eve, 'open', root);
+    const closed = await mkdir(eve, 'closed', root);
+    const secret = await mkdir(eve, 'secret', closed);
+    const preview = await mkdir(eve, 'look-only', closed);
+    await fileIn(eve, 'a.txt', open);
+    await fileIn(eve, 'b.txt', secret);
+    await fileIn(eve, 'c.txt', preview);
+    for (const f of [open, closed]) await grant(admin, f, 'downloader', { userIds: [tina.id] });
+    await grant(admin, secret, 'disable', { userIds: [tina.id] });
+    const home = await mkdir(tina, 'copies');
+
+    const copyOpen = await tina.api('/hcs/controller/copyInstance', { ids: open, targetInstanceId: home });
+    expect(outcome(copyOpen)).toBe('Y');
+    expect(outcome(await tina.api('/hcs/controller/getFolderInfo', { instanceId: open }))).toBe('Y');
+    expect(outcome(await tina.api('/hcs/controller/API/getZipDownloadUrl', { ids: open }))).toBe('Y');
+
+    // 'secret' is denied to her: the copy would carry it into her own space, the walk and the zip would hand it out.
+    expect(outcome(await tina.api('/hcs/controller/copyInstance', { ids: closed, targetInstanceId: home }))).toBe('F');
+    expect(outcome(await tina.api('/hcs/controller/getFolderInfo', { instanceId: closed }))).toBe('F');
+    expect(outcome(await tina.api('/hcs/controller/API/getZipDownloadUrl', { ids: closed }))).toBe('F');
+    expect((await children(tina, home)).size).toBe(1);
+    // A level that allows viewing but not downloading narrows it the same way.
+    await admin.api('/hcs/controller/SysRoleUser/setGroupAuth', undefined, { instanceId: secret, grants: [] });
+    expect(outcome(await tina.api('/hcs/controller/copyInstance', { ids: closed, targetInstanceId: home }))).toBe('Y');
+    await grant(admin, preview, 'reader', { userIds: [tina.id] });
+    expect(outcome(await tina.api('/hcs/controller/API/getZipDownloadUrl', { ids: closed }))).toBe('F');
+  });
+
+  it('a zip ticket redeemed later decides for the account that asked, administrators included', async () => {
+    const f = await mkdir(eve, 'zip-me', await deptRoot(eve));
+    await fileIn(eve, 'z.txt', f);
+    const url = await admin.api('/hcs/controller/API/getZipDownloadUrl', { ids: f });
+    expect(url.status, JSON.stringify(url)).toBe(200);
+    const res = await fetch(`${srv.baseUrl}${url.data.url}`);
+    expect(res.status).toBe(200);
+    expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
+  });
+});

@@ -247,6 +247,32 @@ export async function applicableGrants(db: Db, instanceIds: readonly string[], u
   return [...byId.values()];
 }
 
+/**
+ * The grants applying to the user (directly or through `deptIds`) on live items strictly below `root`, in one query:
+ * it starts from the applicable grants of the root's space (few) and climbs from each to see whether it reaches the
+ * root, instead of walking the whole subtree down.
+ */
+export async function applicableGrantsBelow(
+  db: Db, root: { id: string; spaceKind: string; spaceId: string }, userId: string, deptIds: readonly string[],
+): Promise<GrantFact[]> {
+  const subject = deptIds.length
+    ? sql`((g.subject_kind = 'user' and g.subject_id = ${userId}) or (g.subject_kind = 'dept' and g.subject_id in (${sql.join([...deptIds])})))`
+    : sql`(g.subject_kind = 'user' and g.subject_id = ${userId})`;
+  const r = await sql<{ id: string }>`
+    with recursive up(gid, at, depth) as (
+      select g.id, i.parent_id, 0 from grants g join instances i on i.id = g.instance_id
+        where i.space_kind = ${root.spaceKind} and i.space_id = ${root.spaceId} and i.deleted_at is null and i.id <> ${root.id} and ${subject}
+      union all
+      select up.gid, p.parent_id, up.depth + 1 from instances p join up on p.id = up.at where up.at <> ${root.id} and up.depth < ${MAX_DEPT_DEPTH * 4}
+    )
+    select distinct gid as id from up where at = ${root.id}`.execute(db);
+  if (r.rows.length === 0) return [];
+  const ids = new Set(r.rows.map((x) => x.id));
+  const byInstance = await db.selectFrom('grants').select('instance_id').where('id', 'in', [...ids]).execute();
+  const facts = await applicableGrants(db, [...new Set(byInstance.map((g) => g.instance_id))], userId, deptIds);
+  return facts.filter((f) => ids.has(f.grantId));
+}
+
 // ---- grants as the API shows them ----------------------------------------------------------------------------
 
 export interface GrantView {

@@ -94,9 +94,10 @@ export async function lockUser(db: Db, userId: string): Promise<void> {
 }
 
 /** What a bearer link needs to act for its user: the user's department, if the account may still be used. */
-export async function getLinkCaller(db: Db, userId: string): Promise<{ userId: string; deptId: string | null } | undefined> {
-  const r = await db.selectFrom('users').select(['id', 'dept_id', 'is_enabled']).where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
-  return r && r.is_enabled === 1 ? { userId: r.id, deptId: r.dept_id } : undefined;
+export async function getLinkCaller(db: Db, userId: string): Promise<{ userId: string; deptId: string | null; isAdmin: boolean } | undefined> {
+  const r = await db.selectFrom('users').select(['id', 'dept_id', 'is_enabled', 'is_admin']).where('id', '=', userId).where('deleted_at', 'is', null).executeTakeFirst();
+  // isAdmin: the access decision gives administrators `manager` on department spaces, tickets included.
+  return r && r.is_enabled === 1 ? { userId: r.id, deptId: r.dept_id, isAdmin: r.is_admin === 1 } : undefined;
 }
 
 export interface NewUser {

@@ -11,7 +11,7 @@ import type { FastifyRequest } from 'fastify';
 import { PERMISSIONS, type Access, type Permission } from '@hcs/openapi/operations';
 import type { Db } from '../db/sql/tx.ts';
 import { chainOf, getInstanceChains, type InstanceRow } from '../db/instances-repo.ts';
-import { applicableGrants, BUILTIN_AUTHORITIES, deptChainOf, managedAmong, type GrantFact } from '../db/roles-repo.ts';
+import { applicableGrants, applicableGrantsBelow, BUILTIN_AUTHORITIES, deptChainOf, managedAmong, type GrantFact } from '../db/roles-repo.ts';
 import { isGroupMember } from '../db/groups-repo.ts';
 import { AppError } from '../http/errors.ts';
 import { enforceManages } from './manages-gate.ts';
@@ -161,6 +161,24 @@ export async function permissionsFor(db: Db, actor: Actor, row: InstanceRow): Pr
   await prepareAccess(db, actor, rows.values());
   const chain = chainOf(rows, row.id);
   return chain ? permissionsOn(actor, chain.row, chain.ancestors) : NONE;
+}
+
+/**
+ * Refuses (FORBIDDEN) an operation on a whole folder (copy, folder walk, zip) when some item below it is decided
+ * without `permission` for the actor (a deny, or a narrower role nearer to it): the operation would hand out what
+ * the grants withhold. One query for people other than the space's owner, none for the owner or a file.
+ */
+export async function assertSubtreeAllows(db: Db, actor: Actor, row: InstanceRow, permission: Permission): Promise<void> {
+  if (!row.isFolder || ownsSpace(actor, row)) return;
+  const facts = factsOf(actor);
+  facts.deptChain ??= await deptChainOf(db, actor.deptId);
+  const levels = new Map<string, GrantFact[]>();
+  for (const g of await applicableGrantsBelow(db, row, actor.userId, facts.deptChain)) levels.set(g.instanceId, [...(levels.get(g.instanceId) ?? []), g]);
+  for (const grants of levels.values()) {
+    if (grants.some((g) => g.deny) || !grants.some((g) => g.authorities.has(permission))) {
+      throw new AppError('FORBIDDEN', `the folder holds items you may not ${permission}`);
+    }
+  }
 }
 
 /**

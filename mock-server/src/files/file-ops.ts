@@ -5,6 +5,7 @@ import { AppError } from '../http/errors.ts';
 import type { Db } from '../db/sql/tx.ts';
 import { copyInstance, deleteToRecycle, moveInstance, type ConflictPolicy, type InstanceRow } from '../db/instances-repo.ts';
 import { accessible, type Caller } from './access.ts';
+import { assertSubtreeAllows } from './access-gate.ts';
 
 /** At most this many distinct ids per batch call; the rest are ignored. */
 const MAX_BATCH = 1000;
@@ -69,6 +70,7 @@ export async function moveItem(db: Db, user: Caller, id: string, target: Instanc
 
 /** Copies one entry the caller may read into `target` (a folder they may write); the copy is theirs. */
 export async function copyItem(db: Db, user: Caller, id: string, target: InstanceRow, conflict: ConflictPolicy | undefined): Promise<InstanceRow> {
-  await accessible(db, user, id, 'read');
+  // A folder's copy carries its whole subtree into a space the caller controls: nothing below may be withheld.
+  await assertSubtreeAllows(db, user, await accessible(db, user, id, 'read'), 'download');
   return copyInstance(db, id, target.id, conflict ?? DEFAULT_CONFLICT, user.userId);
 }

@@ -7,6 +7,7 @@ import { isActiveContent, securityHeaders, STORED_CONTENT_HEADERS } from '../htt
 import { childrenAfter, type InstanceRow } from '../db/instances-repo.ts';
 import { getLinkCaller } from '../db/users-repo.ts';
 import { accessible, callerOf, type Caller } from '../files/access.ts';
+import { assertSubtreeAllows } from '../files/access-gate.ts';
 import { contentDisposition, contentTypeOf } from '../files/names.ts';
 import { issueTicket, redeemTicket } from '../files/tickets.ts';
 import { contentOf, downloadInfo } from '../files/wire.ts';
@@ -160,6 +161,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       if (ids.length > 1000) throw new AppError('VALIDATION_FAILED', 'at most 1000 entries per zip');
       const rows: InstanceRow[] = [];
       for (const id of ids) rows.push(await accessible(db, user, id, 'read'));
+      for (const row of rows) await assertSubtreeAllows(db, user, row, 'download');
       let name = q.name?.trim() || (rows.length === 1 ? rows[0]!.name : 'download');
       if (/[\u0000-\u001f\u007f/\\]/.test(name)) throw new AppError('BAD_REQUEST', 'name contains forbidden characters');
       name = name.replace(/\.zip$/i, '');
@@ -172,7 +174,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       const t = await redeemTicket<{ ids: string[]; name: string }>(db, ctx.secret, 'zip', ticket, { singleUse: true });
       const user = await callerById(ctx, t.userId);
       // Check every entry before the first byte, so a refusal is still a proper error envelope.
-      for (const id of t.payload.ids) await accessible(db, user, id, 'read');
+      for (const id of t.payload.ids) await assertSubtreeAllows(db, user, await accessible(db, user, id, 'read'), 'download');
       // The zip writer writes straight to the socket: its write callbacks tell when a reused read buffer may be
       // refilled, which a stream handed to reply.send() would hide. Hijacked replies skip onSend, so the
       // headers it would add are written here.

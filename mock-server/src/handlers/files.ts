@@ -6,7 +6,7 @@ import { transaction } from '../db/sql/tx.ts';
 import { getInstanceRow, insertInstance, listSubfolders, renameInstance, setRemark, type InstanceRow } from '../db/instances-repo.ts';
 import { decodeWireName } from '../files/names.ts';
 import { accessible, callerOf, listFolderFor, resolveFolder } from '../files/access.ts';
-import { permissionsFor, permissionsOfChildren } from '../files/access-gate.ts';
+import { assertSubtreeAllows, permissionsFor, permissionsOfChildren } from '../files/access-gate.ts';
 import { downloadInfo, instanceView, viewOf, viewsOf } from '../files/wire.ts';
 import { batch, copyItem, moveItem, recycleItem } from '../files/file-ops.ts';
 import { walkFolder } from '../files/folder-walk.ts';
@@ -124,6 +124,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const q = req.query;
       const root = await accessible(db, user, q.instanceId, 'read');
+      await assertSubtreeAllows(db, user, root, 'download');
       const walk = await walkFolder(db, ctx.secret, root, q.cursor, q.limit ?? 1000);
       const store = ctx.store();
       const endpoint = ctx.storageEndpoint(req);
