@@ -8,6 +8,8 @@ import { registerSearch } from './commands/search.ts';
 import { registerSession } from './commands/session.ts';
 import { registerTag } from './commands/tag.ts';
 import { registerTransfer } from './commands/transfer.ts';
+import { registerTrash } from './commands/trash.ts';
+import { registerVersions } from './commands/versions.ts';
 import { ENV } from './settings.ts';
 
 const EXIT_HELP = `
@@ -47,6 +49,8 @@ export function buildProgram(io: Io): Command {
   registerFav(program, io);
   registerTag(program, io);
   registerSearch(program, io);
+  registerTrash(program, io);
+  registerVersions(program, io);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   return program;
 }

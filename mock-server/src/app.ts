@@ -22,6 +22,7 @@ import { createStorage } from './storage/index.ts';
 import type { ObjectStore } from './storage/object-store.ts';
 import { seed } from './db/seed.ts';
 import { JANITOR_JOB, startJanitor, type Janitor } from './files/janitor.ts';
+import { RETENTION_JOB, startRetention, type Retention } from './files/retention.ts';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -30,6 +31,8 @@ export interface BuiltApp {
   listen(): Promise<string>;
   /** Cleaner of expired upload sessions (a job every 15 minutes once listening, on one node at a time). */
   janitor(): Janitor;
+  /** Retention of the recycle bins and history versions (a job every hour once listening, on one node at a time). */
+  retention(): Retention;
   /** This node's job-queue worker (its id names the node in the jobs and leases tables). */
   worker(): Worker;
   close(): Promise<void>;
@@ -179,9 +182,11 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
   await registerWeb(app, config);
 
   let janitor: Janitor | undefined;
+  let retention: Retention | undefined;
   let worker: Worker | undefined;
   const close = async () => {
     janitor?.stop();
+    retention?.stop();
     // In-flight requests get a short grace period; then every socket is cut, including keep-alive and
     // aborted-upload sockets that never sent a request and would otherwise hold close() until the headers timeout.
     const force = setTimeout(() => app.server.closeAllConnections(), 2000);
@@ -203,12 +208,14 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     // This node's name in the jobs and leases tables.
     const nodeId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     janitor = startJanitor(ctx, nodeId);
+    retention = startRetention(ctx, nodeId);
     worker = new Worker(db, {
       workerId: nodeId,
-      handlers: { [JANITOR_JOB]: janitor.handler },
+      handlers: { [JANITOR_JOB]: janitor.handler, [RETENTION_JOB]: retention.handler },
       onError: (err) => app.log.warn({ err }, 'job queue: a claim or bookkeeping query failed'),
     });
     await janitor.schedule().catch((err: unknown) => app.log.warn({ err }, 'upload janitor: could not schedule a pass'));
+    await retention.schedule().catch((err: unknown) => app.log.warn({ err }, 'retention: could not schedule a pass'));
     worker.start();
     const base = config.publicUrl ?? `http://localhost:${port}`;
     app.log.debug({ address }, 'listening');
@@ -222,6 +229,10 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     janitor: () => {
       if (!janitor) throw new Error('the janitor starts when the server listens');
       return janitor;
+    },
+    retention: () => {
+      if (!retention) throw new Error('retention starts when the server listens');
+      return retention;
     },
     worker: () => {
       if (!worker) throw new Error('the job worker starts when the server listens');

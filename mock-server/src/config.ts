@@ -46,6 +46,10 @@ export interface ServerConfig {
   bulkBody: { idleMs: number; totalMs: number };
   /** Unfinished uploads (upload sessions) one user may have open at a time. */
   maxUploadSessions: number;
+  /** Days an entry stays in a user's recycle bin, then in the administrators' second-level bin (retention job). */
+  recycle: { days: number; secDays: number };
+  /** History versions a file keeps at most, and their age in days (0 = no age limit); a library may set its own. */
+  versions: { maxCount: number; maxDays: number };
 }
 
 /** Every environment variable the server reads, with its meaning (README and docker-compose test use this). */
@@ -81,6 +85,10 @@ export const ENV_VARS = {
   HCS_BULK_IDLE_SECONDS: 'A bulk-upload body that sends no bytes for this long ends with 408 REQUEST_TIMEOUT (default 30; fractions allowed)',
   HCS_BULK_BODY_SECONDS: 'A bulk-upload body not received within this long in all ends with 408 REQUEST_TIMEOUT (default 300; fractions allowed)',
   HCS_MAX_UPLOAD_SESSIONS: 'Unfinished uploads one user may have open at a time; more are refused with TOO_MANY_UPLOADS (default 200)',
+  HCS_RECYCLE_DAYS: 'Days a deleted entry stays in the user\'s recycle bin before it moves to the administrators\' second-level bin (default 30)',
+  HCS_SEC_RECYCLE_DAYS: 'Days an entry stays in the second-level recycle bin before it is deleted for good (default 30)',
+  HCS_VERSION_MAX_COUNT: 'History versions a file keeps at most; older ones are deleted by a job (default 100; a library may set its own)',
+  HCS_VERSION_MAX_DAYS: 'History versions older than this many days are deleted by a job; 0 = no age limit (default 365; a library may set its own)',
 } as const;
 
 function int(v: string | undefined, def: number): number {
@@ -136,6 +144,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     syncSpeed: positiveInt(env.HCS_SYNC_SPEED, 104_857_600),
     bulkBody: { idleMs: positiveSeconds(env.HCS_BULK_IDLE_SECONDS, 30) * 1000, totalMs: positiveSeconds(env.HCS_BULK_BODY_SECONDS, 300) * 1000 },
     maxUploadSessions: positiveInt(env.HCS_MAX_UPLOAD_SESSIONS, 200),
+    recycle: { days: positiveInt(env.HCS_RECYCLE_DAYS, 30), secDays: positiveInt(env.HCS_SEC_RECYCLE_DAYS, 30) },
+    versions: { maxCount: positiveInt(env.HCS_VERSION_MAX_COUNT, 100), maxDays: int(env.HCS_VERSION_MAX_DAYS, 365) },
   };
 }
 

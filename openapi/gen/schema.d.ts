@@ -974,6 +974,35 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/controller/pageRecycle": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the caller's recycle bin
+         * @description The entries of the caller's personal bin (instanceType 1) or of their department's (instanceType 3), each
+         *     with its original path and deletion time. Entries stay `HCS_RECYCLE_DAYS` days (default 30), then move to the
+         *     administrators' second-level bin. They keep counting against the space's quota until they leave the bin.
+         */
+        get: operations["pageRecycle"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hcs/controller/restore": {
         parameters: {
             query?: never;
@@ -988,7 +1017,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Restore instances from the recycle bin */
+        /**
+         * Restore entries of the recycle bin to where they were
+         * @description Each id is an entry of the caller's bin (pageRecycle's instanceId; anything else fails with 404 NOT_FOUND).
+         *     The entry goes back into the folder it was deleted from with everything that was deleted with it. When that
+         *     folder is gone (deleted, or deleted for good), the folders of its original path are recreated from the
+         *     library root. A name now taken fails with 409 NAME_EXISTS unless `conflict` says what to do.
+         */
         get: operations["restoreInstances"];
         put?: never;
         post?: never;
@@ -1012,7 +1047,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delete instances from the recycle bin for good */
+        /**
+         * Delete entries of the recycle bin for good
+         * @description The entries leave the caller's bin and their bytes stop counting against the quota at once. They go to the
+         *     administrators' second-level bin (pageSecRecycle), where they stay `HCS_SEC_RECYCLE_DAYS` days (default 30)
+         *     and can still be restored; only then are they deleted. Ids that are not entries of the caller's bin fail
+         *     with 404 NOT_FOUND.
+         */
         get: operations["removeRecycled"];
         put?: never;
         post?: never;
@@ -1038,7 +1079,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Empty the recycle bin */
+        /**
+         * Empty the caller's recycle bin
+         * @description removeRecycled for every entry of the caller's personal bin (instanceType 1) or their department's (3).
+         */
         post: operations["emptyRecycle"];
         delete?: never;
         options?: never;
@@ -1062,7 +1106,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Move recycled instances to the second-level recycle bin */
+        /**
+         * Move entries of any user's recycle bin to the second-level recycle bin
+         * @description What removeRecycled does, for an administrator on any space's bin entries. Ids that are not entries of a
+         *     (first-level) bin fail with 404 NOT_FOUND.
+         */
         post: operations["moveSecRecycle"];
         delete?: never;
         options?: never;
@@ -1084,7 +1132,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of the second-level recycle bin */
+        /**
+         * A page of the second-level recycle bin
+         * @description What users deleted for good, from every space, with the owner and when it left the user's bin.
+         */
         get: operations["pageSecRecycle"];
         put?: never;
         post?: never;
@@ -1108,7 +1159,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Restore from the second-level recycle bin */
+        /**
+         * Restore entries of the second-level recycle bin to their owner
+         * @description Each entry goes back to its owner's space where it was deleted from (missing folders recreated, a taken name
+         *     per `conflict` as in restoreInstances), and counts against the owner's quota again, even past it: an
+         *     administrator's restore is never refused for space.
+         */
         get: operations["restoreSecRecycle"];
         put?: never;
         post?: never;
@@ -1132,7 +1188,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Delete from the second-level recycle bin */
+        /**
+         * Delete entries of the second-level recycle bin for good
+         * @description The entries, their history versions and their rows are deleted. Stored bytes are deleted only when no file,
+         *     history version or bin entry references the same content any more.
+         */
         get: operations["deleteSecRecycle"];
         put?: never;
         post?: never;
@@ -1158,7 +1218,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Empty the second-level recycle bin */
+        /**
+         * Empty the second-level recycle bin
+         * @description deleteSecRecycle for every entry.
+         */
         post: operations["emptySecRecycle"];
         delete?: never;
         options?: never;
@@ -1589,7 +1652,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** History versions of a file */
+        /**
+         * History versions of a file
+         * @description The current content first, then every kept history version newest first, each with its time, size, author
+         *     and SHA-256. Download or preview one with getDownloadFileInfo / getS3DownloadUrl and `version`. Versions are
+         *     kept up to a number and an age per library (`HCS_VERSION_MAX_COUNT`, `HCS_VERSION_MAX_DAYS`); a job deletes
+         *     older ones. 409 CONFLICT for a folder.
+         */
         get: operations["getHistoryVersion"];
         put?: never;
         post?: never;
@@ -1615,7 +1684,13 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Make a history version current */
+        /**
+         * Make a history version current
+         * @description The chosen version's content becomes the file's current content under the next version number, and the
+         *     content it replaces is kept as a history version too; the chosen version stays in the history. No bytes are
+         *     copied, but the restored content counts against the quota like an upload of it (SPACE_NOT_ENOUGH when it
+         *     does not fit). 404 NOT_FOUND for a version the file does not have.
+         */
         post: operations["rollbackFile"];
         delete?: never;
         options?: never;
@@ -2725,7 +2800,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download info of a file in the recycle bin */
+        /**
+         * Download info of a file in the recycle bin
+         * @description What getDownloadFileInfo answers, for a file of the caller's recycle bin (an entry, or a file inside a
+         *     deleted folder), so it can be checked before it is restored. Reads go through the same signed storage path.
+         *     404 NOT_FOUND for anything else.
+         */
         get: operations["getRecycleFileInfo"];
         put?: never;
         post?: never;
@@ -4879,6 +4959,85 @@ export interface components {
         BatchResultResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["BatchResult"];
         };
+        /**
+         * @description One entry of a recycle bin: what was deleted in one go (a file, or a folder with everything that was under it),
+         *     where it was and when.
+         */
+        RecycleItem: {
+            /** @description The deleted entry (the id restore, purge and getRecycleFileInfo take). */
+            instanceId: string;
+            instanceName: string;
+            /** @enum {string} */
+            classifierId: "Folder" | "File";
+            /** @description Bytes of the files in the entry when it was deleted. */
+            fSize: number;
+            /** @description Lower-case extension; empty for folders. */
+            fType: string;
+            /** @enum {string} */
+            fileType: "Folder" | "txt" | "word" | "ppt" | "excel" | "pdf" | "picture" | "video" | "audio" | "other" | "zip";
+            libCode: string;
+            /** @description "1" personal, "2" group, "3" department space. */
+            instanceType: string;
+            /** @description The folder it was deleted from (may itself be gone by now). */
+            originalParentId: string;
+            /** @description Slash-joined folder names from below the library root down to the folder it was deleted from; empty for the root. */
+            originalPath: string;
+            /** @description When it went to the recycle bin (epoch ms). */
+            deleteTime: number;
+            /** @description User id of who deleted it. */
+            deletedBy: string;
+            deletedByName: string;
+        };
+        RecyclePage: components["schemas"]["Page"] & {
+            list: components["schemas"]["RecycleItem"][];
+        };
+        RecyclePageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["RecyclePage"];
+        };
+        /**
+         * @description What to do when the original folder now holds an entry of the same name. Omitted: that entry fails with
+         *     409 NAME_EXISTS and nothing changes, so the client can ask. `keepBoth`: the restored entry becomes
+         *     "name (1).ext"; `replace`: the entry holding the name goes to the recycle bin (nothing vanishes) and the
+         *     restored one takes its place. The same two choices uploads offer (keepBoth / newVersion).
+         * @enum {string}
+         */
+        Conflict: "keepBoth" | "replace";
+        IdBatchResult: {
+            /** @description Ids of the entries acted on. */
+            done: string[];
+            failed: {
+                instanceId: string;
+                code: components["schemas"]["ErrorCode"];
+                msg: string;
+            }[];
+        };
+        IdBatchResultResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["IdBatchResult"];
+        };
+        EmptyResult: {
+            /** @description Entries that left the bin. */
+            count: number;
+            /** @description Bytes they held (files and their history versions). */
+            bytes: number;
+        };
+        EmptyResultResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["EmptyResult"];
+        };
+        SecRecycleItem: components["schemas"]["RecycleItem"] & {
+            /** @enum {string} */
+            ownerKind: "user" | "group" | "dept";
+            ownerId: string;
+            /** @description The user, group or department name (empty when it no longer exists). */
+            ownerName: string;
+            /** @description When it left the user's bin (deleted for good, emptied, or retention), epoch ms. */
+            purgeTime: number;
+        };
+        SecRecyclePage: components["schemas"]["Page"] & {
+            list: components["schemas"]["SecRecycleItem"][];
+        };
+        SecRecyclePageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["SecRecyclePage"];
+        };
         TreeFolderRequest: {
             /** @description Omitted: the library root itself. */
             parentId?: string;
@@ -4976,6 +5135,32 @@ export interface components {
         };
         FavouritePageResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["FavouritePage"];
+        };
+        FileVersion: {
+            version: number;
+            fSize: number;
+            /** @description SHA-256 (hex) of this version's content; the wire name is the spec's. */
+            fMd5: string;
+            /** @description When this content was filed (epoch ms). */
+            createTime: number;
+            /** @description Author: who filed this content. */
+            userId: string;
+            userName: string;
+            /** @description The file's current content (the first entry). */
+            current: boolean;
+        };
+        VersionList: {
+            instanceId: string;
+            /** @description The current content first, then history versions newest first. */
+            list: components["schemas"]["FileVersion"][];
+        };
+        VersionListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["VersionList"];
+        };
+        RollbackRequest: {
+            instanceId: string;
+            /** @description The history version to make current. */
+            version: number;
         };
         SearchPage: components["schemas"]["Page"] & {
             list: components["schemas"]["Instance"][];
@@ -5934,6 +6119,11 @@ export interface components {
         /** @description Comma-separated instance ids. */
         Ids: components["schemas"]["IdList"];
         InstanceIdQuery: string;
+        /**
+         * @description A history version of the file (getHistoryVersion) instead of its current content; 404 NOT_FOUND when the file
+         *     has no such version. Needs the `version` permission besides the call's own.
+         */
+        VersionQuery: number;
     };
     requestBodies: never;
     headers: never;
@@ -7113,11 +7303,18 @@ export interface operations {
             "5XX": components["responses"]["Error"];
         };
     };
-    restoreInstances: {
+    pageRecycle: {
         parameters: {
-            query: {
-                /** @description Comma-separated instance ids. */
-                ids: components["parameters"]["Ids"];
+            query?: {
+                instanceType?: "1" | "3";
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring of the entry's name. */
+                keyword?: string;
+                sortField?: "instanceName" | "fSize" | "deleteTime";
+                sortOrder?: "asc" | "desc";
             };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
@@ -7132,7 +7329,48 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RecyclePageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    restoreInstances: {
+        parameters: {
+            query: {
+                /** @description Comma-separated instance ids. */
+                ids: components["parameters"]["Ids"];
+                conflict?: components["schemas"]["Conflict"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchResultResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7156,14 +7394,24 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdBatchResultResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
     emptyRecycle: {
         parameters: {
-            query?: never;
+            query?: {
+                instanceType?: "1" | "3";
+            };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
@@ -7177,59 +7425,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResultResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
     moveSecRecycle: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: components["responses"]["Any"];
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    pageSecRecycle: {
-        parameters: {
-            query?: {
-                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
-                pageNo?: components["parameters"]["PageNo"];
-                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
-                pageSize?: components["parameters"]["PageSize"];
-            };
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: components["responses"]["Any"];
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    restoreSecRecycle: {
         parameters: {
             query: {
                 /** @description Comma-separated instance ids. */
@@ -7248,7 +7457,86 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdBatchResultResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pageSecRecycle: {
+        parameters: {
+            query?: {
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring of the entry's name. */
+                keyword?: string;
+                sortField?: "instanceName" | "fSize" | "deleteTime" | "purgeTime";
+                sortOrder?: "asc" | "desc";
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecRecyclePageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    restoreSecRecycle: {
+        parameters: {
+            query: {
+                /** @description Comma-separated instance ids. */
+                ids: components["parameters"]["Ids"];
+                conflict?: components["schemas"]["Conflict"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BatchResultResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7272,7 +7560,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdBatchResultResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7293,7 +7589,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EmptyResultResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7774,7 +8078,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VersionListResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -7793,9 +8105,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RollbackRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -9027,6 +9351,11 @@ export interface operations {
                 fileSharingId?: components["parameters"]["FileSharingId"];
                 /** @description Platform value (NetDisk, MPS, UAT_MPS; MPS and UAT_MPS are sent as empty). */
                 platformId?: components["parameters"]["PlatformId"];
+                /**
+                 * @description A history version of the file (getHistoryVersion) instead of its current content; 404 NOT_FOUND when the file
+                 *     has no such version. Needs the `version` permission besides the call's own.
+                 */
+                version?: components["parameters"]["VersionQuery"];
             };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
@@ -9058,6 +9387,8 @@ export interface operations {
         parameters: {
             query: {
                 instanceId: components["parameters"]["InstanceIdQuery"];
+                /** @description Platform value (NetDisk, MPS, UAT_MPS; MPS and UAT_MPS are sent as empty). */
+                platformId?: components["parameters"]["PlatformId"];
             };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
@@ -9072,7 +9403,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadFileInfoResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -9087,6 +9426,11 @@ export interface operations {
                 fileName?: string;
                 action?: "download" | "preview";
                 expiresIn?: number;
+                /**
+                 * @description A history version of the file (getHistoryVersion) instead of its current content; 404 NOT_FOUND when the file
+                 *     has no such version. Needs the `version` permission besides the call's own.
+                 */
+                version?: components["parameters"]["VersionQuery"];
             };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */

@@ -29,9 +29,14 @@ export async function signedStorageRequest(
   return fetch(s.data.url, { method: req.verb, headers, body: req.body as unknown as BodyInit | undefined });
 }
 
-/** Uploads `bytes` as `name` (fresh content only); `contentType` is what a single PUT stores. Returns the instanceId. */
-export async function uploadFile(api: ApiCall, name: string, bytes: Buffer, opts: { contentType?: string } = {}): Promise<string> {
-  const u = (await api('/hcs/controller/API/file-uploadable', { fSize: bytes.length, fName: encodeName(name), fMd5: sha(bytes) })).data;
+/**
+ * Uploads `bytes` as `name` (fresh content only); `contentType` is what a single PUT stores; `query` adds
+ * file-uploadable parameters (parentId, conflict). Returns the instanceId.
+ */
+export async function uploadFile(
+  api: ApiCall, name: string, bytes: Buffer, opts: { contentType?: string; query?: Record<string, string> } = {},
+): Promise<string> {
+  const u = (await api('/hcs/controller/API/file-uploadable', { fSize: bytes.length, fName: encodeName(name), fMd5: sha(bytes), ...opts.query })).data;
   expectOk('file-uploadable (fresh content)', u?.uploadflag === 3, u);
   const at = { fId: u.fId, key: u.objectKey, bucket: u.bucketName };
   if (u.partCount > 1) {

@@ -27,7 +27,7 @@ function entryLine(i: Instance): string {
 }
 
 /** Fails the batch call's per-entry failures as one error listing them. */
-function batchFailures(failed: Array<{ instanceId: string; code: string; msg: string }>, names: Map<string, string>): CliError | null {
+export function batchFailures(failed: Array<{ instanceId: string; code: string; msg: string }>, names: Map<string, string>): CliError | null {
   if (failed.length === 0) return null;
   const lines = failed.map((f) => `${names.get(f.instanceId) ?? f.instanceId}: ${f.code} ${f.msg}`);
   return new CliError(EXIT.REFUSED, lines.join('; '), failed[0]!.code);

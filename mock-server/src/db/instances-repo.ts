@@ -702,6 +702,8 @@ export async function deleteToRecycle(db: Db, id: string, userId: string): Promi
     const { bytes } = await subtreeStats(trx, row.id);
     const recycleId = newId();
     const now = Date.now();
+    // The path by name: its folders may be gone (even for good) when the entry is restored, which recreates them.
+    const originalPath = (await ancestorsOf(trx, row.id)).filter((a) => a.parentId !== null).map((a) => a.name).join('/');
     await trx
       .insertInto('recycle_entries')
       .values({
@@ -710,6 +712,7 @@ export async function deleteToRecycle(db: Db, id: string, userId: string): Promi
         space_id: row.spaceId,
         instance_id: row.id,
         original_parent_id: row.parentId,
+        original_path: originalPath,
         level: 1,
         deleted_by: userId,
         deleted_at: now,

@@ -11,6 +11,7 @@ import { assertSubtreeAllows } from '../files/access-gate.ts';
 import { contentDisposition, contentTypeOf } from '../files/names.ts';
 import { issueTicket, redeemTicket } from '../files/tickets.ts';
 import { contentOf, downloadInfo } from '../files/wire.ts';
+import { atVersion } from '../files/versioned-content.ts';
 import { ZipWriter } from '../files/zip-writer.ts';
 
 export const PREVIEW_INLINE_LIMIT = 15728640;
@@ -75,8 +76,9 @@ export function downloadHandlers(ctx: AppContext): Handlers {
 
     async getDownloadFileInfo(req) {
       const user = callerOf(req.user);
-      const { instanceId } = req.query;
-      return ok(downloadInfo(ctx.store(), await accessible(db, user, instanceId, 'read'), ctx.storageEndpoint(req)));
+      const { instanceId, version } = req.query;
+      const row = await atVersion(db, user, await accessible(db, user, instanceId, 'read'), version);
+      return ok(downloadInfo(ctx.store(), row, ctx.storageEndpoint(req)));
     },
 
     async getFileInfoById(req) {
@@ -88,7 +90,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
     async getS3DownloadUrl(req) {
       const user = callerOf(req.user);
       const q = req.query;
-      const row = await accessible(db, user, q.instanceId, 'read');
+      const row = await atVersion(db, user, await accessible(db, user, q.instanceId, 'read'), q.version);
       const blob = contentOf(row);
       let name = row.name;
       if (q.fileName) {

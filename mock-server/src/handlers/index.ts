@@ -5,6 +5,8 @@ import { staticHandlers } from './static.ts';
 import { sessionHandlers } from './session.ts';
 import { librariesHandlers } from './libraries.ts';
 import { filesHandlers } from './files.ts';
+import { recycleHandlers } from './recycle.ts';
+import { versionsHandlers } from './versions.ts';
 import { uploadHandlers } from './upload.ts';
 import { bulkUploadHandlers } from './bulk-upload.ts';
 import { downloadHandlers } from './download.ts';
@@ -43,6 +45,8 @@ export function allHandlers(ctx: AppContext): Handlers {
     session: sessionHandlers(ctx),
     libraries: librariesHandlers(ctx),
     files: filesHandlers(ctx),
+    recycle: recycleHandlers(ctx),
+    versions: versionsHandlers(ctx),
     upload: uploadHandlers(ctx),
     'bulk-upload': bulkUploadHandlers(ctx),
     download: downloadHandlers(ctx),

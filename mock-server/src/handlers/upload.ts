@@ -20,7 +20,8 @@ import {
   listParts, partLength, recordUpload, savingLease, takeProof, upsertParts, type UploadSession,
 } from '../db/uploads-repo.ts';
 import { decodeWireName } from '../files/names.ts';
-import { accessible, callerOf, resolveFolder } from '../files/access.ts';
+import { callerOf, resolveFolder } from '../files/access.ts';
+import { mayReadKey } from '../files/versioned-content.ts';
 import { viewOf } from '../files/wire.ts';
 import { cleanStaging } from '../files/janitor.ts';
 import { registerFile } from '../files/register.ts';
@@ -223,9 +224,8 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const headers: Record<string, string> = q.contentType ? { 'content-type': q.contentType } : {};
       let payloadHash: string | undefined;
       if (q.action === 'getObject' || q.action === 'headObject') {
-        // Reads: the key must be the content of a file the caller may read.
-        const row = q.fId ? await accessible(db, user, q.fId, 'read') : undefined;
-        if (!row?.blobId || row.objectKey !== key) throw forbidden('not the content of a file you may read (pass its instanceId as fId)');
+        // Reads: the key must be content of a file the caller may read (current, a history version, or in their bin).
+        if (!(await mayReadKey(db, user, q.fId, key))) throw forbidden('not the content of a file you may read (pass its instanceId as fId)');
       } else {
         if (!q.fId) throw forbidden('upload actions need the fId of the upload session');
         const s = await sessionOf(db, user, q.fId);

@@ -108,6 +108,9 @@ export interface BusinessLibsTable {
   is_home: Generated<Flag>;
   admin_only: Generated<Flag>;
   sort: Generated<number>;
+  /** History versions kept per file, and their age in days; null = the server's defaults (006). */
+  version_max_count: number | null;
+  version_max_days: number | null;
 }
 
 export interface MenusTable {
@@ -182,6 +185,10 @@ export interface RecycleEntriesTable {
   deleted_by: string;
   deleted_at: number;
   total_bytes: Generated<number>;
+  /** Folder names from below the library root to where it was deleted from (006). */
+  original_path: Generated<string>;
+  /** When it moved to the second-level bin (level 2), epoch ms (006). */
+  purged_at: number | null;
 }
 
 export type WriteMode = 'put' | 'multipart' | 'server';

@@ -10,6 +10,7 @@ import { jobsMigration } from './002_jobs.ts';
 import { leasesMigration } from './003_leases.ts';
 import { orgMigration } from './004_org.ts';
 import { rolesMigration } from './005_roles.ts';
+import { recycleMigration } from './006_recycle.ts';
 import { searchMigration } from './007_search.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
@@ -19,6 +20,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '003_leases': leasesMigration(dialect),
     '004_org': orgMigration(dialect),
     '005_roles': rolesMigration(dialect),
+    '006_recycle': recycleMigration(dialect),
     '007_search': searchMigration(dialect),
   };
 }

@@ -113,7 +113,7 @@ export const getGetDownloadFileInfoMockHandler = (overrideResponse?: DownloadFil
   }, options)
 }
 
-export const getGetRecycleFileInfoMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getGetRecycleFileInfoMockHandler = (overrideResponse?: DownloadFileInfoResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<DownloadFileInfoResponse> | DownloadFileInfoResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/API/getRecycleFileInfo', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 

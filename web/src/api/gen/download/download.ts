@@ -433,11 +433,14 @@ export const getGetRecycleFileInfoUrl = (params: GetRecycleFileInfoParams,) => {
 }
 
 /**
+ * What getDownloadFileInfo answers, for a file of the caller's recycle bin (an entry, or a file inside a
+ * deleted folder), so it can be checked before it is restored. Reads go through the same signed storage path.
+ * 404 NOT_FOUND for anything else.
  * @summary Download info of a file in the recycle bin
  */
-export const getRecycleFileInfo = async (params: GetRecycleFileInfoParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const getRecycleFileInfo = async (params: GetRecycleFileInfoParams, options?: Parameters<typeof hcsFetch>[1]): Promise<DownloadFileInfoResponse> => {
 
-  return hcsFetch<AnyResponse>(getGetRecycleFileInfoUrl(params),
+  return hcsFetch<DownloadFileInfoResponse>(getGetRecycleFileInfoUrl(params),
   {
     ...options,
     method: 'GET'

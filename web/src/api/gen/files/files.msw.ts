@@ -48,9 +48,11 @@ import type {
 import type {
   AnyResponse,
   BatchResultResponse,
+  EmptyResultResponse,
   FavouritePageResponse,
   FolderInfoResponse,
   GroupHitPageResponse,
+  IdBatchResultResponse,
   InstanceListResponse,
   InstancePageResponse,
   InstanceResponse,
@@ -58,12 +60,15 @@ import type {
   LabelResponse,
   ManagedFilePageResponse,
   OkResponse,
+  RecyclePageResponse,
   RemovedCountResponse,
   SearchPageResponse,
+  SecRecyclePageResponse,
   TemplateListResponse,
   TemplateResponse,
   TreeNodeListResponse,
   UserHitPageResponse,
+  VersionListResponse,
   VideoPreviewResponse
 } from '../model';
 
@@ -104,6 +109,7 @@ import {
   getPageFileSharingListResponseMock,
   getPageFileSharingResponseMock,
   getPageFilesForManagerResponseMock,
+  getPageRecycleResponseMock,
   getPageSecRecycleResponseMock,
   getPreviewVideoResponseMock,
   getRecycleFilesForManagerResponseMock,
@@ -120,7 +126,7 @@ import {
   getStreamVideoResponseMock
 } from './files.faker.ts';
 
-export { getListInstancesResponseMock, getCreateInstancesResponseMock, getCreateOfficeFileResponseMock, getGetInstanceResponseMock, getModifyInstanceResponseMock, getDeleteInstancesResponseMock, getMoveInstancesResponseMock, getCopyInstancesResponseMock, getRestoreInstancesResponseMock, getRemoveRecycledResponseMock, getEmptyRecycleResponseMock, getMoveSecRecycleResponseMock, getPageSecRecycleResponseMock, getRestoreSecRecycleResponseMock, getDeleteSecRecycleResponseMock, getEmptySecRecycleResponseMock, getGetTreeFolderResponseMock, getGetTreeFolderDataResponseMock, getGetParentAuthResponseMock, getGetFolderInfoResponseMock, getSaveInstanceRemarkResponseMock, getSaveInstanceLabelResponseMock, getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getAddFavouriteResponseMock, getDeleteFavouriteResponseMock, getPageFavouritesResponseMock, getGetHistoryVersionResponseMock, getRollbackFileResponseMock, getAddOrUpdateGroupInstanceResponseMock, getSearchPageResponseMock, getSearchUserPageResponseMock, getSearchGroupPageResponseMock, getPageFilesForManagerResponseMock, getPreviewVideoResponseMock, getRecycleFilesForManagerResponseMock, getRestoreFilesForManagerResponseMock, getStreamVideoResponseMock, getListLabelsResponseMock, getCreateLabelResponseMock, getModifyLabelResponseMock, getDeleteLabelResponseMock, getListTemplatesResponseMock, getAddTemplateResponseMock, getDeleteTemplateResponseMock } from './files.faker.ts';
+export { getListInstancesResponseMock, getCreateInstancesResponseMock, getCreateOfficeFileResponseMock, getGetInstanceResponseMock, getModifyInstanceResponseMock, getDeleteInstancesResponseMock, getMoveInstancesResponseMock, getCopyInstancesResponseMock, getPageRecycleResponseMock, getRestoreInstancesResponseMock, getRemoveRecycledResponseMock, getEmptyRecycleResponseMock, getMoveSecRecycleResponseMock, getPageSecRecycleResponseMock, getRestoreSecRecycleResponseMock, getDeleteSecRecycleResponseMock, getEmptySecRecycleResponseMock, getGetTreeFolderResponseMock, getGetTreeFolderDataResponseMock, getGetParentAuthResponseMock, getGetFolderInfoResponseMock, getSaveInstanceRemarkResponseMock, getSaveInstanceLabelResponseMock, getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getAddFavouriteResponseMock, getDeleteFavouriteResponseMock, getPageFavouritesResponseMock, getGetHistoryVersionResponseMock, getRollbackFileResponseMock, getAddOrUpdateGroupInstanceResponseMock, getSearchPageResponseMock, getSearchUserPageResponseMock, getSearchGroupPageResponseMock, getPageFilesForManagerResponseMock, getPreviewVideoResponseMock, getRecycleFilesForManagerResponseMock, getRestoreFilesForManagerResponseMock, getStreamVideoResponseMock, getListLabelsResponseMock, getCreateLabelResponseMock, getModifyLabelResponseMock, getDeleteLabelResponseMock, getListTemplatesResponseMock, getAddTemplateResponseMock, getDeleteTemplateResponseMock } from './files.faker.ts';
 
 
 export const getListInstancesMockHandler = (overrideResponse?: InstancePageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<InstancePageResponse> | InstancePageResponse), options?: RequestHandlerOptions) => {
@@ -219,7 +225,19 @@ export const getCopyInstancesMockHandler = (overrideResponse?: BatchResultRespon
   }, options)
 }
 
-export const getRestoreInstancesMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getPageRecycleMockHandler = (overrideResponse?: RecyclePageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<RecyclePageResponse> | RecyclePageResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/pageRecycle', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getPageRecycleResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getRestoreInstancesMockHandler = (overrideResponse?: BatchResultResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<BatchResultResponse> | BatchResultResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/restore', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -231,7 +249,7 @@ export const getRestoreInstancesMockHandler = (overrideResponse?: AnyResponse | 
   }, options)
 }
 
-export const getRemoveRecycledMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getRemoveRecycledMockHandler = (overrideResponse?: IdBatchResultResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<IdBatchResultResponse> | IdBatchResultResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/remove/delete', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -243,7 +261,7 @@ export const getRemoveRecycledMockHandler = (overrideResponse?: AnyResponse | ((
   }, options)
 }
 
-export const getEmptyRecycleMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getEmptyRecycleMockHandler = (overrideResponse?: EmptyResultResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<EmptyResultResponse> | EmptyResultResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/controller/emptyRecycle', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -255,7 +273,7 @@ export const getEmptyRecycleMockHandler = (overrideResponse?: AnyResponse | ((in
   }, options)
 }
 
-export const getMoveSecRecycleMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getMoveSecRecycleMockHandler = (overrideResponse?: IdBatchResultResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<IdBatchResultResponse> | IdBatchResultResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/controller/moveSecRecycle', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -267,7 +285,7 @@ export const getMoveSecRecycleMockHandler = (overrideResponse?: AnyResponse | ((
   }, options)
 }
 
-export const getPageSecRecycleMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getPageSecRecycleMockHandler = (overrideResponse?: SecRecyclePageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<SecRecyclePageResponse> | SecRecyclePageResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/pageSecRecycle', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -279,7 +297,7 @@ export const getPageSecRecycleMockHandler = (overrideResponse?: AnyResponse | ((
   }, options)
 }
 
-export const getRestoreSecRecycleMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getRestoreSecRecycleMockHandler = (overrideResponse?: BatchResultResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<BatchResultResponse> | BatchResultResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/restoreSecRecycle', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -291,7 +309,7 @@ export const getRestoreSecRecycleMockHandler = (overrideResponse?: AnyResponse |
   }, options)
 }
 
-export const getDeleteSecRecycleMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getDeleteSecRecycleMockHandler = (overrideResponse?: IdBatchResultResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<IdBatchResultResponse> | IdBatchResultResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/deleteSecRecycle', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -303,7 +321,7 @@ export const getDeleteSecRecycleMockHandler = (overrideResponse?: AnyResponse | 
   }, options)
 }
 
-export const getEmptySecRecycleMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getEmptySecRecycleMockHandler = (overrideResponse?: EmptyResultResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<EmptyResultResponse> | EmptyResultResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/controller/emptySecRecycle', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -507,7 +525,7 @@ export const getPageFavouritesMockHandler = (overrideResponse?: FavouritePageRes
   }, options)
 }
 
-export const getGetHistoryVersionMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getGetHistoryVersionMockHandler = (overrideResponse?: VersionListResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<VersionListResponse> | VersionListResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/getHistoryVersion', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -519,7 +537,7 @@ export const getGetHistoryVersionMockHandler = (overrideResponse?: AnyResponse |
   }, options)
 }
 
-export const getRollbackFileMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getRollbackFileMockHandler = (overrideResponse?: InstanceResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<InstanceResponse> | InstanceResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/controller/rollbackFile', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -732,6 +750,7 @@ export const getFilesMock = () => [
   getDeleteInstancesMockHandler(),
   getMoveInstancesMockHandler(),
   getCopyInstancesMockHandler(),
+  getPageRecycleMockHandler(),
   getRestoreInstancesMockHandler(),
   getRemoveRecycledMockHandler(),
   getEmptyRecycleMockHandler(),

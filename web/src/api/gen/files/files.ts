@@ -65,6 +65,8 @@ import type {
   DeleteFileSharingParams,
   DeleteInstancesParams,
   DeleteSecRecycleParams,
+  EmptyRecycleParams,
+  EmptyResultResponse,
   ErrorResponse,
   FavouritePageResponse,
   FavouriteRequest,
@@ -76,6 +78,7 @@ import type {
   GetParentAuthParams,
   GetTreeFolderDataParams,
   GroupHitPageResponse,
+  IdBatchResultResponse,
   InstanceListResponse,
   InstancePageResponse,
   InstanceResponse,
@@ -88,28 +91,34 @@ import type {
   ModifyInstanceRequest,
   ModifyLabelRequest,
   MoveInstancesParams,
+  MoveSecRecycleParams,
   OkResponse,
   PageFavouritesParams,
   PageFileSharingListParams,
   PageFileSharingParams,
   PageFilesForManagerParams,
+  PageRecycleParams,
   PageSecRecycleParams,
   PreviewVideoParams,
+  RecyclePageResponse,
   RemoveRecycledParams,
   RemovedCountResponse,
   RestoreInstancesParams,
   RestoreSecRecycleParams,
+  RollbackRequest,
   SaveInstanceLabelRequest,
   SaveInstanceRemarkRequest,
   SearchGroupPageParams,
   SearchPageParams,
   SearchPageResponse,
   SearchUserPageParams,
+  SecRecyclePageResponse,
   TemplateListResponse,
   TemplateResponse,
   TreeFolderRequest,
   TreeNodeListResponse,
   UserHitPageResponse,
+  VersionListResponse,
   VideoPreviewResponse
 } from '../model';
 
@@ -1059,6 +1068,116 @@ export function useCopyInstances<TData = Awaited<ReturnType<typeof copyInstances
 
 
 
+export const getPageRecycleUrl = (params?: PageRecycleParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/controller/pageRecycle?${stringifiedParams}` : `/hcs/controller/pageRecycle`
+}
+
+/**
+ * The entries of the caller's personal bin (instanceType 1) or of their department's (instanceType 3), each
+ * with its original path and deletion time. Entries stay `HCS_RECYCLE_DAYS` days (default 30), then move to the
+ * administrators' second-level bin. They keep counting against the space's quota until they leave the bin.
+ * @summary A page of the caller's recycle bin
+ */
+export const pageRecycle = async (params?: PageRecycleParams, options?: Parameters<typeof hcsFetch>[1]): Promise<RecyclePageResponse> => {
+
+  return hcsFetch<RecyclePageResponse>(getPageRecycleUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getPageRecycleQueryKey = (params?: PageRecycleParams,) => {
+    return [
+    `/hcs/controller/pageRecycle`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getPageRecycleQueryOptions = <TData = Awaited<ReturnType<typeof pageRecycle>>, TError = ErrorResponse>(params?: PageRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getPageRecycleQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof pageRecycle>>> = ({ signal }) => pageRecycle(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof pageRecycle>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type PageRecycleQueryResult = NonNullable<Awaited<ReturnType<typeof pageRecycle>>>
+export type PageRecycleQueryError = ErrorResponse
+
+
+export function usePageRecycle<TData = Awaited<ReturnType<typeof pageRecycle>>, TError = ErrorResponse>(
+ params: undefined |  PageRecycleParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageRecycle>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof pageRecycle>>,
+          TError,
+          Awaited<ReturnType<typeof pageRecycle>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function usePageRecycle<TData = Awaited<ReturnType<typeof pageRecycle>>, TError = ErrorResponse>(
+ params?: PageRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageRecycle>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof pageRecycle>>,
+          TError,
+          Awaited<ReturnType<typeof pageRecycle>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function usePageRecycle<TData = Awaited<ReturnType<typeof pageRecycle>>, TError = ErrorResponse>(
+ params?: PageRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary A page of the caller's recycle bin
+ */
+
+export function usePageRecycle<TData = Awaited<ReturnType<typeof pageRecycle>>, TError = ErrorResponse>(
+ params?: PageRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getPageRecycleQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
 export const getRestoreInstancesUrl = (params: RestoreInstancesParams,) => {
   const normalizedParams = new URLSearchParams();
 
@@ -1075,11 +1194,15 @@ export const getRestoreInstancesUrl = (params: RestoreInstancesParams,) => {
 }
 
 /**
- * @summary Restore instances from the recycle bin
+ * Each id is an entry of the caller's bin (pageRecycle's instanceId; anything else fails with 404 NOT_FOUND).
+ * The entry goes back into the folder it was deleted from with everything that was deleted with it. When that
+ * folder is gone (deleted, or deleted for good), the folders of its original path are recreated from the
+ * library root. A name now taken fails with 409 NAME_EXISTS unless `conflict` says what to do.
+ * @summary Restore entries of the recycle bin to where they were
  */
-export const restoreInstances = async (params: RestoreInstancesParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const restoreInstances = async (params: RestoreInstancesParams, options?: Parameters<typeof hcsFetch>[1]): Promise<BatchResultResponse> => {
 
-  return hcsFetch<AnyResponse>(getRestoreInstancesUrl(params),
+  return hcsFetch<BatchResultResponse>(getRestoreInstancesUrl(params),
   {
     ...options,
     method: 'GET'
@@ -1146,7 +1269,7 @@ export function useRestoreInstances<TData = Awaited<ReturnType<typeof restoreIns
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Restore instances from the recycle bin
+ * @summary Restore entries of the recycle bin to where they were
  */
 
 export function useRestoreInstances<TData = Awaited<ReturnType<typeof restoreInstances>>, TError = ErrorResponse>(
@@ -1182,11 +1305,15 @@ export const getRemoveRecycledUrl = (params: RemoveRecycledParams,) => {
 }
 
 /**
- * @summary Delete instances from the recycle bin for good
+ * The entries leave the caller's bin and their bytes stop counting against the quota at once. They go to the
+ * administrators' second-level bin (pageSecRecycle), where they stay `HCS_SEC_RECYCLE_DAYS` days (default 30)
+ * and can still be restored; only then are they deleted. Ids that are not entries of the caller's bin fail
+ * with 404 NOT_FOUND.
+ * @summary Delete entries of the recycle bin for good
  */
-export const removeRecycled = async (params: RemoveRecycledParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const removeRecycled = async (params: RemoveRecycledParams, options?: Parameters<typeof hcsFetch>[1]): Promise<IdBatchResultResponse> => {
 
-  return hcsFetch<AnyResponse>(getRemoveRecycledUrl(params),
+  return hcsFetch<IdBatchResultResponse>(getRemoveRecycledUrl(params),
   {
     ...options,
     method: 'GET'
@@ -1253,7 +1380,7 @@ export function useRemoveRecycled<TData = Awaited<ReturnType<typeof removeRecycl
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Delete instances from the recycle bin for good
+ * @summary Delete entries of the recycle bin for good
  */
 
 export function useRemoveRecycled<TData = Awaited<ReturnType<typeof removeRecycled>>, TError = ErrorResponse>(
@@ -1273,20 +1400,28 @@ export function useRemoveRecycled<TData = Awaited<ReturnType<typeof removeRecycl
 
 
 
-export const getEmptyRecycleUrl = () => {
+export const getEmptyRecycleUrl = (params?: EmptyRecycleParams,) => {
+  const normalizedParams = new URLSearchParams();
 
+  Object.entries(params || {}).forEach(([key, value]) => {
 
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
 
+  const stringifiedParams = normalizedParams.toString();
 
-  return `/hcs/controller/emptyRecycle`
+  return stringifiedParams.length > 0 ? `/hcs/controller/emptyRecycle?${stringifiedParams}` : `/hcs/controller/emptyRecycle`
 }
 
 /**
- * @summary Empty the recycle bin
+ * removeRecycled for every entry of the caller's personal bin (instanceType 1) or their department's (3).
+ * @summary Empty the caller's recycle bin
  */
-export const emptyRecycle = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const emptyRecycle = async (params?: EmptyRecycleParams, options?: Parameters<typeof hcsFetch>[1]): Promise<EmptyResultResponse> => {
 
-  return hcsFetch<AnyResponse>(getEmptyRecycleUrl(),
+  return hcsFetch<EmptyResultResponse>(getEmptyRecycleUrl(params),
   {
     ...options,
     method: 'POST'
@@ -1299,23 +1434,23 @@ export const emptyRecycle = async ( options?: Parameters<typeof hcsFetch>[1]): P
 
 
 
-export const getEmptyRecycleQueryKey = () => {
+export const getEmptyRecycleQueryKey = (params?: EmptyRecycleParams,) => {
     return [
-    'POST', `/hcs/controller/emptyRecycle`
+    'POST', `/hcs/controller/emptyRecycle`, ...(params ? [params] : [])
     ] as const;
     }
 
 
-export const getEmptyRecycleQueryOptions = <TData = Awaited<ReturnType<typeof emptyRecycle>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof emptyRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getEmptyRecycleQueryOptions = <TData = Awaited<ReturnType<typeof emptyRecycle>>, TError = ErrorResponse>(params?: EmptyRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof emptyRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getEmptyRecycleQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getEmptyRecycleQueryKey(params);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof emptyRecycle>>> = ({ signal }) => emptyRecycle({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof emptyRecycle>>> = ({ signal }) => emptyRecycle(params, { signal, ...requestOptions });
 
 
 
@@ -1329,7 +1464,7 @@ export type EmptyRecycleQueryError = ErrorResponse
 
 
 export function useEmptyRecycle<TData = Awaited<ReturnType<typeof emptyRecycle>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof emptyRecycle>>, TError, TData>> & Pick<
+ params: undefined |  EmptyRecycleParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof emptyRecycle>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof emptyRecycle>>,
           TError,
@@ -1339,7 +1474,7 @@ export function useEmptyRecycle<TData = Awaited<ReturnType<typeof emptyRecycle>>
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useEmptyRecycle<TData = Awaited<ReturnType<typeof emptyRecycle>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof emptyRecycle>>, TError, TData>> & Pick<
+ params?: EmptyRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof emptyRecycle>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof emptyRecycle>>,
           TError,
@@ -1349,19 +1484,19 @@ export function useEmptyRecycle<TData = Awaited<ReturnType<typeof emptyRecycle>>
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useEmptyRecycle<TData = Awaited<ReturnType<typeof emptyRecycle>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof emptyRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params?: EmptyRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof emptyRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Empty the recycle bin
+ * @summary Empty the caller's recycle bin
  */
 
 export function useEmptyRecycle<TData = Awaited<ReturnType<typeof emptyRecycle>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof emptyRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params?: EmptyRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof emptyRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getEmptyRecycleQueryOptions(options)
+  const queryOptions = getEmptyRecycleQueryOptions(params,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -1373,20 +1508,29 @@ export function useEmptyRecycle<TData = Awaited<ReturnType<typeof emptyRecycle>>
 
 
 
-export const getMoveSecRecycleUrl = () => {
+export const getMoveSecRecycleUrl = (params: MoveSecRecycleParams,) => {
+  const normalizedParams = new URLSearchParams();
 
+  Object.entries(params || {}).forEach(([key, value]) => {
 
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
 
+  const stringifiedParams = normalizedParams.toString();
 
-  return `/hcs/controller/moveSecRecycle`
+  return stringifiedParams.length > 0 ? `/hcs/controller/moveSecRecycle?${stringifiedParams}` : `/hcs/controller/moveSecRecycle`
 }
 
 /**
- * @summary Move recycled instances to the second-level recycle bin
+ * What removeRecycled does, for an administrator on any space's bin entries. Ids that are not entries of a
+ * (first-level) bin fail with 404 NOT_FOUND.
+ * @summary Move entries of any user's recycle bin to the second-level recycle bin
  */
-export const moveSecRecycle = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const moveSecRecycle = async (params: MoveSecRecycleParams, options?: Parameters<typeof hcsFetch>[1]): Promise<IdBatchResultResponse> => {
 
-  return hcsFetch<AnyResponse>(getMoveSecRecycleUrl(),
+  return hcsFetch<IdBatchResultResponse>(getMoveSecRecycleUrl(params),
   {
     ...options,
     method: 'POST'
@@ -1399,23 +1543,23 @@ export const moveSecRecycle = async ( options?: Parameters<typeof hcsFetch>[1]):
 
 
 
-export const getMoveSecRecycleQueryKey = () => {
+export const getMoveSecRecycleQueryKey = (params?: MoveSecRecycleParams,) => {
     return [
-    'POST', `/hcs/controller/moveSecRecycle`
+    'POST', `/hcs/controller/moveSecRecycle`, ...(params ? [params] : [])
     ] as const;
     }
 
 
-export const getMoveSecRecycleQueryOptions = <TData = Awaited<ReturnType<typeof moveSecRecycle>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof moveSecRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getMoveSecRecycleQueryOptions = <TData = Awaited<ReturnType<typeof moveSecRecycle>>, TError = ErrorResponse>(params: MoveSecRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof moveSecRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getMoveSecRecycleQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getMoveSecRecycleQueryKey(params);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof moveSecRecycle>>> = ({ signal }) => moveSecRecycle({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof moveSecRecycle>>> = ({ signal }) => moveSecRecycle(params, { signal, ...requestOptions });
 
 
 
@@ -1429,7 +1573,7 @@ export type MoveSecRecycleQueryError = ErrorResponse
 
 
 export function useMoveSecRecycle<TData = Awaited<ReturnType<typeof moveSecRecycle>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof moveSecRecycle>>, TError, TData>> & Pick<
+ params: MoveSecRecycleParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof moveSecRecycle>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof moveSecRecycle>>,
           TError,
@@ -1439,7 +1583,7 @@ export function useMoveSecRecycle<TData = Awaited<ReturnType<typeof moveSecRecyc
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useMoveSecRecycle<TData = Awaited<ReturnType<typeof moveSecRecycle>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof moveSecRecycle>>, TError, TData>> & Pick<
+ params: MoveSecRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof moveSecRecycle>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof moveSecRecycle>>,
           TError,
@@ -1449,19 +1593,19 @@ export function useMoveSecRecycle<TData = Awaited<ReturnType<typeof moveSecRecyc
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useMoveSecRecycle<TData = Awaited<ReturnType<typeof moveSecRecycle>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof moveSecRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params: MoveSecRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof moveSecRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Move recycled instances to the second-level recycle bin
+ * @summary Move entries of any user's recycle bin to the second-level recycle bin
  */
 
 export function useMoveSecRecycle<TData = Awaited<ReturnType<typeof moveSecRecycle>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof moveSecRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params: MoveSecRecycleParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof moveSecRecycle>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getMoveSecRecycleQueryOptions(options)
+  const queryOptions = getMoveSecRecycleQueryOptions(params,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -1489,11 +1633,12 @@ export const getPageSecRecycleUrl = (params?: PageSecRecycleParams,) => {
 }
 
 /**
+ * What users deleted for good, from every space, with the owner and when it left the user's bin.
  * @summary A page of the second-level recycle bin
  */
-export const pageSecRecycle = async (params?: PageSecRecycleParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const pageSecRecycle = async (params?: PageSecRecycleParams, options?: Parameters<typeof hcsFetch>[1]): Promise<SecRecyclePageResponse> => {
 
-  return hcsFetch<AnyResponse>(getPageSecRecycleUrl(params),
+  return hcsFetch<SecRecyclePageResponse>(getPageSecRecycleUrl(params),
   {
     ...options,
     method: 'GET'
@@ -1596,11 +1741,14 @@ export const getRestoreSecRecycleUrl = (params: RestoreSecRecycleParams,) => {
 }
 
 /**
- * @summary Restore from the second-level recycle bin
+ * Each entry goes back to its owner's space where it was deleted from (missing folders recreated, a taken name
+ * per `conflict` as in restoreInstances), and counts against the owner's quota again, even past it: an
+ * administrator's restore is never refused for space.
+ * @summary Restore entries of the second-level recycle bin to their owner
  */
-export const restoreSecRecycle = async (params: RestoreSecRecycleParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const restoreSecRecycle = async (params: RestoreSecRecycleParams, options?: Parameters<typeof hcsFetch>[1]): Promise<BatchResultResponse> => {
 
-  return hcsFetch<AnyResponse>(getRestoreSecRecycleUrl(params),
+  return hcsFetch<BatchResultResponse>(getRestoreSecRecycleUrl(params),
   {
     ...options,
     method: 'GET'
@@ -1667,7 +1815,7 @@ export function useRestoreSecRecycle<TData = Awaited<ReturnType<typeof restoreSe
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Restore from the second-level recycle bin
+ * @summary Restore entries of the second-level recycle bin to their owner
  */
 
 export function useRestoreSecRecycle<TData = Awaited<ReturnType<typeof restoreSecRecycle>>, TError = ErrorResponse>(
@@ -1703,11 +1851,13 @@ export const getDeleteSecRecycleUrl = (params: DeleteSecRecycleParams,) => {
 }
 
 /**
- * @summary Delete from the second-level recycle bin
+ * The entries, their history versions and their rows are deleted. Stored bytes are deleted only when no file,
+ * history version or bin entry references the same content any more.
+ * @summary Delete entries of the second-level recycle bin for good
  */
-export const deleteSecRecycle = async (params: DeleteSecRecycleParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const deleteSecRecycle = async (params: DeleteSecRecycleParams, options?: Parameters<typeof hcsFetch>[1]): Promise<IdBatchResultResponse> => {
 
-  return hcsFetch<AnyResponse>(getDeleteSecRecycleUrl(params),
+  return hcsFetch<IdBatchResultResponse>(getDeleteSecRecycleUrl(params),
   {
     ...options,
     method: 'GET'
@@ -1774,7 +1924,7 @@ export function useDeleteSecRecycle<TData = Awaited<ReturnType<typeof deleteSecR
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Delete from the second-level recycle bin
+ * @summary Delete entries of the second-level recycle bin for good
  */
 
 export function useDeleteSecRecycle<TData = Awaited<ReturnType<typeof deleteSecRecycle>>, TError = ErrorResponse>(
@@ -1803,11 +1953,12 @@ export const getEmptySecRecycleUrl = () => {
 }
 
 /**
+ * deleteSecRecycle for every entry.
  * @summary Empty the second-level recycle bin
  */
-export const emptySecRecycle = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const emptySecRecycle = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<EmptyResultResponse> => {
 
-  return hcsFetch<AnyResponse>(getEmptySecRecycleUrl(),
+  return hcsFetch<EmptyResultResponse>(getEmptySecRecycleUrl(),
   {
     ...options,
     method: 'POST'
@@ -3649,11 +3800,15 @@ export const getGetHistoryVersionUrl = (params: GetHistoryVersionParams,) => {
 }
 
 /**
+ * The current content first, then every kept history version newest first, each with its time, size, author
+ * and SHA-256. Download or preview one with getDownloadFileInfo / getS3DownloadUrl and `version`. Versions are
+ * kept up to a number and an age per library (`HCS_VERSION_MAX_COUNT`, `HCS_VERSION_MAX_DAYS`); a job deletes
+ * older ones. 409 CONFLICT for a folder.
  * @summary History versions of a file
  */
-export const getHistoryVersion = async (params: GetHistoryVersionParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const getHistoryVersion = async (params: GetHistoryVersionParams, options?: Parameters<typeof hcsFetch>[1]): Promise<VersionListResponse> => {
 
-  return hcsFetch<AnyResponse>(getGetHistoryVersionUrl(params),
+  return hcsFetch<VersionListResponse>(getGetHistoryVersionUrl(params),
   {
     ...options,
     method: 'GET'
@@ -3749,16 +3904,34 @@ export const getRollbackFileUrl = () => {
 }
 
 /**
+ * The chosen version's content becomes the file's current content under the next version number, and the
+ * content it replaces is kept as a history version too; the chosen version stays in the history. No bytes are
+ * copied, but the restored content counts against the quota like an upload of it (SPACE_NOT_ENOUGH when it
+ * does not fit). 404 NOT_FOUND for a version the file does not have.
  * @summary Make a history version current
  */
-export const rollbackFile = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const rollbackFile = async (rollbackRequest: RollbackRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<InstanceResponse> => {
 
-  return hcsFetch<AnyResponse>(getRollbackFileUrl(),
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<InstanceResponse>(getRollbackFileUrl(),
   {
     ...options,
-    method: 'POST'
-
-
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(rollbackRequest)
   }
 );}
 
@@ -3766,23 +3939,23 @@ export const rollbackFile = async ( options?: Parameters<typeof hcsFetch>[1]): P
 
 
 
-export const getRollbackFileQueryKey = () => {
+export const getRollbackFileQueryKey = (rollbackRequest?: RollbackRequest,) => {
     return [
-    'POST', `/hcs/controller/rollbackFile`
+    'POST', `/hcs/controller/rollbackFile`, rollbackRequest
     ] as const;
     }
 
 
-export const getRollbackFileQueryOptions = <TData = Awaited<ReturnType<typeof rollbackFile>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rollbackFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getRollbackFileQueryOptions = <TData = Awaited<ReturnType<typeof rollbackFile>>, TError = ErrorResponse>(rollbackRequest: RollbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rollbackFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getRollbackFileQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getRollbackFileQueryKey(rollbackRequest);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof rollbackFile>>> = ({ signal }) => rollbackFile({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof rollbackFile>>> = ({ signal }) => rollbackFile(rollbackRequest, { signal, ...requestOptions });
 
 
 
@@ -3796,7 +3969,7 @@ export type RollbackFileQueryError = ErrorResponse
 
 
 export function useRollbackFile<TData = Awaited<ReturnType<typeof rollbackFile>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof rollbackFile>>, TError, TData>> & Pick<
+ rollbackRequest: RollbackRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof rollbackFile>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof rollbackFile>>,
           TError,
@@ -3806,7 +3979,7 @@ export function useRollbackFile<TData = Awaited<ReturnType<typeof rollbackFile>>
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useRollbackFile<TData = Awaited<ReturnType<typeof rollbackFile>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rollbackFile>>, TError, TData>> & Pick<
+ rollbackRequest: RollbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rollbackFile>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof rollbackFile>>,
           TError,
@@ -3816,7 +3989,7 @@ export function useRollbackFile<TData = Awaited<ReturnType<typeof rollbackFile>>
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useRollbackFile<TData = Awaited<ReturnType<typeof rollbackFile>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rollbackFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ rollbackRequest: RollbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rollbackFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -3824,11 +3997,11 @@ export function useRollbackFile<TData = Awaited<ReturnType<typeof rollbackFile>>
  */
 
 export function useRollbackFile<TData = Awaited<ReturnType<typeof rollbackFile>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rollbackFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ rollbackRequest: RollbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rollbackFile>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getRollbackFileQueryOptions(options)
+  const queryOptions = getRollbackFileQueryOptions(rollbackRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 

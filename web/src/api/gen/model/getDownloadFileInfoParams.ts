@@ -40,6 +40,7 @@
 import type { FileSharingIdParameter } from './fileSharingIdParameter.ts';
 import type { InstanceIdQueryParameter } from './instanceIdQueryParameter.ts';
 import type { PlatformIdParameter } from './platformIdParameter.ts';
+import type { VersionQueryParameter } from './versionQueryParameter.ts';
 
 export type GetDownloadFileInfoParams = {
 /**
@@ -57,4 +58,11 @@ fileSharingId?: FileSharingIdParameter;
  * @maxLength 32
  */
 platformId?: PlatformIdParameter;
+/**
+ * A history version of the file (getHistoryVersion) instead of its current content; 404 NOT_FOUND when the file
+ * has no such version. Needs the `version` permission besides the call's own.
+ * @minimum 1
+ * @maximum 2147483647
+ */
+version?: VersionQueryParameter;
 };

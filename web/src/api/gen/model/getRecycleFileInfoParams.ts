@@ -38,6 +38,7 @@
  * OpenAPI spec version: 0.1.0
  */
 import type { InstanceIdQueryParameter } from './instanceIdQueryParameter.ts';
+import type { PlatformIdParameter } from './platformIdParameter.ts';
 
 export type GetRecycleFileInfoParams = {
 /**
@@ -45,4 +46,9 @@ export type GetRecycleFileInfoParams = {
  * @pattern ^[A-Za-z0-9_-]+$
  */
 instanceId: InstanceIdQueryParameter;
+/**
+ * Platform value (NetDisk, MPS, UAT_MPS; MPS and UAT_MPS are sent as empty).
+ * @maxLength 32
+ */
+platformId?: PlatformIdParameter;
 };

@@ -40,6 +40,7 @@
 import type { FileSharingIdParameter } from './fileSharingIdParameter.ts';
 import type { GetS3DownloadUrlAction } from './getS3DownloadUrlAction.ts';
 import type { InstanceIdQueryParameter } from './instanceIdQueryParameter.ts';
+import type { VersionQueryParameter } from './versionQueryParameter.ts';
 
 export type GetS3DownloadUrlParams = {
 /**
@@ -63,4 +64,11 @@ action?: GetS3DownloadUrlAction;
  * @maximum 604800
  */
 expiresIn?: number;
+/**
+ * A history version of the file (getHistoryVersion) instead of its current content; 404 NOT_FOUND when the file
+ * has no such version. Needs the `version` permission besides the call's own.
+ * @minimum 1
+ * @maximum 2147483647
+ */
+version?: VersionQueryParameter;
 };

@@ -38,6 +38,8 @@
  * OpenAPI spec version: 0.1.0
  */
 import type { PageNoParameter } from './pageNoParameter.ts';
+import type { PageSecRecycleSortField } from './pageSecRecycleSortField.ts';
+import type { PageSecRecycleSortOrder } from './pageSecRecycleSortOrder.ts';
 import type { PageSizeParameter } from './pageSizeParameter.ts';
 
 export type PageSecRecycleParams = {
@@ -53,4 +55,11 @@ pageNo?: PageNoParameter;
  * @maximum 1000
  */
 pageSize?: PageSizeParameter;
+/**
+ * Case-insensitive substring of the entry's name.
+ * @maxLength 255
+ */
+keyword?: string;
+sortField?: PageSecRecycleSortField;
+sortOrder?: PageSecRecycleSortOrder;
 };

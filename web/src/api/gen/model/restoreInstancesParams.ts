@@ -37,6 +37,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { Conflict } from './conflict.ts';
 import type { IdsParameter } from './idsParameter.ts';
 
 export type RestoreInstancesParams = {
@@ -46,4 +47,5 @@ export type RestoreInstancesParams = {
  * @pattern ^[A-Za-z0-9_-]+(,[A-Za-z0-9_-]+)*$
  */
 ids: IdsParameter;
+conflict?: Conflict;
 };

@@ -1,0 +1,151 @@
+// The recycle bins (contract tag "files"): a user's bin (list, restore, delete for good, empty, read a recycled
+// file) and the administrators' second-level bin (list, restore to the owner, delete, empty). Which ids a caller may
+// touch is the access gate's (x-hcs-access `delete` on the ids, or `admin`); here an id must also be the top of an
+// entry of the bin the call is about, or it fails as NOT_FOUND.
+import type { AppContext, Handlers } from '../context.ts';
+import { ok } from '../http/envelope.ts';
+import { AppError } from '../http/errors.ts';
+import { getInstanceRow } from '../db/instances-repo.ts';
+import {
+  deleteEntry, entriesOf, entryOfInstance, entryOfRow, listRecycle, moveToSecondLevel, restoreEntry, type RecycleEntry, type RecycleLevel,
+} from '../db/recycle-repo.ts';
+import { callerOf, defaultSpace } from '../files/access.ts';
+import { batch } from '../files/file-ops.ts';
+import { downloadInfo, viewOf } from '../files/wire.ts';
+import type { components } from '@hcs/openapi/schema';
+
+type Schemas = components['schemas'];
+
+/** Entries handled per round when a whole bin is emptied: each is its own transaction. */
+const EMPTY_BATCH = 200;
+
+export function recycleItem(e: RecycleEntry): Schemas['RecycleItem'] {
+  return {
+    instanceId: e.instanceId,
+    instanceName: e.name,
+    classifierId: e.isFolder ? 'Folder' : 'File',
+    fSize: e.totalBytes,
+    fType: e.ext,
+    fileType: e.fileType,
+    libCode: e.libCode,
+    instanceType: e.instanceType,
+    originalParentId: e.originalParentId ?? '0',
+    originalPath: e.originalPath,
+    deleteTime: e.deletedAt,
+    deletedBy: e.deletedBy,
+    deletedByName: e.deletedByName,
+  };
+}
+
+async function entryAt(ctx: AppContext, id: string, level: RecycleLevel): Promise<RecycleEntry> {
+  const e = await entryOfInstance(ctx.db, id, level);
+  if (!e) throw new AppError('NOT_FOUND', level === 1 ? 'not in the recycle bin' : 'not in the second-level recycle bin');
+  return e;
+}
+
+export function recycleHandlers(ctx: AppContext): Handlers {
+  const { db } = ctx;
+
+  /** Applies `one` to every entry of a level (one space's, or all) until none is left; sums what it returns. */
+  async function drain(level: RecycleLevel, space: Parameters<typeof entriesOf>[2]['space'], one: (e: RecycleEntry) => Promise<number>) {
+    let count = 0;
+    let bytes = 0;
+    for (;;) {
+      const entries = await entriesOf(db, level, { space, limit: EMPTY_BATCH });
+      let moved = 0;
+      for (const e of entries) {
+        try {
+          bytes += await one(e);
+          count++;
+          moved++;
+        } catch (err) {
+          // Restored or purged by someone else meanwhile: nothing left to do for it.
+          if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+        }
+      }
+      if (entries.length < EMPTY_BATCH || moved === 0) return { count, bytes };
+    }
+  }
+
+  return {
+    async pageRecycle(req) {
+      const user = callerOf(req.user);
+      const q = req.query;
+      const pageNo = q.pageNo ?? 1;
+      const pageSize = q.pageSize ?? 20;
+      const { rows, total } = await listRecycle(db, {
+        space: defaultSpace(user, q.instanceType ?? '1'), level: 1, keyword: q.keyword?.trim() || undefined,
+        sortField: q.sortField ?? 'deleteTime', sortOrder: q.sortOrder ?? 'desc', pageNo, pageSize,
+      });
+      return ok({ list: rows.map(recycleItem), total, pageNo, pageSize, nextCursor: null });
+    },
+
+    async restoreInstances(req) {
+      const user = callerOf(req.user);
+      const q = req.query;
+      return ok(await batch(q.ids, req.accessRefused, async (id) => viewOf(db, await restoreEntry(db, await entryAt(ctx, id, 1), q.conflict, user.userId))));
+    },
+
+    async removeRecycled(req) {
+      callerOf(req.user);
+      return ok(await batch(req.query.ids, req.accessRefused, async (id) => {
+        await moveToSecondLevel(db, (await entryAt(ctx, id, 1)).id);
+        return id;
+      }));
+    },
+
+    async emptyRecycle(req) {
+      const user = callerOf(req.user);
+      const space = defaultSpace(user, req.query.instanceType ?? '1');
+      return ok(await drain(1, space, (e) => moveToSecondLevel(db, e.id)));
+    },
+
+    async getRecycleFileInfo(req) {
+      callerOf(req.user);
+      const row = await getInstanceRow(db, req.query.instanceId);
+      // The gate let a recycled row through for `delete`; it must be in a first-level bin (not the administrators').
+      if (!row || row.deletedAt === null || (await entryOfRow(db, row))?.level !== 1) throw new AppError('NOT_FOUND', 'not in the recycle bin');
+      return ok(downloadInfo(ctx.store(), row, ctx.storageEndpoint(req)));
+    },
+
+    async moveSecRecycle(req) {
+      return ok(await batch(req.query.ids, null, async (id) => {
+        await moveToSecondLevel(db, (await entryAt(ctx, id, 1)).id);
+        return id;
+      }));
+    },
+
+    async pageSecRecycle(req) {
+      const q = req.query;
+      const pageNo = q.pageNo ?? 1;
+      const pageSize = q.pageSize ?? 20;
+      const { rows, total } = await listRecycle(db, {
+        level: 2, keyword: q.keyword?.trim() || undefined, sortField: q.sortField ?? 'purgeTime', sortOrder: q.sortOrder ?? 'desc', pageNo, pageSize,
+      });
+      return ok({
+        list: rows.map((e) => ({ ...recycleItem(e), ownerKind: e.spaceKind, ownerId: e.spaceId, ownerName: e.ownerName, purgeTime: e.purgedAt ?? e.deletedAt })),
+        total, pageNo, pageSize, nextCursor: null,
+      });
+    },
+
+    async restoreSecRecycle(req) {
+      const q = req.query;
+      return ok(await batch(q.ids, null, async (id) => {
+        const e = await entryAt(ctx, id, 2);
+        // Folders recreated on the way belong to the owner of a personal space, else to who deleted the entry.
+        return viewOf(db, await restoreEntry(db, e, q.conflict, e.spaceKind === 'user' ? e.spaceId : e.deletedBy));
+      }));
+    },
+
+    async deleteSecRecycle(req) {
+      return ok(await batch(req.query.ids, null, async (id) => {
+        await deleteEntry(db, ctx.store(), await entryAt(ctx, id, 2));
+        return id;
+      }));
+    },
+
+    async emptySecRecycle() {
+      return ok(await drain(2, undefined, (e) => deleteEntry(db, ctx.store(), e)));
+    },
+  };
+}
