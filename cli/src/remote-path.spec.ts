@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeName } from '@hcs/openapi/client';
 import { createApi } from './api.ts';
 import { EXIT } from './exit-codes.ts';
-import { nameProblem, parseRemotePath, RemoteFs, type Instance } from './remote-path.ts';
+import { formatRemote, nameProblem, parseRemote, parseRemotePath, pickDept, RemoteFs, type Instance } from './remote-path.ts';
 
 describe('parseRemotePath', () => {
   it('splits and normalises', () => {
@@ -20,6 +20,67 @@ describe('parseRemotePath', () => {
     expect(nameProblem(' lead')).toMatch(/whitespace/);
     expect(nameProblem('a:b')).toMatch(/contains/);
     expect(() => parseRemotePath('/a/b*c')).toThrow(/invalid remote path/);
+  });
+});
+
+describe('parseRemote', () => {
+  it('a path without dept: is personal, and keeps its meaning', () => {
+    expect(parseRemote('/docs/a')).toEqual({ space: { kind: 'personal' }, segments: ['docs', 'a'] });
+    expect(parseRemote('')).toEqual({ space: { kind: 'personal' }, segments: [] });
+    // A personal name can never hold ':', so "dept:" cannot be a folder of the personal space.
+    expect(() => parseRemotePath('dept:Sales/x')).toThrow(/invalid remote path/);
+  });
+  it('dept:<name or id> names a department space, its root with or without the slash', () => {
+    expect(parseRemote('dept:Sales/reports/../q1')).toEqual({ space: { kind: 'dept', ref: 'Sales' }, segments: ['q1'] });
+    expect(parseRemote('dept:Sales')).toEqual({ space: { kind: 'dept', ref: 'Sales' }, segments: [] });
+    expect(parseRemote('dept:d-42/')).toEqual({ space: { kind: 'dept', ref: 'd-42' }, segments: [] });
+    expect(parseRemote('dept:Research & Development/a b')).toEqual({ space: { kind: 'dept', ref: 'Research & Development' }, segments: ['a b'] });
+  });
+  it('refuses a missing department, climbing above its root and bad names', () => {
+    expect(() => parseRemote('dept:/x')).toThrow(expect.objectContaining({ exitCode: EXIT.USAGE, message: expect.stringContaining('name the department') }));
+    expect(() => parseRemote('dept:')).toThrow(expect.objectContaining({ exitCode: EXIT.USAGE }));
+    expect(() => parseRemote('dept:Sales/../x')).toThrow(/above the root/);
+    expect(() => parseRemote('dept:Sales/a*b')).toThrow(/invalid remote path/);
+  });
+  it('formats back the way it is written', () => {
+    expect(formatRemote({ kind: 'dept', ref: 'Sales' }, ['a', 'b'])).toBe('dept:Sales/a/b');
+    expect(formatRemote({ kind: 'dept', ref: 'Sales' }, [])).toBe('dept:Sales/');
+    expect(formatRemote({ kind: 'personal' }, ['a'])).toBe('/a');
+    expect(formatRemote(undefined, [])).toBe('/');
+  });
+});
+
+describe('pickDept', () => {
+  const depts = [
+    { id: 'root', name: 'Company', pathNames: ['Company'] },
+    { id: 'sales', name: 'Sales', pathNames: ['Company', 'Sales'] },
+    { id: 'ops-a', name: 'Ops', pathNames: ['Company', 'Sales', 'Ops'] },
+    { id: 'ops-b', name: 'ops', pathNames: ['Company', 'ops'] },
+    // A department whose name is another's id: the id wins, the name is still reachable by its path.
+    { id: 'x1', name: 'sales', pathNames: ['Company', 'Ops', 'sales'] },
+  ];
+  it('an id first, then a name without case', () => {
+    expect(pickDept('ops-b', depts).id).toBe('ops-b');
+    expect(pickDept('sales', depts).id).toBe('sales');
+    expect(pickDept('COMPANY', depts).id).toBe('root');
+  });
+  it('an ambiguous name lists every candidate with its path and id, sorted', () => {
+    let err: unknown;
+    try {
+      pickDept('OPS', depts);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ exitCode: EXIT.USAGE, code: 'DEPT_AMBIGUOUS' });
+    expect((err as Error).message).toContain('Company/ops (id ops-b); Company/Sales/Ops (id ops-a)');
+  });
+  it('a path of names, from below the root or from the root', () => {
+    expect(pickDept('Sales/Ops', depts).id).toBe('ops-a');
+    expect(pickDept('company/ops', depts).id).toBe('ops-b');
+    expect(pickDept('Ops/sales', depts).id).toBe('x1');
+  });
+  it('nothing matching is not found', () => {
+    expect(() => pickDept('Legal', depts)).toThrow(expect.objectContaining({ exitCode: EXIT.REFUSED, code: 'NOT_FOUND' }));
   });
 });
 
@@ -53,8 +114,17 @@ function fakeServer() {
     calls.push(`${req.method} ${url.pathname}`);
     const env = (data: unknown, status = 200, ret = 0, msg = 'ok') => new Response(JSON.stringify({ ret, msg, data }), { status, headers: { 'content-type': 'application/json' } });
     if (req.headers.get('token') !== 't0k') return env({ code: 'UNAUTHENTICATED' }, 401, 401, 'sign in first');
+    if (url.pathname === '/hcs/controller/sysGroup/getNPDept') {
+      return env([
+        { id: 'sales', name: 'Sales', path: ['root', 'sales'], pathNames: ['Company', 'Sales'], via: 'member' },
+        { id: 'ops-a', name: 'Ops', path: ['root', 'sales', 'ops-a'], pathNames: ['Company', 'Sales', 'Ops'], via: 'member' },
+        { id: 'ops-b', name: 'Ops', path: ['root', 'ops-b'], pathNames: ['Company', 'Ops'], via: 'grant' },
+      ]);
+    }
     if (url.pathname === '/hcs/controller/Page') {
-      const parentId = url.searchParams.get('parentId') ?? 'root';
+      // A department space's listing names its root: 'droot-<deptId>'.
+      const dept = url.searchParams.get('instanceType') === '3' ? url.searchParams.get('deptId') : null;
+      const parentId = url.searchParams.get('parentId') ?? (dept ? `droot-${dept}` : 'root');
       const kw = url.searchParams.get('keyword')?.toLowerCase();
       const all = rows.filter((r) => r.parentId === parentId && (!kw || r.instanceName.toLowerCase().includes(kw)));
       const start = Number(url.searchParams.get('cursor') ?? 0);
@@ -109,6 +179,23 @@ describe('RemoteFs', () => {
     expect(s.rows.filter((r) => r.classifierId === 'Folder').map((r) => r.instanceName).sort()).toEqual(['docs', 'x', 'y']);
     expect(await fs.ensureFolder(['docs', 'x', 'y'])).toBe(id);
     expect(s.rows).toHaveLength(3);
+  });
+
+  it('dept: paths walk from the department space root, asking for the reachable departments once', async () => {
+    const s = fakeServer();
+    const reports = s.add('droot-sales', 'reports', true);
+    s.add('root', 'reports', true);
+    const fs = new RemoteFs(s.api);
+    const r = await fs.resolve('dept:Sales/reports');
+    expect(r).toMatchObject({ id: reports.instanceId, segments: ['reports'], space: { kind: 'dept', ref: 'Sales' } });
+    expect(await fs.resolve('dept:sales/')).toMatchObject({ id: 'droot-sales', instance: null });
+    const made = await fs.ensurePath(parseRemote('dept:ops-b/new/deep'));
+    expect(s.rows.find((x) => x.instanceId === made)?.parentId).toBe(s.rows.find((x) => x.instanceName === 'new')?.instanceId);
+    expect(s.rows.find((x) => x.instanceName === 'new')?.parentId).toBe('droot-ops-b');
+    expect(s.calls.filter((c) => c.endsWith('/getNPDept'))).toHaveLength(1);
+    await expect(fs.resolve('dept:Ops/x')).rejects.toMatchObject({ code: 'DEPT_AMBIGUOUS', message: expect.stringContaining('Company/Ops (id ops-b); Company/Sales/Ops (id ops-a)') });
+    await expect(fs.resolve('dept:Legal/x')).rejects.toMatchObject({ code: 'NOT_FOUND', exitCode: EXIT.REFUSED });
+    await expect(fs.resolve('dept:Sales/nope')).rejects.toMatchObject({ code: 'NOT_FOUND', message: expect.stringContaining('dept:Sales/nope') });
   });
 
   it('refuses a control character or a reserved name before any call', async () => {

@@ -1,11 +1,25 @@
 // Remote paths such as /docs/a are resolved by walking the folder tree from the personal library root
 // with listInstances (filtered by name, then matched exactly), because the /hcs API addresses
 // instances by id only. Paths are normalised lexically first, so ".." can never climb above the root.
+// `dept:<department name or id>/docs/a` starts the walk at that department's space root instead: the
+// department is picked from those the caller can reach (getNPDept), and the listing with deptId names its root.
 import { encodeName, FORBIDDEN_NAME_CHARS, MAX_NAME_LENGTH, nameProblem as sharedNameProblem, type components, type NameProblem } from '@hcs/openapi/client';
 import type { Api } from './api.ts';
 import { CliError, EXIT, usageError } from './exit-codes.ts';
 
 export type Instance = components['schemas']['Instance'];
+
+/** The space a remote path starts in: the caller's personal library, or a department's space. */
+export type Space = { kind: 'personal' } | { kind: 'dept'; ref: string };
+export const PERSONAL: Space = { kind: 'personal' };
+
+/** A parsed remote path: its space and the validated segments below that space's root. */
+export interface RemotePath {
+  space: Space;
+  segments: string[];
+}
+
+const DEPT_PREFIX = 'dept:';
 
 // The contract's name rules (shared with the server and the web), in the CLI's words.
 const MESSAGES: Record<NameProblem, string> = {
@@ -44,12 +58,74 @@ export function formatRemotePath(segments: readonly string[]): string {
   return '/' + segments.join('/');
 }
 
+/**
+ * Splits `/a/b` (personal) or `dept:<name or id>/a/b` (a department space) into its space and segments. Only the
+ * `dept:` prefix names another space, so a personal path never changes meaning (a name cannot hold ':').
+ */
+export function parseRemote(path: string): RemotePath {
+  if (!path.startsWith(DEPT_PREFIX)) return { space: PERSONAL, segments: parseRemotePath(path) };
+  const rest = path.slice(DEPT_PREFIX.length);
+  const slash = rest.indexOf('/');
+  const ref = (slash < 0 ? rest : rest.slice(0, slash)).trim();
+  if (!ref) throw usageError(`invalid remote path "${path}": name the department after dept: (dept:<name or id>/folder)`);
+  return { space: { kind: 'dept', ref }, segments: parseRemotePath(slash < 0 ? '' : rest.slice(slash)) };
+}
+
+/** The path as the user writes it: `/a/b` or `dept:Sales/a/b`. */
+export function formatRemote(space: Space | undefined, segments: readonly string[]): string {
+  const tail = formatRemotePath(segments);
+  return space?.kind === 'dept' ? `${DEPT_PREFIX}${space.ref}${tail}` : tail;
+}
+
+/** A department as the pickers need it: its id, name and the names from the root down to it. */
+export interface DeptRef {
+  id: string;
+  name: string;
+  pathNames: string[];
+}
+
+/** "Company/Sales/East (id d42)": how candidates are listed so that either form can be typed back. */
+export function describeDept(d: DeptRef): string {
+  return `${d.pathNames.join('/')} (id ${d.id})`;
+}
+
+/**
+ * The department `ref` names among `depts`: an id first (ids are unambiguous), else a name (compared without case,
+ * as the server keeps names unique among siblings), else a path of names joined by / from below the root (or from
+ * the root itself). A name that fits several departments is an error listing them all, with their ids.
+ */
+export function pickDept<D extends DeptRef>(ref: string, depts: readonly D[]): D {
+  const byId = depts.find((d) => d.id === ref);
+  if (byId) return byId;
+  const key = ref.trim().toLowerCase();
+  let hits = depts.filter((d) => d.name.toLowerCase() === key);
+  if (hits.length === 0 && key.includes('/')) {
+    const parts = key.split('/').map((p) => p.trim()).filter((p) => p !== '');
+    const joined = parts.join('/');
+    hits = depts.filter((d) => {
+      const names = d.pathNames.map((n) => n.toLowerCase());
+      return names.join('/') === joined || names.slice(1).join('/') === joined;
+    });
+  }
+  if (hits.length === 1) return hits[0]!;
+  if (hits.length === 0) return notFoundDept(ref);
+  const list = [...hits].sort((a, b) => a.pathNames.join('/').localeCompare(b.pathNames.join('/'))).map(describeDept);
+  throw new CliError(EXIT.USAGE, `department "${ref}" is ambiguous; name one by its id (dept:<id>): ${list.join('; ')}`, 'DEPT_AMBIGUOUS');
+}
+
+function notFoundDept(ref: string): never {
+  throw new CliError(EXIT.REFUSED, `no department "${ref}" that you can reach`, 'NOT_FOUND');
+}
+
 /** A resolved remote location: the root itself (instance null) or an instance. */
 export interface Resolved {
   /** Id to use as parentId when listing or creating inside it. */
   id: string;
   instance: Instance | null;
+  /** Segments below the space's root. */
   segments: string[];
+  /** The space the path is in (absent: personal). */
+  space?: Space;
 }
 
 export function notFound(path: string): CliError {
@@ -57,20 +133,43 @@ export function notFound(path: string): CliError {
 }
 
 export class RemoteFs {
-  private rootId: string | undefined;
+  /** Space roots by space key ('personal' or 'dept:<ref>'). */
+  private readonly roots = new Map<string, Promise<string>>();
+  private reachable: Promise<DeptRef[]> | undefined;
   private readonly api: Api;
   constructor(api: Api) {
     this.api = api;
   }
 
-  /** The personal library root's id (the server resolves it when listInstances names no parent). */
-  async root(): Promise<string> {
-    if (this.rootId === undefined) {
-      const res = await this.api.call((c) => c.GET('/hcs/controller/Page', { params: { query: { pageSize: 1 } } }));
-      if (!res.data) throw new CliError(EXIT.REFUSED, 'the server returned no library root', 'BAD_RESPONSE');
-      this.rootId = res.data.parentId;
+  /** The departments whose spaces the caller can open (asked once). */
+  reachableDepts(): Promise<DeptRef[]> {
+    this.reachable ??= this.api.call((c) => c.GET('/hcs/controller/sysGroup/getNPDept', {})).then((res) => res.data ?? []);
+    return this.reachable;
+  }
+
+  /** The department a `dept:` path names (see pickDept). */
+  async dept(ref: string): Promise<DeptRef> {
+    return pickDept(ref, await this.reachableDepts());
+  }
+
+  /**
+   * A space's root folder id: the server names it in the listing of the space (no parentId); a department space's
+   * root is made on first use.
+   */
+  root(space: Space = PERSONAL): Promise<string> {
+    const key = space.kind === 'dept' ? `${DEPT_PREFIX}${space.ref}` : 'personal';
+    let id = this.roots.get(key);
+    if (!id) {
+      id = (async () => {
+        const query = space.kind === 'dept' ? { pageSize: 1, instanceType: '3', deptId: (await this.dept(space.ref)).id } : { pageSize: 1 };
+        const res = await this.api.call((c) => c.GET('/hcs/controller/Page', { params: { query } }));
+        if (!res.data) throw new CliError(EXIT.REFUSED, 'the server returned no library root', 'BAD_RESPONSE');
+        return res.data.parentId;
+      })();
+      this.roots.set(key, id);
+      id.catch(() => this.roots.delete(key));
     }
-    return this.rootId;
+    return id;
   }
 
   /** The child of a folder with exactly this name, or null. */
@@ -91,17 +190,17 @@ export class RemoteFs {
 
   /** Resolves a path; throws NOT_FOUND naming the path when any segment is missing. */
   async resolve(path: string): Promise<Resolved> {
-    const segments = parseRemotePath(path);
-    let id = await this.root();
+    const { space, segments } = parseRemote(path);
+    let id = await this.root(space);
     let instance: Instance | null = null;
     for (let i = 0; i < segments.length; i++) {
-      if (instance && instance.classifierId !== 'Folder') throw notFound(formatRemotePath(segments.slice(0, i + 1)));
+      if (instance && instance.classifierId !== 'Folder') throw notFound(formatRemote(space, segments.slice(0, i + 1)));
       const child = await this.findChild(id, segments[i]!);
-      if (!child) throw notFound(formatRemotePath(segments.slice(0, i + 1)));
+      if (!child) throw notFound(formatRemote(space, segments.slice(0, i + 1)));
       instance = child;
       id = child.instanceId;
     }
-    return { id, instance, segments };
+    return { id, instance, segments, space };
   }
 
   /** Every child of a folder, page by page (keyset cursor), folders first. */
@@ -139,6 +238,11 @@ export class RemoteFs {
       }
       throw err;
     }
+  }
+
+  /** mkdir -p on a parsed path in any space: returns the deepest folder's id. */
+  async ensurePath(p: RemotePath): Promise<string> {
+    return this.ensureFolder(p.segments, undefined, await this.root(p.space));
   }
 
   /**

@@ -1,11 +1,12 @@
-// drive ls / mkdir / rm / mv / cp: remote paths resolved from the personal root (see remote-path.ts).
+// drive ls / mkdir / rm / mv / cp: remote paths resolved from the personal root or a department space's (dept:, see
+// remote-path.ts).
 import type { Command } from 'commander';
 import { encodeName } from '@hcs/openapi/client';
 import { formatSize } from '@hcs/transfer-core';
 import type { Api } from '../api.ts';
 import { action, type CommandContext, type Io } from '../command-context.ts';
 import { CliError, EXIT, usageError } from '../exit-codes.ts';
-import { formatRemotePath, parseRemotePath, RemoteFs, type Instance } from '../remote-path.ts';
+import { formatRemote, parseRemote, RemoteFs, type Instance } from '../remote-path.ts';
 
 function entryJson(i: Instance, path: string) {
   return {
@@ -60,11 +61,13 @@ async function moveOrCopy(ctx: CommandContext, kind: 'move' | 'copy', src: strin
   const source = await fs.resolve(src);
   if (!source.instance) throw usageError(`cannot ${kind} the root folder`);
   const { folderId, newName } = await destinationOf(fs, dst);
-  const to = formatRemotePath(newName ? parseRemotePath(dst) : [...parseRemotePath(dst), source.instance.instanceName]);
+  const dest = parseRemote(dst);
+  const to = formatRemote(dest.space, newName ? dest.segments : [...dest.segments, source.instance.instanceName]);
+  const from = formatRemote(source.space, source.segments);
   if (kind === 'move' && newName && source.instance.parentId === folderId) {
     // A rename within the same folder is not a move.
     const renamed = await rename(api, source.id, newName);
-    ctx.print({ event: kind, from: formatRemotePath(source.segments), to, id: renamed.instanceId }, `Moved ${formatRemotePath(source.segments)} -> ${to}`);
+    ctx.print({ event: kind, from, to, id: renamed.instanceId }, `Moved ${from} -> ${to}`);
     return;
   }
   const path = kind === 'move' ? '/hcs/controller/moveInstance' : '/hcs/controller/copyInstance';
@@ -75,7 +78,7 @@ async function moveOrCopy(ctx: CommandContext, kind: 'move' | 'copy', src: strin
   let result = res.data?.done[0];
   if (!result) throw new CliError(EXIT.REFUSED, `the server did not ${kind} ${src}`, 'BAD_RESPONSE');
   if (newName && result.instanceName !== newName) result = await rename(api, result.instanceId, newName);
-  ctx.print({ event: kind, from: formatRemotePath(source.segments), to, id: result.instanceId }, `${kind === 'move' ? 'Moved' : 'Copied'} ${formatRemotePath(source.segments)} -> ${to}`);
+  ctx.print({ event: kind, from, to, id: result.instanceId }, `${kind === 'move' ? 'Moved' : 'Copied'} ${from} -> ${to}`);
 }
 
 export function registerFiles(program: Command, io: Io): void {
@@ -87,13 +90,13 @@ export function registerFiles(program: Command, io: Io): void {
       action(io, async (ctx, path: string) => {
         const fs = new RemoteFs(ctx.api());
         const r = await fs.resolve(path);
-        const base = formatRemotePath(r.segments);
+        const base = formatRemote(r.space, r.segments);
         if (r.instance && r.instance.classifierId === 'File') {
           ctx.print(entryJson(r.instance, base), entryLine(r.instance));
           return;
         }
         for await (const child of fs.children(r.id)) {
-          ctx.print(entryJson(child, formatRemotePath([...r.segments, child.instanceName])), entryLine(child));
+          ctx.print(entryJson(child, formatRemote(r.space, [...r.segments, child.instanceName])), entryLine(child));
         }
       }),
     );
@@ -106,10 +109,11 @@ export function registerFiles(program: Command, io: Io): void {
       action(io, async (ctx, paths: string[]) => {
         const fs = new RemoteFs(ctx.api());
         for (const p of paths) {
-          const segs = parseRemotePath(p);
-          if (segs.length === 0) throw usageError('the root folder always exists');
-          const id = await fs.ensureFolder(segs);
-          ctx.print({ event: 'mkdir', path: formatRemotePath(segs), id }, `Created ${formatRemotePath(segs)}`);
+          const target = parseRemote(p);
+          if (target.segments.length === 0) throw usageError('the root folder always exists');
+          const id = await fs.ensurePath(target);
+          const path = formatRemote(target.space, target.segments);
+          ctx.print({ event: 'mkdir', path, id }, `Created ${path}`);
         }
       }),
     );
@@ -127,7 +131,7 @@ export function registerFiles(program: Command, io: Io): void {
         for (const p of paths) {
           const r = await fs.resolve(p);
           if (!r.instance) throw usageError('refusing to delete the root folder');
-          names.set(r.id, formatRemotePath(r.segments));
+          names.set(r.id, formatRemote(r.space, r.segments));
         }
         const res = await api.call((c) => c.GET('/hcs/controller/delete', { params: { query: { ids: [...names.keys()].join(',') } } }));
         for (const d of res.data?.done ?? []) ctx.print({ event: 'rm', path: names.get(d.instanceId) ?? d.instanceName, id: d.instanceId }, `Moved to the recycle bin: ${names.get(d.instanceId) ?? d.instanceName}`);

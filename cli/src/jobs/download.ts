@@ -5,7 +5,7 @@ import { mkdir, stat } from 'node:fs/promises';
 import { resolve, sep } from 'node:path';
 import type { Reporter } from '../events.ts';
 import { sha256File } from '../hash-cache.ts';
-import { formatRemotePath, notFound, parseRemotePath, RemoteFs, type Resolved } from '../remote-path.ts';
+import { formatRemote, formatRemotePath, notFound, parseRemote, RemoteFs, type Resolved } from '../remote-path.ts';
 import { JobStats } from '../stats.ts';
 import { TransferError } from '../transfer-types.ts';
 import { JobState } from './job-state.ts';
@@ -26,7 +26,10 @@ export interface DownloadJobOptions {
 export function downloadJobKey(account: JobContext['account'], opts: DownloadJobOptions): unknown {
   const out = resolve(opts.out);
   if (opts.instanceIds) return { ...account, instanceIds: opts.instanceIds, out };
-  return { ...account, remotes: opts.remotes.map((r) => formatRemotePath(parseRemotePath(r))), out };
+  return { ...account, remotes: opts.remotes.map((r) => {
+    const p = parseRemote(r);
+    return formatRemote(p.space, p.segments);
+  }), out };
 }
 
 interface RemoteFile {
@@ -81,7 +84,7 @@ export async function runDownload(ctx: JobContext, opts: DownloadJobOptions): Pr
     const r = await source();
     const segs = r.segments;
     if (r.instance && r.instance.classifierId === 'File') {
-      files.push({ instanceId: r.id, rel: [r.instance.instanceName], size: r.instance.fSize, sha256: r.instance.fMd5 ?? '', remote: formatRemotePath(segs) });
+      files.push({ instanceId: r.id, rel: [r.instance.instanceName], size: r.instance.fSize, sha256: r.instance.fMd5 ?? '', remote: formatRemote(r.space, segs) });
       continue;
     }
     // A folder lands under its own name; the root lands directly in --out.
@@ -98,7 +101,7 @@ export async function runDownload(ctx: JobContext, opts: DownloadJobOptions): Pr
       if (!page) break;
       for (const e of page.data) {
         const rel = [...prefix, ...e.pathNames.split('/').filter((s) => s !== '')];
-        const remotePath = formatRemotePath([...segs, ...e.pathNames.split('/').filter(Boolean)]);
+        const remotePath = formatRemote(r.space, [...segs, ...e.pathNames.split('/').filter(Boolean)]);
         if (e.classifierId === 'Folder') dirs.push(rel);
         else if (e.syncStatus === '0') problems.push({ path: remotePath, code: 'SYNCING', message: 'syncing, wait to download' });
         else if (!e.fileInfo) problems.push({ path: remotePath, code: 'FILE_INFO_MISSING', message: 'valid file information missing' });

@@ -7,7 +7,7 @@ import { encodeName } from '@hcs/openapi/client';
 import { planBatches } from '@hcs/transfer-core';
 import type { Reporter } from '../events.ts';
 import { HashCache, sha256File } from '../hash-cache.ts';
-import { formatRemotePath, parseRemotePath, RemoteFs } from '../remote-path.ts';
+import { formatRemote, parseRemote, RemoteFs } from '../remote-path.ts';
 import { JobStats } from '../stats.ts';
 import { TransferError, type Transfer } from '../transfer-types.ts';
 import { JobState } from './job-state.ts';
@@ -30,7 +30,8 @@ export interface UploadJobOptions {
 
 /** What identifies an upload job's state: the same inputs resume the same journal. */
 export function uploadJobKey(account: JobContext['account'], opts: UploadJobOptions): unknown {
-  const to = formatRemotePath(parseRemotePath(opts.to));
+  const parsed = parseRemote(opts.to);
+  const to = formatRemote(parsed.space, parsed.segments);
   const key = { ...account, sources: opts.sources.map((s) => resolve(s)), to, conflict: opts.conflict };
   return opts.targetId ? { ...key, targetId: opts.targetId } : key;
 }
@@ -77,8 +78,8 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
     stats.apply(e);
     reporter.emit(e);
   };
-  const targetSegs = parseRemotePath(opts.to);
-  const target = formatRemotePath(targetSegs);
+  const { space, segments: targetSegs } = parseRemote(opts.to);
+  const target = formatRemote(space, targetSegs);
 
   // Step 1: what to send.
   const scan = await scanSources(opts.sources, { confine: opts.confine });
@@ -105,7 +106,9 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
     const fs = new RemoteFs(ctx.api);
     const folderIds = new Map<string, string>();
     const folderErrors = new Map<string, { code: string; message: string }>();
-    const targetId = opts.targetId ?? (await fs.ensureFolder(targetSegs));
+    // Folders are made from the target's space root (a department's too), or from the agent's given folder.
+    const baseId = opts.targetId ?? (await fs.root(space));
+    const targetId = opts.targetId ?? (await fs.ensureFolder(targetSegs, undefined, baseId));
     const needed = new Set<string>();
     for (const f of pending) for (let i = 1; i < f.rel.length; i++) needed.add(f.rel.slice(0, i).join('/'));
     for (const d of scan.dirs) needed.add(d.join('/'));
@@ -117,7 +120,7 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
       if (parentRel && !folderIds.has(parentRel)) continue;
       try {
         const segs = opts.targetId ? rel.split('/') : [...targetSegs, ...rel.split('/')];
-        folderIds.set(rel, await fs.ensureFolder(segs, cacheByAbsPath, opts.targetId));
+        folderIds.set(rel, await fs.ensureFolder(segs, cacheByAbsPath, baseId));
       } catch (err) {
         if (signal.aborted) break;
         folderErrors.set(rel, errorInfo(err));
@@ -170,7 +173,7 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
       await Promise.all(
         results.map(async (r, k) => {
           const { f } = files[k]!;
-          const remote = formatRemotePath([...targetSegs, ...f.rel]);
+          const remote = formatRemote(space, [...targetSegs, ...f.rel]);
           if (r.outcome === 'failed' || !r.instanceId) {
             const info = r.error ? errorInfo(r.error) : { code: 'UPLOAD_FAILED', message: 'upload failed' };
             emit({ type: 'file-failed', path: f.abs, bytes: f.size, code: info.code, message: info.message });
@@ -192,7 +195,7 @@ export async function runUpload(ctx: JobContext, opts: UploadJobOptions): Promis
         return;
       }
       const name = f.rel[f.rel.length - 1]!;
-      const remote = formatRemotePath([...targetSegs, ...f.rel]);
+      const remote = formatRemote(space, [...targetSegs, ...f.rel]);
       emit({ type: 'file-start', path: f.abs, bytes: f.size });
       try {
         if (opts.conflict === 'skip') {
