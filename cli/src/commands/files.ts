@@ -36,16 +36,16 @@ export function batchFailures(failed: Array<{ instanceId: string; code: string; 
 
 /** Where SRC should go for mv/cp: into DST when it is a folder, else into DST's parent under DST's name. */
 async function destinationOf(fs: RemoteFs, dst: string): Promise<{ folderId: string; newName: string | null }> {
-  const segs = parseRemotePath(dst);
+  const { space, segments: segs } = parseRemote(dst);
   try {
     const r = await fs.resolve(dst);
     if (!r.instance || r.instance.classifierId === 'Folder') return { folderId: r.id, newName: null };
-    throw new CliError(EXIT.REFUSED, `destination exists: ${formatRemotePath(segs)}`, 'NAME_EXISTS');
+    throw new CliError(EXIT.REFUSED, `destination exists: ${formatRemote(space, segs)}`, 'NAME_EXISTS');
   } catch (err) {
     if (!(err instanceof CliError) || err.code !== 'NOT_FOUND' || segs.length === 0) throw err;
   }
-  const parent = await fs.resolve(formatRemotePath(segs.slice(0, -1)));
-  if (parent.instance && parent.instance.classifierId !== 'Folder') throw new CliError(EXIT.REFUSED, `not a folder: ${formatRemotePath(segs.slice(0, -1))}`, 'NOT_A_FOLDER');
+  const parent = await fs.resolve(formatRemote(space, segs.slice(0, -1)));
+  if (parent.instance && parent.instance.classifierId !== 'Folder') throw new CliError(EXIT.REFUSED, `not a folder: ${formatRemote(space, segs.slice(0, -1))}`, 'NOT_A_FOLDER');
   return { folderId: parent.id, newName: segs[segs.length - 1]! };
 }
 
