@@ -794,7 +794,10 @@ export interface paths {
         /**
          * A page of a folder (folders first)
          * @description Folders come first, then files, each sorted by sortField/sortOrder with instanceId as tie-breaker. With `cursor` the
-         *     server seeks instead of skipping, so any page of a 100,000-entry folder costs the same.
+         *     server seeks instead of skipping, so any page of a 100,000-entry folder costs the same. Entries the caller may not
+         *     view (a deny or view-less grant on them) are left out of the page and of `total`, so a page may hold fewer rows
+         *     than pageSize; follow nextCursor to the end. Rows carry editIsDisabled and isDisabled from the caller's
+         *     permissions (see explainAccess).
          */
         get: operations["listInstances"];
         put?: never;
@@ -3719,7 +3722,10 @@ export interface paths {
          *        that grants can always be repaired.
          *     5. Visibility is holding `view`: without it an item answers 404 NOT_FOUND (as if it did not exist); with view
          *        but without the needed authority, 403 FORBIDDEN. Rows in listings carry `editIsDisabled` (no `edit`) and
-         *        `isDisabled` (no `delete`) from the same decision.
+         *        `isDisabled` (no `delete`) from the same decision; children the caller may not view are left out of
+         *        listings and folder trees.
+         *     6. Copying a folder, walking it for a download (getFolderInfo) and zipping it answer 403 FORBIDDEN when an
+         *        item below it is decided without `download` for the caller: the copy or the zip would hand it out.
          */
         get: operations["explainAccess"];
         put?: never;

@@ -383,3 +383,26 @@ describe('operations on a whole folder obey the grants below it', () => {
     expect((await res.arrayBuffer()).byteLength).toBeGreaterThan(0);
   });
 });
+
+describe('items the caller may not view are not listed', () => {
+  it('a denied child is left out of the listing, its total and the folder tree; the owner of the space still sees it', async () => {
+    const f = await mkdir(eve, 'mixed', await deptRoot(eve));
+    await grant(admin, f, 'editor', { userIds: [tina.id] });
+    const hidden = await mkdir(eve, 'hidden', f);
+    const seen = await mkdir(eve, 'seen', f);
+    await fileIn(eve, 'note.txt', f);
+    await grant(admin, hidden, 'disable', { userIds: [tina.id] });
+
+    const page = (await tina.api('/hcs/controller/Page', { parentId: f })).data;
+    expect(page.list.map((r: any) => r.instanceName).sort()).toEqual(['note.txt', 'seen']);
+    expect(page.total).toBe(2);
+    const tree = (await tina.api('/hcs/controller/tree/folderData', { id: f })).data;
+    expect(tree.map((n: any) => n.instanceId)).toEqual([seen]);
+    const picker = (await tina.api('/hcs/controller/getTreeFolder', undefined, { parentId: f })).data;
+    expect(picker.map((n: any) => n.instanceId)).toEqual([seen]);
+
+    const forEve = (await eve.api('/hcs/controller/Page', { parentId: f })).data;
+    expect(forEve.total).toBe(3);
+    expect(forEve.list.map((r: any) => r.instanceName).sort()).toEqual(['hidden', 'note.txt', 'seen']);
+  });
+});

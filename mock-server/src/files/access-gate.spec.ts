@@ -7,7 +7,7 @@ import type { Db } from '../db/sql/tx.ts';
 import { getOrCreateRoot, getWithAncestors, insertInstance, type InstanceRow } from '../db/instances-repo.ts';
 import { addGrants } from '../db/roles-repo.ts';
 import { newId } from '../db/blobs-repo.ts';
-import { checkAccess, permissionsOfChildren, type Actor } from './access-gate.ts';
+import { checkAccess, hiddenChildren, permissionsOfChildren, type Actor } from './access-gate.ts';
 
 /** The handle with every statement it runs counted. */
 function counting(db: Db): { db: Db; count: () => number } {
@@ -70,6 +70,7 @@ describe('access decision cost', () => {
       const before = c.count();
       const allowed = await permissionsOfChildren(c.db, me, chain.row, chain.ancestors, personalKids);
       expect(allowed.every((a) => a.has('delete'))).toBe(true);
+      expect((await hiddenChildren(c.db, me, chain.row)).size).toBe(0);
       expect(c.count() - before).toBe(0);
     });
 
@@ -90,6 +91,9 @@ describe('access decision cost', () => {
       const allowed = await permissionsOfChildren(listing.db, me, chain.row, chain.ancestors, sharedKids);
       expect(listing.count()).toBeLessThanOrEqual(4);
       expect(allowed.filter((a) => !a.has('edit'))).toHaveLength(1);
+      const before = listing.count();
+      expect((await hiddenChildren(listing.db, me, chain.row)).size).toBe(0); // a reader grant still lets her see it
+      expect(listing.count() - before).toBe(1);
     });
   });
 });

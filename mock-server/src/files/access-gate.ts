@@ -11,7 +11,7 @@ import type { FastifyRequest } from 'fastify';
 import { PERMISSIONS, type Access, type Permission } from '@hcs/openapi/operations';
 import type { Db } from '../db/sql/tx.ts';
 import { chainOf, getInstanceChains, type InstanceRow } from '../db/instances-repo.ts';
-import { applicableGrants, applicableGrantsBelow, BUILTIN_AUTHORITIES, deptChainOf, managedAmong, type GrantFact } from '../db/roles-repo.ts';
+import { applicableGrants, applicableGrantsBelow, applicableGrantsOnChildren, BUILTIN_AUTHORITIES, deptChainOf, managedAmong, type GrantFact } from '../db/roles-repo.ts';
 import { isGroupMember } from '../db/groups-repo.ts';
 import { AppError } from '../http/errors.ts';
 import { enforceManages } from './manages-gate.ts';
@@ -179,6 +179,22 @@ export async function assertSubtreeAllows(db: Db, actor: Actor, row: InstanceRow
       throw new AppError('FORBIDDEN', `the folder holds items you may not ${permission}`);
     }
   }
+}
+
+/**
+ * The live children of `folder` the actor may not see: those whose own grants (the nearest level for them, the
+ * folder being visible) give no `view`. Empty without a query for the owner of the space, and for administrators
+ * on department and group spaces (they keep view); else one query, whatever the number of children.
+ */
+export async function hiddenChildren(db: Db, actor: Actor, folder: InstanceRow): Promise<Set<string>> {
+  if (ownsSpace(actor, folder) || (actor.isAdmin && folder.spaceKind !== 'user')) return new Set();
+  const facts = factsOf(actor);
+  facts.deptChain ??= await deptChainOf(db, actor.deptId);
+  const levels = new Map<string, GrantFact[]>();
+  for (const g of await applicableGrantsOnChildren(db, folder.id, actor.userId, facts.deptChain)) levels.set(g.instanceId, [...(levels.get(g.instanceId) ?? []), g]);
+  const hidden = new Set<string>();
+  for (const [id, grants] of levels) if (grants.some((g) => g.deny) || !grants.some((g) => g.authorities.has('view'))) hidden.add(id);
+  return hidden;
 }
 
 /**

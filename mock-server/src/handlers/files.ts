@@ -6,7 +6,7 @@ import { transaction } from '../db/sql/tx.ts';
 import { getInstanceRow, insertInstance, listSubfolders, renameInstance, setRemark, type InstanceRow } from '../db/instances-repo.ts';
 import { decodeWireName } from '../files/names.ts';
 import { accessible, callerOf, listFolderFor, resolveFolder } from '../files/access.ts';
-import { assertSubtreeAllows, permissionsFor, permissionsOfChildren } from '../files/access-gate.ts';
+import { assertSubtreeAllows, hiddenChildren, permissionsFor, permissionsOfChildren, type Actor } from '../files/access-gate.ts';
 import { downloadInfo, instanceView, viewOf, viewsOf } from '../files/wire.ts';
 import { batch, copyItem, moveItem, recycleItem } from '../files/file-ops.ts';
 import { walkFolder } from '../files/folder-walk.ts';
@@ -28,10 +28,13 @@ export function filesHandlers(ctx: AppContext): Handlers {
       }, req.gateRows, q.deptId);
       const chain = [...ancestors, folder];
       const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);
-      const allowed = await permissionsOfChildren(db, user, folder, ancestors, page.rows);
+      // Children the caller may not view are left out, as if they did not exist (the page may come out shorter).
+      const hidden = await hiddenChildren(db, user, folder);
+      const rows = hidden.size ? page.rows.filter((r) => !hidden.has(r.id)) : page.rows;
+      const allowed = await permissionsOfChildren(db, user, folder, ancestors, rows);
       return ok({
-        list: await personalise(db, user.userId, page.rows.map((r, i) => instanceView(r, names, allowed[i]))),
-        total: page.total,
+        list: await personalise(db, user.userId, rows.map((r, i) => instanceView(r, names, allowed[i]))),
+        total: page.total - hidden.size,
         pageNo: q.pageNo ?? 1,
         pageSize: q.pageSize ?? 20,
         nextCursor: page.nextCursor,
@@ -111,13 +114,13 @@ export function filesHandlers(ctx: AppContext): Handlers {
       if (b.parentId === undefined || b.parentId === '' || b.parentId === '0') {
         return ok([{ instanceId: folder.id, instanceName: folder.name, parentId: '0', isLeaf: folder.childFolders === 0 } satisfies Schemas['TreeNode']]);
       }
-      return ok(await treeNodes(folder));
+      return ok(await treeNodes(folder, user));
     },
 
     async getTreeFolderData(req) {
       const user = callerOf(req.user);
       const q = req.query;
-      return ok(await treeNodes(await resolveFolder(db, user, q.id, q.libCode, undefined, 'read')));
+      return ok(await treeNodes(await resolveFolder(db, user, q.id, q.libCode, undefined, 'read'), user));
     },
 
     async getFolderInfo(req) {
@@ -145,8 +148,9 @@ export function filesHandlers(ctx: AppContext): Handlers {
     },
   };
 
-  async function treeNodes(folder: InstanceRow) {
-    return (await listSubfolders(db, folder.id)).map((f) => ({
+  async function treeNodes(folder: InstanceRow, user: Actor) {
+    const hidden = await hiddenChildren(db, user, folder);
+    return (await listSubfolders(db, folder.id)).filter((f) => !hidden.has(f.id)).map((f) => ({
       instanceId: f.id, instanceName: f.name, parentId: folder.id, isLeaf: !f.hasSubfolders,
     }) satisfies Schemas['TreeNode']);
   }

@@ -165,7 +165,10 @@ export const getListInstancesUrl = (params?: ListInstancesParams,) => {
 
 /**
  * Folders come first, then files, each sorted by sortField/sortOrder with instanceId as tie-breaker. With `cursor` the
- * server seeks instead of skipping, so any page of a 100,000-entry folder costs the same.
+ * server seeks instead of skipping, so any page of a 100,000-entry folder costs the same. Entries the caller may not
+ * view (a deny or view-less grant on them) are left out of the page and of `total`, so a page may hold fewer rows
+ * than pageSize; follow nextCursor to the end. Rows carry editIsDisabled and isDisabled from the caller's
+ * permissions (see explainAccess).
  * @summary A page of a folder (folders first)
  */
 export const listInstances = async (params?: ListInstancesParams, options?: Parameters<typeof hcsFetch>[1]): Promise<InstancePageResponse> => {

@@ -1613,7 +1613,10 @@ export const getExplainAccessUrl = (params: ExplainAccessParams,) => {
  *    that grants can always be repaired.
  * 5. Visibility is holding `view`: without it an item answers 404 NOT_FOUND (as if it did not exist); with view
  *    but without the needed authority, 403 FORBIDDEN. Rows in listings carry `editIsDisabled` (no `edit`) and
- *    `isDisabled` (no `delete`) from the same decision.
+ *    `isDisabled` (no `delete`) from the same decision; children the caller may not view are left out of
+ *    listings and folder trees.
+ * 6. Copying a folder, walking it for a download (getFolderInfo) and zipping it answer 403 FORBIDDEN when an
+ *    item below it is decided without `download` for the caller: the copy or the zip would hand it out.
  * @summary Why a user may (or may not) do what on an item (contract extension)
  */
 export const explainAccess = async (params: ExplainAccessParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AccessExplanationResponse> => {
