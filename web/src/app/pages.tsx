@@ -13,6 +13,17 @@ export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>
   hello: lazy(() => import('../features/pages/HelloPage.tsx')),
   fileDownload: lazy(() => import('../features/pages/FileDownloadPage.tsx')),
   agreement: lazy(() => import('../features/pages/AgreementPage.tsx')),
+  departFile: lazy(() => import('../features/files/DepartmentFilePage.tsx')),
+  departmentManage: lazy(() => import('../features/org/DepartmentManagePage.tsx')),
+  roleManage: lazy(() => import('../features/org/RoleManagePage.tsx')),
+  myCollect: lazy(() => import('../features/files/FavouritesPage.tsx')),
+  recycleBin: lazy(() => import('../features/recycle/BinScreen.tsx').then((m) => ({ default: m.RecycleBinPage }))),
+  recycleBinManage: lazy(() => import('../features/recycle/BinScreen.tsx').then((m) => ({ default: m.RecycleManagePage }))),
+  tagRemark: lazy(() => import('../features/files/TagRemarkPage.tsx')),
+  quickSearch: lazy(() => import('../features/files/SearchPage.tsx').then((m) => ({ default: m.QuickSearchPage }))),
+  searchPanel: lazy(() => import('../features/files/SearchPage.tsx').then((m) => ({ default: m.SearchPanelPage }))),
+  fileTemplate: lazy(() => import('../features/templates/FileTemplatePage.tsx')),
+  fileManagement: lazy(() => import('../features/file-management/FileManagementPage.tsx')),
 };
 
 /** The signed-in frame (header, side menu, capacity, transfer panel). */

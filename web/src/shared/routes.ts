@@ -3,7 +3,7 @@
 // read this table (menus, library landing, the feature frame), so importing them here would make every page and
 // the table one cycle; app/pages.tsx maps each name to its lazily loaded component.
 import type { OperationId } from '@hcs/openapi/operations';
-import { pageFavourites, pageFileSharing, pageFilesForManager, pageSecRecycle, searchPage } from '../api/gen/files/files.ts';
+import { listLabels, listTemplates, pageFavourites, pageFileSharing, pageFilesForManager, pageRecycle, pageSecRecycle, searchPage } from '../api/gen/files/files.ts';
 import { getOneSyncState } from '../api/gen/session/session.ts';
 import { getUserInfo } from './session.ts';
 
@@ -42,7 +42,9 @@ export interface RouteDef {
 
 const PAGE = { pageNo: 1, pageSize: 20 } as const;
 
-export type PageName = 'login' | 'home' | 'personalFile' | 'error' | 'hello' | 'fileDownload' | 'agreement';
+export type PageName = 'login' | 'home' | 'personalFile' | 'error' | 'hello' | 'fileDownload' | 'agreement'
+  | 'departFile' | 'departmentManage' | 'roleManage'
+  | 'myCollect' | 'recycleBin' | 'recycleBinManage' | 'tagRemark' | 'quickSearch' | 'searchPanel' | 'fileTemplate' | 'fileManagement';
 
 const f = (path: string, nameKey: string, probe: Probe | null, extra: Partial<RouteDef> = {}): RouteDef => ({
   path,
@@ -52,8 +54,8 @@ const f = (path: string, nameKey: string, probe: Probe | null, extra: Partial<Ro
   probe,
   ...extra,
 });
-const admin = (path: string, nameKey: string, probe: Probe | null): RouteDef =>
-  f(path, nameKey, probe, { access: 'admin', lib: 'SysConfig', icon: 'setting' });
+const admin = (path: string, nameKey: string, probe: Probe | null, extra: Partial<RouteDef> = {}): RouteDef =>
+  f(path, nameKey, probe, { access: 'admin', lib: 'SysConfig', icon: 'setting', ...extra });
 
 export const ROUTES: readonly RouteDef[] = [
   { path: '/login', nameKey: 'routes.login', access: 'public', frame: 'bare', page: 'login' },
@@ -72,25 +74,24 @@ export const ROUTES: readonly RouteDef[] = [
   f('/fileShare', 'routes.fileShare', { operation: 'pageFileSharing', load: (_k, signal) => pageFileSharing(PAGE, { signal, quiet: true }) }, { icon: 'share', lib: 'NetDisk', netDiskMenu: 3 }),
   f('/mySharing', 'routes.mySharing', null, { icon: 'link', lib: 'NetDisk', netDiskMenu: 4 }),
   f('/clusterSync', 'routes.clusterSync', null, { icon: 'cluster', lib: 'NetDisk', netDiskMenu: 5 }),
-  f('/myCollect', 'routes.myCollect', { operation: 'pageFavourites', load: (_k, signal) => pageFavourites(PAGE, { signal, quiet: true }) }, { icon: 'star', lib: 'NetDisk', netDiskMenu: 6 }),
-  // No list operation for the user recycle bin exists in the spec's call list or the contract yet.
-  f('/recycleBin', 'routes.recycleBin', null, { icon: 'delete', lib: 'NetDisk', netDiskMenu: 7 }),
+  f('/myCollect', 'routes.myCollect', { operation: 'pageFavourites', load: (_k, signal) => pageFavourites(PAGE, { signal, quiet: true }) }, { icon: 'star', lib: 'NetDisk', netDiskMenu: 6, page: 'myCollect' }),
+  f('/recycleBin', 'routes.recycleBin', { operation: 'pageRecycle', load: (_k, signal) => pageRecycle(PAGE, { signal, quiet: true }) }, { icon: 'delete', lib: 'NetDisk', netDiskMenu: 7, page: 'recycleBin' }),
 
-  f('/departFile', 'routes.departFile', null, { icon: 'apartment', lib: 'NetDisk' }),
-  f('/departmentFile', 'routes.departFile', null, { icon: 'apartment', lib: 'NetDisk' }),
+  f('/departFile', 'routes.departFile', null, { icon: 'apartment', lib: 'NetDisk', page: 'departFile' }),
+  f('/departmentFile', 'routes.departFile', null, { icon: 'apartment', lib: 'NetDisk', page: 'departFile' }),
   f('/localSync', 'routes.localSync', {
     operation: 'getOneSyncState',
     load: (_k, signal) => getOneSyncState({ userName: getUserInfo()?.userName ?? '' }, { signal, quiet: true }),
   }, { icon: 'sync', lib: 'NetDisk' }),
-  f('/tagRemark', 'routes.tagRemark', null, { icon: 'tags', lib: 'NetDisk' }),
-  f('/quickSearch', 'routes.quickSearch', { operation: 'searchPage', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk' }),
-  f('/searchPanel', 'routes.searchPanel', { operation: 'searchPage', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk' }),
-  f('/fileTemplate', 'routes.fileTemplate', null, { icon: 'file', lib: 'NetDisk' }),
+  f('/tagRemark', 'routes.tagRemark', { operation: 'listLabels', load: (_k, signal) => listLabels({ signal, quiet: true }) }, { icon: 'tags', lib: 'NetDisk', page: 'tagRemark' }),
+  f('/quickSearch', 'routes.quickSearch', { operation: 'searchPage', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk', page: 'quickSearch' }),
+  f('/searchPanel', 'routes.searchPanel', { operation: 'searchPage', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk', page: 'searchPanel' }),
+  f('/fileTemplate', 'routes.fileTemplate', { operation: 'listTemplates', load: (_k, signal) => listTemplates({ signal, quiet: true }) }, { icon: 'file', lib: 'NetDisk', page: 'fileTemplate' }),
   f('/personalTable', 'routes.personalTable', null, { icon: 'table' }),
 
-  admin('/recycleBinManage', 'routes.recycleBinManage', { operation: 'pageSecRecycle', load: (_k, signal) => pageSecRecycle(PAGE, { signal, quiet: true }) }),
-  admin('/departmentManage', 'routes.departmentManage', null),
-  admin('/roleManage', 'routes.roleManage', null),
+  admin('/recycleBinManage', 'routes.recycleBinManage', { operation: 'pageSecRecycle', load: (_k, signal) => pageSecRecycle(PAGE, { signal, quiet: true }) }, { page: 'recycleBinManage' }),
+  admin('/departmentManage', 'routes.departmentManage', null, { page: 'departmentManage' }),
+  admin('/roleManage', 'routes.roleManage', null, { page: 'roleManage' }),
   admin('/businessManage', 'routes.businessManage', null),
   admin('/businessLibraryManage', 'routes.businessLibraryManage', null),
   admin('/businessDetail', 'routes.businessDetail', null),
@@ -106,7 +107,7 @@ export const ROUTES: readonly RouteDef[] = [
   admin('/otherConfig', 'routes.otherConfig', null),
   admin('/integrationPlatform', 'routes.integrationPlatform', null),
   admin('/logManage', 'routes.logManage', null),
-  admin('/fileManagement', 'routes.fileManagement', { operation: 'pageFilesForManager', load: (_k, signal) => pageFilesForManager(PAGE, { signal, quiet: true }) }),
+  admin('/fileManagement', 'routes.fileManagement', { operation: 'pageFilesForManager', load: (_k, signal) => pageFilesForManager(PAGE, { signal, quiet: true }) }, { page: 'fileManagement' }),
   admin('/patchManagement', 'routes.patchManagement', null),
   admin('/dataStatisticsManagement', 'routes.dataStatisticsManagement', null),
 ];

@@ -36,12 +36,17 @@ export function useViewMode(): [ViewMode, (v: ViewMode) => void] {
 }
 
 export const FOLDER_PARAM = 'folder';
+/** The department whose space a department-files screen shows (instanceType 3); it lives in the URL like the folder. */
+export const DEPT_PARAM = 'dept';
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 export function useFileList(base: { libCode: string; instanceType: string }) {
   const [search, setSearch] = useSearchParams();
   const raw = search.get(FOLDER_PARAM);
   const folder = raw && ID.test(raw) ? raw : undefined;
+  const rawDept = search.get(DEPT_PARAM);
+  // Only the department space's root needs it: below the root, folders are addressed by id like any other.
+  const deptId = base.instanceType === '3' && rawDept && ID.test(rawDept) ? rawDept : undefined;
   const [local, setLocal] = useState<Omit<ListState, 'parentId'> & { pageOf: string | undefined }>({
     pageNo: 1,
     pageSize: DEFAULT_PAGE_SIZE,
@@ -64,14 +69,14 @@ export function useFileList(base: { libCode: string; instanceType: string }) {
   );
   // Cursor that starts page N of the current (folder, size, sort, filter) listing.
   const cursors = useRef(new Map<string, string>());
-  const signature = `${state.parentId ?? ''}|${state.pageSize}|${state.sortField}|${state.sortOrder}|${state.fileFilter ?? ''}`;
+  const signature = `${deptId ?? ''}|${state.parentId ?? ''}|${state.pageSize}|${state.sortField}|${state.sortOrder}|${state.fileFilter ?? ''}`;
   const cursor = cursors.current.get(`${signature}#${state.pageNo}`);
 
   const params: ListInstancesParams = useMemo(
     () => ({
       libCode: base.libCode,
       instanceType: base.instanceType,
-      ...(state.parentId ? { parentId: state.parentId } : {}),
+      ...(state.parentId ? { parentId: state.parentId } : deptId ? { deptId } : {}),
       pageNo: state.pageNo,
       pageSize: state.pageSize,
       sortField: state.sortField,
@@ -79,7 +84,7 @@ export function useFileList(base: { libCode: string; instanceType: string }) {
       ...(state.fileFilter ? { fileFilter: state.fileFilter } : {}),
       ...(cursor ? { cursor } : {}),
     }),
-    [base.libCode, base.instanceType, state, cursor],
+    [base.libCode, base.instanceType, state, cursor, deptId],
   );
 
   const query = useQuery({
