@@ -2,30 +2,41 @@
 // (getPlatformInfo) and sent in wire Base64 to services/System/Token; the session comes back as an HttpOnly cookie.
 // After repeated failures the server holds sign-ins back; it says so (CAPTCHA_REQUIRED) and the page then shows a
 // challenge whose answer lets the next attempt through at once. Without an answer the attempt still works, later.
-import { useState } from 'react';
+//
+// The first page most users load, so it is plain HTML and CSS (login.css) rather than antd: antd's Form, Card,
+// Dropdown and Typography bring its form engine, menus, tabs and skeletons, a third of the page's weight (issue #22
+// budget, web/scripts/check-budget.ts). The fields behave as antd's did: checked on change and on submit, the
+// message under the field, the whole form disabled while a sign-in is under way.
+import { useState, type FormEvent } from 'react';
 import { useSearchParams, Link } from 'react-router-dom';
-import { Button, Card, Dropdown, Form, Input, Typography } from 'antd';
-import { GlobalOutlined, LockOutlined, ReloadOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
+import { EyeInvisibleOutlined, EyeOutlined, GlobalOutlined, LoadingOutlined, LockOutlined, ReloadOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { getCaptcha, getPlatformInfo, login } from '../../api/gen/session/session.ts';
 import type { Captcha } from '../../api/gen/model/index.ts';
 import { HcsError } from '../../api/hcs-error.ts';
 import { encryptPassword } from '../../shared/wire-encoding.ts';
-import { LANGUAGES, LANGUAGE_KEY, isLanguage, type Language } from '../../shared/i18n.ts';
+import { LANGUAGES, LANGUAGE_KEY, isLanguage } from '../../shared/i18n.ts';
 import { errorMessage, LocalizedError } from '../../shared/error-message.ts';
 import { BASE, hardNav, safeRedirect } from '../../shared/navigation.ts';
 import { getUserInfo, setUserInfo, userInfoFromServer } from '../../shared/session.ts';
 import { changeLanguage } from '../../shared/account.ts';
+import './login.css';
 
 interface Values {
   username: string;
   password: string;
-  captcha?: string;
+  captcha: string;
 }
+type Field = 'username' | 'password';
 
 /** Answers after which the next attempt is better made with a solved challenge. */
 const CAPTCHA_CODES = new Set(['CAPTCHA_REQUIRED', 'CAPTCHA_INVALID', 'RATE_LIMITED']);
 
+/** The rule of each required field: the locale key of its message when the value breaks it, else null. */
+const RULES: Record<Field, (v: string) => string | null> = {
+  username: (v) => (v.trim() ? null : 'login.enterUsername'),
+  password: (v) => (v ? null : 'login.enterPassword'),
+};
 
 export default function LoginPage() {
   const { t, i18n } = useTranslation();
@@ -33,11 +44,18 @@ export default function LoginPage() {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
   const [captcha, setCaptcha] = useState<Captcha | null>(null);
-  const [form] = Form.useForm<Values>();
+  const [values, setValues] = useState<Values>({ username: '', password: '', captcha: '' });
+  const [invalid, setInvalid] = useState<Partial<Record<Field, string>>>({});
+  const [showPassword, setShowPassword] = useState(false);
   const target = safeRedirect(params.get('redirect'));
 
+  const change = (field: keyof Values, value: string) => {
+    setValues((v) => ({ ...v, [field]: value }));
+    if (field !== 'captcha') setInvalid((e) => ({ ...e, [field]: RULES[field](value) ?? undefined }));
+  };
+
   const newCaptcha = async () => {
-    form.setFieldValue('captcha', '');
+    setValues((v) => ({ ...v, captcha: '' }));
     try {
       setCaptcha((await getCaptcha()).data ?? null);
     } catch {
@@ -50,7 +68,7 @@ export default function LoginPage() {
     setBusy(true);
     setError(null);
     // A challenge is good for one attempt, whatever its outcome.
-    const answer = captcha && v.captcha?.trim() ? { captchaId: captcha.captchaId, captchaAnswer: v.captcha.trim() } : {};
+    const answer = captcha && v.captcha.trim() ? { captchaId: captcha.captchaId, captchaAnswer: v.captcha.trim() } : {};
     try {
       // Quiet: the form shows the failure itself, once.
       const info = (await getPlatformInfo({ quiet: true })).data;
@@ -70,61 +88,141 @@ export default function LoginPage() {
     }
   };
 
+  const onSubmit = (e: FormEvent) => {
+    e.preventDefault();
+    if (busy) return;
+    const found: Partial<Record<Field, string>> = {};
+    for (const f of Object.keys(RULES) as Field[]) found[f] = RULES[f](values[f]) ?? undefined;
+    setInvalid(found);
+    const first = (Object.keys(RULES) as Field[]).find((f) => found[f]);
+    if (first) {
+      document.getElementById(`login-${first}`)?.focus();
+      return;
+    }
+    void submit(values);
+  };
+
+  const fieldError = (f: Field) =>
+    invalid[f] ? (
+      <div className="hcs-login-explain" id={`login-${f}-error`} role="alert">
+        {t(invalid[f])}
+      </div>
+    ) : null;
+
   return (
-    <div className="hcs-login" style={{ minHeight: '100vh', display: 'flex', alignItems: 'center', justifyContent: 'center', background: '#f5f5f5' }}>
-      <Card style={{ width: 380 }} data-testid="login-card">
-        <div style={{ display: 'flex', justifyContent: 'space-between', alignItems: 'center', marginBottom: 16 }}>
-          <Typography.Title level={3} style={{ margin: 0 }}>
-            {t('common.appName')}
-          </Typography.Title>
-          <Dropdown
-            trigger={['click']}
-            menu={{
-              items: LANGUAGES.map((l) => ({ key: l, label: t(`common.languages.${l}`) })),
-              onClick: ({ key }) => void changeLanguage(key as Language),
-            }}
-          >
-            <Button type="text" icon={<GlobalOutlined />} data-testid="login-language">
-              {t(`common.languages.${i18n.language}`)}
-            </Button>
-          </Dropdown>
+    <div className="hcs-login">
+      <main className="hcs-login-card" data-testid="login-card">
+        <div className="hcs-login-head">
+          <h1 className="hcs-login-title">{t('common.appName')}</h1>
+          <label className="hcs-login-language">
+            <GlobalOutlined />
+            <select
+              aria-label={t('login.language')}
+              value={i18n.language}
+              onChange={(e) => void changeLanguage(e.target.value as (typeof LANGUAGES)[number])}
+              data-testid="login-language"
+            >
+              {LANGUAGES.map((l) => (
+                <option key={l} value={l}>
+                  {t(`common.languages.${l}`)}
+                </option>
+              ))}
+            </select>
+          </label>
         </div>
-        <Typography.Paragraph type="secondary">{t('login.subtitle')}</Typography.Paragraph>
-        <Form<Values> form={form} layout="vertical" onFinish={(v) => void submit(v)} disabled={busy} requiredMark={false}>
-          <Form.Item name="username" label={t('login.username')} rules={[{ required: true, whitespace: true, message: t('login.enterUsername') }]}>
-            <Input prefix={<UserOutlined />} autoComplete="username" autoFocus data-testid="login-username" />
-          </Form.Item>
-          <Form.Item name="password" label={t('login.password')} rules={[{ required: true, message: t('login.enterPassword') }]}>
-            <Input.Password prefix={<LockOutlined />} autoComplete="current-password" data-testid="login-password" />
-          </Form.Item>
-          {captcha && (
-            <Form.Item label={t('login.captcha')} extra={t('login.captchaHint')}>
-              <div style={{ display: 'flex', gap: 8, alignItems: 'center' }}>
-                <Form.Item name="captcha" noStyle>
-                  <Input prefix={<SafetyOutlined />} autoComplete="off" maxLength={16} placeholder={t('login.enterCaptcha')} data-testid="login-captcha" />
-                </Form.Item>
-                <img src={captcha.image} alt={t('login.captchaImage')} width={120} height={40} data-testid="login-captcha-image" />
-                <Button
-                  type="text"
-                  icon={<ReloadOutlined />}
-                  aria-label={t('login.newCaptcha')}
-                  title={t('login.newCaptcha')}
-                  onClick={() => void newCaptcha()}
-                  data-testid="login-captcha-refresh"
+        <p className="hcs-login-secondary">{t('login.subtitle')}</p>
+        <form onSubmit={onSubmit} noValidate>
+          <fieldset disabled={busy}>
+            <div className="hcs-login-item">
+              <label htmlFor="login-username">{t('login.username')}</label>
+              <span className={`hcs-login-input${invalid.username ? ' hcs-login-input-error' : ''}`}>
+                <UserOutlined />
+                <input
+                  id="login-username"
+                  value={values.username}
+                  onChange={(e) => change('username', e.target.value)}
+                  autoComplete="username"
+                  autoFocus
+                  aria-invalid={invalid.username ? true : undefined}
+                  aria-describedby={invalid.username ? 'login-username-error' : undefined}
+                  data-testid="login-username"
                 />
+              </span>
+              {fieldError('username')}
+            </div>
+            <div className="hcs-login-item">
+              <label htmlFor="login-password">{t('login.password')}</label>
+              <span className={`hcs-login-input${invalid.password ? ' hcs-login-input-error' : ''}`}>
+                <LockOutlined />
+                <input
+                  id="login-password"
+                  type={showPassword ? 'text' : 'password'}
+                  value={values.password}
+                  onChange={(e) => change('password', e.target.value)}
+                  autoComplete="current-password"
+                  aria-invalid={invalid.password ? true : undefined}
+                  aria-describedby={invalid.password ? 'login-password-error' : undefined}
+                  data-testid="login-password"
+                />
+                <button
+                  type="button"
+                  className="hcs-login-icon-btn"
+                  aria-pressed={showPassword}
+                  aria-label={t(showPassword ? 'login.hidePassword' : 'login.showPassword')}
+                  title={t(showPassword ? 'login.hidePassword' : 'login.showPassword')}
+                  onClick={() => setShowPassword((s) => !s)}
+                >
+                  {showPassword ? <EyeOutlined /> : <EyeInvisibleOutlined />}
+                </button>
+              </span>
+              {fieldError('password')}
+            </div>
+            {captcha && (
+              <div className="hcs-login-item">
+                <label htmlFor="login-captcha">{t('login.captcha')}</label>
+                <div className="hcs-login-captcha">
+                  <span className="hcs-login-input">
+                    <SafetyOutlined />
+                    <input
+                      id="login-captcha"
+                      value={values.captcha}
+                      onChange={(e) => change('captcha', e.target.value)}
+                      autoComplete="off"
+                      maxLength={16}
+                      placeholder={t('login.enterCaptcha')}
+                      aria-describedby="login-captcha-hint"
+                      data-testid="login-captcha"
+                    />
+                  </span>
+                  <img src={captcha.image} alt={t('login.captchaImage')} width={120} height={40} data-testid="login-captcha-image" />
+                  <button
+                    type="button"
+                    className="hcs-login-icon-btn"
+                    aria-label={t('login.newCaptcha')}
+                    title={t('login.newCaptcha')}
+                    onClick={() => void newCaptcha()}
+                    data-testid="login-captcha-refresh"
+                  >
+                    <ReloadOutlined />
+                  </button>
+                </div>
+                <div className="hcs-login-secondary" id="login-captcha-hint">
+                  {t('login.captchaHint')}
+                </div>
               </div>
-            </Form.Item>
-          )}
-          {error && (
-            <Typography.Paragraph type="danger" data-testid="login-error">
-              {error}
-            </Typography.Paragraph>
-          )}
-          <Button type="primary" htmlType="submit" block loading={busy} data-testid="login-submit">
-            {t('login.submit')}
-          </Button>
-        </Form>
-        <Typography.Paragraph type="secondary" style={{ marginTop: 16, fontSize: 12 }}>
+            )}
+            {error && (
+              <p className="hcs-login-error" role="alert" data-testid="login-error">
+                {error}
+              </p>
+            )}
+            <button type="submit" className="hcs-login-submit" aria-busy={busy} data-testid="login-submit">
+              {busy && <LoadingOutlined />}
+              {t('login.submit')}
+            </button>
+          </fieldset>
+        </form>
+        <p className="hcs-login-secondary hcs-login-legal">
           {t('login.agreementPrefix')}{' '}
           <Link to={i18n.language === 'en_US' ? '/userServiceAgreementEn' : '/userServiceAgreement'} target="_blank">
             {t('routes.userServiceAgreement')}
@@ -133,8 +231,8 @@ export default function LoginPage() {
           <Link to={i18n.language === 'en_US' ? '/privacyPolicyEn' : '/privacyPolicy'} target="_blank">
             {t('routes.privacyPolicy')}
           </Link>
-        </Typography.Paragraph>
-      </Card>
+        </p>
+      </main>
     </div>
   );
 }
