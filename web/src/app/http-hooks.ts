@@ -28,6 +28,10 @@ export function handleHttpError(err: HcsError, quiet = false): void {
     case 'NOT_IMPLEMENTED':
       // The page that asked shows its "not available on this server" state; a toast on top would only repeat it.
       return;
+    case 'PASSWORD_CHANGE_REQUIRED':
+      // The signed-in frame holds the change-password dialog open until the password is changed; a toast per refused
+      // call behind it would only repeat that.
+      return;
     case 'ACCOUNT_FROZEN':
       if (frozenAlertOpen) return;
       frozenAlertOpen = true;

@@ -138,7 +138,15 @@ export function AppHeader() {
           </Button>
         </Dropdown>
       </Space>
-      {user && <PasswordDialog open={pwdOpen} onClose={() => setPwdOpen(false)} userId={user.userId} userName={user.userName} />}
+      {user && (
+        <PasswordDialog
+          open={pwdOpen || user.mustChangePassword === true}
+          forced={user.mustChangePassword === true}
+          onClose={() => setPwdOpen(false)}
+          userId={user.userId}
+          userName={user.userName}
+        />
+      )}
       <Modal
         open={info != null}
         title={info ? t(`layout.userMenu.${info}`) : ''}

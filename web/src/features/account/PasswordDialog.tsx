@@ -19,7 +19,8 @@ interface Values {
 
 const STRENGTH_COLORS = ['#ff4d4f', '#ff4d4f', '#faad14', '#faad14', '#52c41a', '#52c41a'];
 
-export function PasswordDialog(props: { open: boolean; onClose: () => void; userId: string; userName: string; allowReset?: boolean }) {
+/** `forced`: the account must change its password before anything else (a reset or new one): no way to dismiss it. */
+export function PasswordDialog(props: { open: boolean; onClose: () => void; userId: string; userName: string; allowReset?: boolean; forced?: boolean }) {
   const { t } = useTranslation();
   const { modal } = App.useApp();
   const [form] = Form.useForm<Values>();
@@ -71,7 +72,10 @@ export function PasswordDialog(props: { open: boolean; onClose: () => void; user
     <Modal
       open={props.open}
       title={t('account.password.title')}
-      onCancel={requestClose}
+      onCancel={props.forced ? undefined : requestClose}
+      closable={!props.forced}
+      keyboard={!props.forced}
+      cancelButtonProps={props.forced ? { style: { display: 'none' } } : undefined}
       onOk={() => form.submit()}
       okText={t('common.confirm')}
       cancelText={t('common.cancel')}
@@ -81,6 +85,7 @@ export function PasswordDialog(props: { open: boolean; onClose: () => void; user
       forceRender
       zIndex={2000}
     >
+      {props.forced && <Alert type="warning" showIcon message={t('org.forcedPassword')} style={{ marginBottom: 16 }} data-testid="password-forced" />}
       <Form form={form} layout="vertical" onFinish={(v) => void submit(v)} data-testid="password-form" autoComplete="off">
         <Form.Item
           name="oldPassword"
