@@ -3,7 +3,7 @@
 // database on the HCS_TEST_DATABASE_URL server of tests/pg/postgres.sh). Writes bench/results/latest.json and prints
 // a Markdown table per database; with --readme it also replaces the figures in README.md. Sizes can be scaled down
 // for a quick look: HCS_BENCH_BIG_MB, HCS_BENCH_SMALL_FILES, HCS_BENCH_ZIP_FILES, HCS_BENCH_ZIP_FILE_MB,
-// HCS_BENCH_ENTRIES. Sections: --only big,small,zip,list; databases: --db sqlite,postgres
+// HCS_BENCH_ENTRIES, HCS_BENCH_SEARCH_FILES. Sections: --only big,small,zip,list,search; databases: --db sqlite,postgres
 import { mkdtempSync, rmSync, writeFileSync, readFileSync, mkdirSync, createReadStream, createWriteStream, statSync } from 'node:fs';
 import { tmpdir, cpus, totalmem, release, loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -17,11 +17,12 @@ import { buildCli, drive, type CliEnv } from './src/cli.ts';
 import { benchSmallFiles } from './src/small-files.ts';
 import { benchZip } from './src/zip.ts';
 import { benchListing } from './src/listing.ts';
+import { benchSearch } from './src/search.ts';
 import { createTestPgDatabase } from '../tests/helpers/pg.ts';
 
 const PASSWORD = 'Bench#Passw0rd-1';
 const argv = process.argv.slice(2);
-const only = (argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'big,small,zip,list').split(',');
+const only = (argv.find((a) => a.startsWith('--only='))?.slice(7) ?? 'big,small,zip,list,search').split(',');
 const BIG_MB = Number(process.env.HCS_BENCH_BIG_MB ?? 1024);
 const pgAvailable = Boolean(process.env.HCS_BENCH_DATABASE_URL || process.env.HCS_TEST_DATABASE_URL);
 const databases = (argv.find((a) => a.startsWith('--db='))?.slice(5) ?? (pgAvailable ? 'sqlite,postgres' : 'sqlite')).split(',') as ('sqlite' | 'postgres')[];
@@ -161,6 +162,7 @@ async function runOn(dbKind: 'sqlite' | 'postgres'): Promise<Row[]> {
     if (only.includes('small')) await benchSmallFiles(server, cli, work, rows);
     if (only.includes('zip')) await benchZip(server, cli, work, rows);
     if (only.includes('list')) await benchListing(server, cli, { dataDir, databaseUrl: pg?.url }, rows);
+    if (only.includes('search')) await benchSearch(server, cli, { dataDir, databaseUrl: pg?.url }, rows);
     const peak = server.peakRss();
     rows.push({
       name: 'server peak RSS over the whole run',

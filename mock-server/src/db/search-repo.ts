@@ -96,7 +96,9 @@ function whereOf(db: Db, spaces: readonly Space[], f: SearchFilters, key: string
 
 function fromOf(db: Db, key: string | undefined): RawBuilder<unknown> {
   if (dialectOf(db) === 'sqlite' && key !== undefined && [...key].length >= TRIGRAM_MIN) {
-    return sql`instances_fts f join instances i on i.rowid = f.rowid and instances_fts match ${trigramQuery(key)}`;
+    // CROSS JOIN: SQLite keeps the written order, so the trigram lookup drives and the space filter applies to its
+    // matches; left to choose, the planner may walk the whole space through instances_space_name instead.
+    return sql`instances_fts f cross join instances i on i.rowid = f.rowid and instances_fts match ${trigramQuery(key)}`;
   }
   return sql`instances i`;
 }
