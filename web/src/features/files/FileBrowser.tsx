@@ -1,12 +1,28 @@
 // The generic list screen of spec 2 for one library: toolbar (upload, new folder, multi-delete, filter, sort, view),
 // breadcrumbs, table or icon cards, pagination, drop zone, and the dialogs behind the row actions.
 import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
-import { Breadcrumb, Button, Dropdown, Empty, Modal, Pagination, Segmented, Select, Space, Spin, Typography } from 'antd';
-import { AppstoreOutlined, CloudUploadOutlined, DeleteOutlined, DownloadOutlined, FolderAddOutlined, SwapOutlined, TableOutlined, UploadOutlined } from '@ant-design/icons';
+import { Breadcrumb, Button, Dropdown, Empty, Input, Modal, Pagination, Segmented, Select, Space, Spin, Typography } from 'antd';
+import {
+  AppstoreOutlined,
+  CloudUploadOutlined,
+  DeleteOutlined,
+  DownloadOutlined,
+  FileExcelOutlined,
+  FilePptOutlined,
+  FileTextOutlined,
+  FileWordOutlined,
+  FolderAddOutlined,
+  PlusOutlined,
+  SwapOutlined,
+  TableOutlined,
+  UploadOutlined,
+} from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
-import { useQueryClient } from '@tanstack/react-query';
+import { useNavigate } from 'react-router-dom';
+import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { refreshCapacity } from '../../shared/capacity.ts';
-import { copyInstances, createInstances, deleteInstances, modifyInstance, moveInstances } from '../../api/gen/files/files.ts';
+import { copyInstances, createInstances, createOfficeFile, deleteInstances, getListTemplatesQueryKey, listTemplates, modifyInstance, moveInstances } from '../../api/gen/files/files.ts';
+import type { OfficeKind } from '../../api/gen/model/officeKind.ts';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import type { BatchResultResponse } from '../../api/gen/model/batchResultResponse.ts';
 import { encodeWireText } from '../../shared/wire-encoding.ts';
@@ -23,7 +39,7 @@ import { FileTable, isBlocked, type RowAction } from './FileTable.tsx';
 import { MoveCopyDialog } from './MoveCopyDialog.tsx';
 import { NameDialog } from './NameDialog.tsx';
 import { PreviewDialog } from './PreviewDialog.tsx';
-import { PropertiesDialog } from './PropertiesDialog.tsx';
+import { useItemActions } from './item-actions.tsx';
 import { PAGE_SIZES, useFileList, useViewMode, type SortField } from './list-state.ts';
 
 export interface FileBrowserProps {
@@ -33,6 +49,14 @@ export interface FileBrowserProps {
 }
 
 const CATEGORIES = [1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
+const OFFICE_KINDS: readonly { kind: OfficeKind; icon: React.ReactNode }[] = [
+  { kind: 'docx', icon: <FileWordOutlined /> },
+  { kind: 'xlsx', icon: <FileExcelOutlined /> },
+  { kind: 'pptx', icon: <FilePptOutlined /> },
+  { kind: 'txt', icon: <FileTextOutlined /> },
+];
+
+type NameDialogState = { mode: 'create' } | { mode: 'rename'; item: Instance } | { mode: 'office'; kind: OfficeKind; templateId?: string };
 
 export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) {
   const { t } = useTranslation();
@@ -41,9 +65,15 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
   const { state, update, query, refresh } = useFileList({ libCode, instanceType });
   const [view, setView] = useViewMode();
   const [selected, setSelected] = useState<Instance[]>([]);
-  const [nameDialog, setNameDialog] = useState<{ mode: 'create' } | { mode: 'rename'; item: Instance } | undefined>();
+  const navigate = useNavigate();
+  const [nameDialog, setNameDialog] = useState<NameDialogState | undefined>();
+  // Administrators' templates join the "new" menu; a server without them just shows the blank documents.
+  const templates = useQuery({
+    queryKey: getListTemplatesQueryKey(),
+    queryFn: async ({ signal }) => (await listTemplates({ signal, quiet: true })).data ?? [],
+    retry: false,
+  });
   const [moveCopy, setMoveCopy] = useState<{ mode: 'move' | 'copy'; items: Instance[] } | undefined>();
-  const [props, setProps] = useState<Instance | undefined>();
   const [preview, setPreview] = useState<Instance | undefined>();
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
@@ -67,6 +97,7 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
     refresh();
     refreshCapacity(queryClient);
   };
+  const itemActions = useItemActions({ onChanged: refresh, folderPath: () => path });
   const reportBatch = (res: BatchResultResponse, items: readonly Instance[]) => {
     const failed = res.data?.failed ?? [];
     if (failed.length === 0) return;
@@ -150,6 +181,7 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
   };
 
   const onRow = (action: RowAction, item: Instance) => {
+    if (itemActions.handle(action, item)) return;
     switch (action) {
       case 'open':
         if (item.classifierId === 'Folder') {
@@ -174,9 +206,6 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
       case 'copy':
         if (action === 'move' && isBlocked(item)) prompts.upload.notice('warning', 'files.noPermission', { names: item.instanceName });
         else setMoveCopy({ mode: action, items: [item] });
-        return;
-      case 'properties':
-        setProps(item);
         return;
     }
   };
@@ -245,6 +274,21 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
         <Button icon={<FolderAddOutlined />} onClick={() => setNameDialog({ mode: 'create' })} data-testid="new-folder">
           {t('files.newFolder')}
         </Button>
+        <Dropdown
+          trigger={['click']}
+          menu={{
+            items: [
+              ...OFFICE_KINDS.map(({ kind, icon }) => ({ key: kind, icon, label: t(`templates.kind.${kind}`), onClick: () => setNameDialog({ mode: 'office', kind }) })),
+              ...(templates.data ?? [])
+                .filter((tp) => !tp.builtIn)
+                .map((tp) => ({ key: tp.templateId, label: t('templates.fromTemplate', { name: tp.name }), onClick: () => setNameDialog({ mode: 'office', kind: tp.kind, templateId: tp.templateId }) })),
+            ],
+          }}
+        >
+          <Button icon={<PlusOutlined />} data-testid="new-document">
+            {t('templates.newDocument')}
+          </Button>
+        </Dropdown>
         <Button icon={<DownloadOutlined />} onClick={() => doDownload(selected)} data-testid="download-selected">
           {t('files.download')}
         </Button>
@@ -278,6 +322,14 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
         <Button onClick={() => openTransferPanel()} data-testid="open-transfers">
           {t('transfer.title')}
         </Button>
+        <Input.Search
+          allowClear
+          placeholder={t('search.placeholder')}
+          style={{ width: 220 }}
+          maxLength={255}
+          onSearch={(v) => v.trim() && navigate(`/quickSearch?keyword=${encodeURIComponent(v.trim())}`)}
+          data-testid="files-search"
+        />
       </Space>
 
       <Breadcrumb
@@ -332,15 +384,26 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
 
       <NameDialog
         open={nameDialog !== undefined}
-        title={t(nameDialog?.mode === 'rename' ? 'files.rename' : 'files.newFolder')}
-        initial={nameDialog?.mode === 'rename' ? nameDialog.item.instanceName : ''}
+        title={
+          nameDialog?.mode === 'office' ? t('templates.newOf', { kind: t(`templates.kind.${nameDialog.kind}`) }) : t(nameDialog?.mode === 'rename' ? 'files.rename' : 'files.newFolder')
+        }
+        initial={
+          nameDialog?.mode === 'rename' ? nameDialog.item.instanceName : nameDialog?.mode === 'office' ? `${t(`templates.defaultName.${nameDialog.kind}`)}.${nameDialog.kind}` : ''
+        }
         onClose={() => setNameDialog(undefined)}
         onSubmit={async (name) => {
           if (nameDialog?.mode === 'rename') await modifyInstance(nameDialog.item.instanceId, { instanceName: encodeWireText(name) }, { quiet: true });
-          else {
+          else if (nameDialog?.mode === 'office') {
             const folder = await currentFolder();
             if (!folder) throw new LocalizedError('errors.unexpected');
-            await createInstances([{ classifierId: 'Folder', parentId: folder.id, instanceName: encodeWireText(name), libCode, instanceType }], { quiet: true });
+            await createOfficeFile(
+              { parentId: folder.id, libCode, instanceType, instanceName: encodeWireText(name), kind: nameDialog.kind, ...(nameDialog.templateId ? { templateId: nameDialog.templateId } : {}), conflict: 'fail' },
+              { quiet: true },
+            );
+          } else {
+            const folder = await currentFolder();
+            if (!folder) throw new LocalizedError('errors.unexpected');
+            await createInstances([{ classifierId: 'Folder', parentId: folder.id, instanceName: encodeWireText(name), libCode, instanceType }], undefined, { quiet: true });
           }
           afterChange();
         }}
@@ -360,7 +423,7 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
           afterChange();
         }}
       />
-      <PropertiesDialog item={props} folderPath={path} onClose={() => setProps(undefined)} />
+      {itemActions.dialogs}
       <PreviewDialog item={preview} onClose={() => setPreview(undefined)} onDownload={(i) => doDownload([i])} />
     </div>
   );

@@ -1,16 +1,22 @@
 // Icon-card view (spec 2): preview (not for folders), download, delete and a more-menu per card.
+import { useRef } from 'react';
 import { Card, Checkbox, Dropdown, Tooltip, Typography } from 'antd';
 import { DeleteOutlined, DownloadOutlined, EyeOutlined, FileOutlined, FolderFilled, MoreOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { formatSize } from '../../shared/format.ts';
-import { isBlocked, moreMenuItems, type RowAction } from './FileTable.tsx';
+import { FavouriteStar, isBlocked, LabelTags, moreMenuItems, type RowAction } from './FileTable.tsx';
+import { clickSelect } from './selection.ts';
 import { FileThumb } from './FileThumb.tsx';
 
 export function FileCards({ rows, selected, onSelect, onAction }: { rows: Instance[]; selected: Instance[]; onSelect: (r: Instance[]) => void; onAction: (a: RowAction, i: Instance) => void }) {
   const { t } = useTranslation();
   const ids = new Set(selected.map((s) => s.instanceId));
-  const toggle = (r: Instance) => onSelect(ids.has(r.instanceId) ? selected.filter((s) => s.instanceId !== r.instanceId) : [...selected, r]);
+  const anchor = useRef<string | undefined>(undefined);
+  const toggle = (r: Instance, shift: boolean) => {
+    onSelect(clickSelect(rows, selected, r, anchor.current, shift));
+    if (!shift) anchor.current = r.instanceId;
+  };
   return (
     <div style={{ display: 'grid', gridTemplateColumns: 'repeat(auto-fill, minmax(170px, 1fr))', gap: 12 }} data-testid="file-cards">
       {rows.map((r) => (
@@ -30,12 +36,16 @@ export function FileCards({ rows, selected, onSelect, onAction }: { rows: Instan
             <Tooltip title={t('files.delete')} key="x">
               <DeleteOutlined onClick={() => !isBlocked(r) && onAction('delete', r)} style={isBlocked(r) ? { opacity: 0.3, cursor: 'not-allowed' } : undefined} />
             </Tooltip>,
+            <FavouriteStar key="f" item={r} onAction={onAction} />,
             <Dropdown key="m" menu={{ items: moreMenuItems(t, r, onAction) }} trigger={['click']}>
               <MoreOutlined aria-label={t('files.more')} />
             </Dropdown>,
           ].filter(Boolean)}
         >
-          <Checkbox checked={ids.has(r.instanceId)} onChange={() => toggle(r)} style={{ position: 'absolute', top: 8, left: 8 }} aria-label={r.instanceName} />
+          <Checkbox
+            checked={ids.has(r.instanceId)}
+            onClick={(e) => toggle(r, e.shiftKey)}
+            style={{ position: 'absolute', top: 8, left: 8 }} aria-label={r.instanceName} />
           <div style={{ textAlign: 'center', cursor: 'pointer' }} onDoubleClick={() => onAction('open', r)} onClick={() => r.classifierId === 'Folder' && onAction('open', r)}>
             {r.classifierId === 'Folder' ? <FolderFilled style={{ fontSize: 48, color: '#e8a33d' }} /> : <FileThumb row={r} size={256} box={96} fallback={<FileOutlined style={{ fontSize: 48 }} />} />}
             <Typography.Paragraph ellipsis={{ rows: 2, tooltip: r.instanceName }} style={{ marginTop: 8, marginBottom: 0 }}>
@@ -44,6 +54,9 @@ export function FileCards({ rows, selected, onSelect, onAction }: { rows: Instan
             <Typography.Text type="secondary" style={{ fontSize: 12 }}>
               {r.classifierId === 'Folder' ? '\u00a0' : formatSize(r.fSize)}
             </Typography.Text>
+            <div>
+              <LabelTags item={r} />
+            </div>
           </div>
         </Card>
       ))}

@@ -1,6 +1,6 @@
-import { Button, Dropdown, Space, Table, Typography } from 'antd';
+import { Button, Dropdown, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
-import { FileOutlined, FolderFilled, MoreOutlined } from '@ant-design/icons';
+import { FileOutlined, FolderFilled, MoreOutlined, StarFilled, StarOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
@@ -9,20 +9,65 @@ import { FileThumb } from './FileThumb.tsx';
 
 const NAME_MIN_WIDTH = 220;
 const ACTIONS_WIDTH = 190;
+const LABELS_WIDTH = 160;
+const REMARK_WIDTH = 160;
 
-export type RowAction = 'open' | 'preview' | 'download' | 'delete' | 'rename' | 'move' | 'copy' | 'properties';
+export type RowAction = 'open' | 'preview' | 'download' | 'delete' | 'rename' | 'move' | 'copy' | 'properties' | 'favourite' | 'label' | 'versions';
 
 export const isBlocked = (i: Instance): boolean => i.editIsDisabled === true || i.isDisabled === true;
 
-/** The more-menu shared by rows and cards. Favourite and label stay hidden until those features exist. */
-export function moreMenuItems(t: (k: string) => string, item: Instance, onAction: (a: RowAction, i: Instance) => void) {
+/**
+ * The more-menu shared by rows and cards. `only` narrows it for screens that list items from many folders
+ * (favourites, search), where moving or renaming would act on a folder the user is not looking at.
+ */
+export function moreMenuItems(t: (k: string) => string, item: Instance, onAction: (a: RowAction, i: Instance) => void, only?: readonly RowAction[]) {
   const blocked = isBlocked(item);
-  return [
-    { key: 'copy', label: t('files.copy'), onClick: () => onAction('copy', item) },
-    { key: 'move', label: t('files.move'), disabled: blocked, onClick: () => onAction('move', item) },
-    { key: 'rename', label: t('files.rename'), disabled: blocked, onClick: () => onAction('rename', item) },
-    { key: 'properties', label: t('files.properties'), onClick: () => onAction('properties', item) },
+  const all = [
+    { key: 'copy' as const, label: t('files.copy'), onClick: () => onAction('copy', item) },
+    { key: 'move' as const, label: t('files.move'), disabled: blocked, onClick: () => onAction('move', item) },
+    { key: 'rename' as const, label: t('files.rename'), disabled: blocked, onClick: () => onAction('rename', item) },
+    { key: 'favourite' as const, label: t(item.isFavourite ? 'favourites.remove' : 'favourites.add'), onClick: () => onAction('favourite', item) },
+    { key: 'label' as const, label: t('tags.label'), onClick: () => onAction('label', item) },
+    ...(item.classifierId === 'File' ? [{ key: 'versions' as const, label: t('versions.title'), onClick: () => onAction('versions', item) }] : []),
+    { key: 'properties' as const, label: t('files.properties'), onClick: () => onAction('properties', item) },
   ];
+  return only ? all.filter((i) => only.includes(i.key)) : all;
+}
+
+/** The star that favourites or unfavourites an item in one click (rows and cards). */
+export function FavouriteStar({ item, onAction }: { item: Instance; onAction: (a: RowAction, i: Instance) => void }) {
+  const { t } = useTranslation();
+  const on = item.isFavourite === true;
+  return (
+    <Tooltip title={t(on ? 'favourites.remove' : 'favourites.add')}>
+      <span
+        role="button"
+        aria-pressed={on}
+        aria-label={t(on ? 'favourites.remove' : 'favourites.add')}
+        data-testid={`fav-${item.instanceName}`}
+        style={{ cursor: 'pointer', color: on ? '#faad14' : '#bbb' }}
+        onClick={(e) => {
+          e.stopPropagation();
+          onAction('favourite', item);
+        }}
+      >
+        {on ? <StarFilled /> : <StarOutlined />}
+      </span>
+    </Tooltip>
+  );
+}
+
+/** The caller's labels on an item, in their colours. */
+export function LabelTags({ item }: { item: Instance }) {
+  return (
+    <>
+      {(item.labels ?? []).map((l) => (
+        <Tag key={l.labelId} color={l.color} style={{ marginInlineEnd: 4 }}>
+          {l.name}
+        </Tag>
+      ))}
+    </>
+  );
 }
 
 export interface FileTableProps {
@@ -32,11 +77,15 @@ export interface FileTableProps {
   onAction: (a: RowAction, i: Instance) => void;
   sortField: SortField;
   sortOrder: SortOrder;
-  onSort: (f: SortField, o: SortOrder) => void;
+  onSort?: (f: SortField, o: SortOrder) => void;
   loading: boolean;
+  /** More-menu entries on screens listing items from many folders; the delete button shows only with 'delete'. */
+  only?: readonly RowAction[];
+  /** A column after the name (the folder a search result or favourite is in). */
+  extraColumn?: ColumnsType<Instance>[number];
 }
 
-export function FileTable({ rows, selected, onSelect, onAction, sortField, sortOrder, onSort, loading }: FileTableProps) {
+export function FileTable({ rows, selected, onSelect, onAction, sortField, sortOrder, onSort, loading, only, extraColumn }: FileTableProps) {
   const { t } = useTranslation();
   const order = (f: SortField) => (sortField === f ? (sortOrder === 'asc' ? 'ascend' : 'descend') : null);
   const columns: ColumnsType<Instance> = [
@@ -44,8 +93,8 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
       title: t('files.name'),
       dataIndex: 'instanceName',
       key: 'instanceName',
-      sorter: true,
-      sortOrder: order('instanceName'),
+      sorter: onSort !== undefined,
+      sortOrder: onSort ? order('instanceName') : null,
       ellipsis: true,
       // The name is what a row is: it keeps its width and its place when the window narrows; the other columns scroll.
       minWidth: NAME_MIN_WIDTH,
@@ -56,11 +105,15 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
           <Typography.Link onClick={() => onAction('open', r)} data-testid={`row-name-${r.instanceName}`}>
             {r.instanceName}
           </Typography.Link>
+          <FavouriteStar item={r} onAction={onAction} />
         </Space>
       ),
     },
-    { title: t('files.size'), dataIndex: 'fSize', key: 'fSize', width: 120, sorter: true, sortOrder: order('fSize'), render: (v: number, r) => (r.classifierId === 'Folder' ? '-' : formatSize(v)) },
-    { title: t('files.createTime'), dataIndex: 'createTime', key: 'createTime', width: 180, sorter: true, sortOrder: order('createTime'), render: (v: number) => formatDate(v) },
+    ...(extraColumn ? [extraColumn] : []),
+    { title: t('files.size'), dataIndex: 'fSize', key: 'fSize', width: 120, sorter: onSort !== undefined, sortOrder: onSort ? order('fSize') : null, render: (v: number, r) => (r.classifierId === 'Folder' ? '-' : formatSize(v)) },
+    { title: t('files.createTime'), dataIndex: 'createTime', key: 'createTime', width: 180, sorter: onSort !== undefined, sortOrder: onSort ? order('createTime') : null, render: (v: number) => formatDate(v) },
+    { title: t('tags.labels'), key: 'labels', width: LABELS_WIDTH, render: (_: unknown, r) => <LabelTags item={r} /> },
+    { title: t('tags.remark'), dataIndex: 'remark', key: 'remark', width: REMARK_WIDTH, ellipsis: true, render: (v: string | undefined) => v || '' },
     {
       title: t('files.actions'),
       key: 'actions',
@@ -71,10 +124,12 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
           <Button type="link" size="small" onClick={() => onAction('download', r)} data-testid={`row-download-${r.instanceName}`}>
             {t('files.download')}
           </Button>
-          <Button type="link" size="small" danger disabled={isBlocked(r)} onClick={() => onAction('delete', r)} data-testid={`row-delete-${r.instanceName}`}>
-            {t('files.delete')}
-          </Button>
-          <Dropdown menu={{ items: moreMenuItems(t, r, onAction) }} trigger={['click']}>
+          {(!only || only.includes('delete')) && (
+            <Button type="link" size="small" danger disabled={isBlocked(r)} onClick={() => onAction('delete', r)} data-testid={`row-delete-${r.instanceName}`}>
+              {t('files.delete')}
+            </Button>
+          )}
+          <Dropdown menu={{ items: moreMenuItems(t, r, onAction, only) }} trigger={['click']}>
             <Button type="link" size="small" icon={<MoreOutlined />} aria-label={t('files.more')} data-testid={`row-more-${r.instanceName}`} />
           </Dropdown>
         </Space>
@@ -89,9 +144,11 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
       dataSource={rows}
       loading={loading}
       pagination={false}
-      scroll={{ x: NAME_MIN_WIDTH + 120 + 180 + ACTIONS_WIDTH + 48 }}
+      scroll={{ x: NAME_MIN_WIDTH + 120 + 180 + LABELS_WIDTH + REMARK_WIDTH + ACTIONS_WIDTH + 48 + (extraColumn ? 200 : 0) }}
+      // antd's checkboxes select the run between the last click and a shift-click (spec: multi-select with shift).
       rowSelection={{ selectedRowKeys: selected.map((s) => s.instanceId), onChange: (_, sel) => onSelect(sel), fixed: 'left' }}
       onChange={(_p, _f, sorter) => {
+        if (!onSort) return;
         const s = Array.isArray(sorter) ? sorter[0] : sorter;
         const key = (s?.columnKey ?? 'instanceName') as SortField;
         onSort(s?.order ? key : 'instanceName', s?.order === 'descend' ? 'desc' : 'asc');

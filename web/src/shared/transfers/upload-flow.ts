@@ -119,7 +119,7 @@ async function ensureFolder(parentId: string, name: string, target: UploadTarget
     if (id) return { id, created: false };
   }
   try {
-    const created = await createInstances([{ classifierId: 'Folder', parentId, instanceName, libCode: target.libCode, instanceType: target.instanceType }], QUIET);
+    const created = await createInstances([{ classifierId: 'Folder', parentId, instanceName, libCode: target.libCode, instanceType: target.instanceType }], undefined, QUIET);
     const id = created.data?.[0]?.instanceId;
     if (!id) throw new HcsError(500, 1, 'no folder id returned', 'INTERNAL');
     return { id, created: true };
