@@ -260,6 +260,21 @@ describe('SysRoleUser grants', () => {
   });
 });
 
+describe('SysRoleUser under concurrent calls', () => {
+  it('identical replacements and grants sent at once all succeed and leave one grant each', async () => {
+    const folder = await mkdir(ann, 'busy', await deptRoot(ann));
+    const body = { instanceId: folder, grants: [{ roleId: 'reader', subjectKind: 'user', subjectId: cy.id }, { roleId: 'observer', subjectKind: 'dept', subjectId: 'ops' }] };
+    const answers = await Promise.all([
+      ...Array.from({ length: 6 }, () => admin.api(`${RU}/setGroupAuth`, undefined, body)),
+      ...Array.from({ length: 6 }, () => admin.api(`${RU}/setGroupRoleUser`, undefined, { instanceId: folder, roleId: 'reader', userIds: [cy.id] })),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    const now = await admin.api(`${RU}/pageGroupRoleList`, { instanceId: folder });
+    expect(now.data.total).toBe(1);
+    expect((await admin.api(`${RU}/pageGroupRoleGroupList`, { instanceId: folder })).data.total).toBe(1);
+  });
+});
+
 describe('SysRoleUser explainAccess', () => {
   it('explains the caller\'s own access, and another user\'s to administrators and managers only', async () => {
     const mine = await ann.api(`${RU}/explainAccess`, { instanceId: annPrivate });

@@ -413,7 +413,13 @@ export async function changeGrantRole(db: Db, instanceId: string, grantId: strin
       const clash = await trx.selectFrom('grants').select('id').where('instance_id', '=', instanceId).where('role_id', '=', roleId)
         .where('subject_kind', '=', g.subject_kind).where('subject_id', '=', g.subject_id).executeTakeFirst();
       if (clash) throw new AppError('GRANT_EXISTS', 'the subject already holds that role here');
-      await trx.updateTable('grants').set({ role_id: roleId }).where('id', '=', grantId).execute();
+      try {
+        await trx.updateTable('grants').set({ role_id: roleId }).where('id', '=', grantId).execute();
+      } catch (err) {
+        // The same grant added meanwhile by another call: the unique index refuses the duplicate.
+        if (uniqueViolation(err) !== undefined) throw new AppError('GRANT_EXISTS', 'the subject already holds that role here');
+        throw err;
+      }
     }
     return (await listGrants(trx, { grantIds: [grantId] })).grants[0]!;
   });
@@ -437,9 +443,10 @@ export async function replaceGrants(
     }
     if (drop.length) await trx.deleteFrom('grants').where('id', 'in', drop).execute();
     if (want.size) {
+      // A concurrent replacement may have inserted the same grant: it is wanted either way.
       await trx.insertInto('grants').values([...want.values()].map((s) => ({
         id: `g_${newId()}`, role_id: s.roleId, subject_kind: s.subjectKind, subject_id: s.subjectId, instance_id: instanceId, created_by: by, created_at: now,
-      }))).execute();
+      }))).onConflict((oc) => oc.columns(['role_id', 'subject_kind', 'subject_id', 'instance_id']).doNothing()).execute();
     }
     return (await listGrants(trx, { instanceIds: [instanceId] })).grants;
   });
