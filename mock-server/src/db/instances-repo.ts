@@ -263,13 +263,15 @@ const MAX_DEPTH = 10000;
 export async function ancestorsOf(db: Db, id: string): Promise<InstanceRow[]> {
   // CROSS JOIN keeps the few ancestors as SQLite's outer loop; left to choose, it scanned every instance per call
   // (4 ms a call at 21,000 rows, measured by the search benchmark, where each hit's parent path is read).
+  // PostgreSQL has no CROSS JOIN ... ON (a syntax error): a plain join there.
+  const join = sql.raw(dialectOf(db) === 'sqlite' ? 'cross join' : 'join');
   const r = await sql<RawRow>`
     with recursive up(id, parent_id, depth) as (
       select id, parent_id, 0 from instances where id = ${id}
       union all
       select p.id, p.parent_id, up.depth + 1 from instances p join up on p.id = up.parent_id where up.depth < ${MAX_DEPTH}
     )
-    select ${ROW_SQL} from up cross join instances i on i.id = up.id
+    select ${ROW_SQL} from up ${join} instances i on i.id = up.id
     where up.depth > 0 order by up.depth desc`.execute(db);
   return r.rows.map(mapRow);
 }
