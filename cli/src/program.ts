@@ -9,7 +9,7 @@ import { registerSession } from './commands/session.ts';
 import { registerTag } from './commands/tag.ts';
 import { registerTransfer } from './commands/transfer.ts';
 import { registerTrash } from './commands/trash.ts';
-import { registerVersions } from './commands/versions.ts';
+import { registerVersions, rollbackArgv } from './commands/versions.ts';
 import { ENV } from './settings.ts';
 
 const EXIT_HELP = `
@@ -52,5 +52,7 @@ export function buildProgram(io: Io): Command {
   registerTrash(program, io);
   registerVersions(program, io);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
+  const parseAsync = program.parseAsync.bind(program);
+  program.parseAsync = (argv, opts) => parseAsync(argv && !opts?.from ? rollbackArgv(argv) : argv, opts);
   return program;
 }

@@ -1,5 +1,5 @@
 // drive versions <path> / drive rollback <path> --version <n>: history versions of a remote file.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { formatSize } from '@hcs/transfer-core';
 import { action, type Io } from '../command-context.ts';
 import { usageError } from '../exit-codes.ts';
@@ -29,12 +29,15 @@ export function registerVersions(program: Command, io: Io): void {
   program
     .command('rollback')
     .argument('<path>', 'remote file')
-    .requiredOption('--version <n>', 'the version to make current (see drive versions)')
+    // What the user types as --version arrives as --to-version (rollbackArgv); the help shows --version.
+    .addOption(new Option('--version <n>', 'the version to make current (see drive versions)'))
+    .addOption(new Option('--to-version <n>').hideHelp())
     .description('Make an older version of a remote file current (the replaced content is kept as a version)')
     .action(
-      action(io, async (ctx, path: string, opts: { version: string }) => {
-        const version = Number(opts.version);
-        if (!Number.isSafeInteger(version) || version < 1 || version > 2147483647) throw usageError(`--version must be a positive whole number: ${opts.version}`);
+      action(io, async (ctx, path: string, opts: { toVersion?: string }) => {
+        if (opts.toVersion === undefined) throw usageError('--version <n> is required (see drive versions)');
+        const version = Number(opts.toVersion);
+        if (!Number.isSafeInteger(version) || version < 1 || version > 2147483647) throw usageError(`--version must be a positive whole number: ${opts.toVersion}`);
         const api = ctx.api();
         const r = await new RemoteFs(api).resolve(path);
         if (!r.instance || r.instance.classifierId !== 'File') throw usageError(`not a file: ${formatRemotePath(r.segments)}`);
@@ -46,4 +49,28 @@ export function registerVersions(program: Command, io: Io): void {
         );
       }),
     );
+}
+
+/** Global options that take a value (skipped when finding the command name). */
+const VALUE_OPTIONS = new Set(['--server', '--user', '--config', '--state-dir']);
+
+/**
+ * The program's --version (print the version) is recognised after a command name too, so `drive rollback <path>
+ * --version <n>` (the fixed interface) would print the version instead: after the rollback command, --version is
+ * renamed to the command's own --to-version before commander parses. `argv` as process.argv (node, script, ...).
+ */
+export function rollbackArgv(argv: readonly string[]): string[] {
+  let at = 2;
+  while (at < argv.length && argv[at]!.startsWith('-')) at += VALUE_OPTIONS.has(argv[at]!) ? 2 : 1;
+  if (argv[at] !== 'rollback') return [...argv];
+  const out = argv.slice(0, at + 1);
+  for (let i = at + 1; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') {
+      out.push(...argv.slice(i));
+      break;
+    }
+    out.push(a === '--version' ? '--to-version' : a.startsWith('--version=') ? `--to-version=${a.slice('--version='.length)}` : a);
+  }
+  return out;
 }
