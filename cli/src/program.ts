@@ -1,6 +1,8 @@
 // Builds the commander program: global options (each also an HCS_* variable) and the commands.
 import { Command, Option } from 'commander';
 import type { Io } from './command-context.ts';
+import { registerAccess } from './commands/access.ts';
+import { registerAdmin } from './commands/admin.ts';
 import { registerAgent } from './commands/agent.ts';
 import { registerFav } from './commands/fav.ts';
 import { registerFiles } from './commands/files.ts';
@@ -49,6 +51,8 @@ export function buildProgram(io: Io): Command {
   registerFav(program, io);
   registerTag(program, io);
   registerSearch(program, io);
+  registerAdmin(program, io);
+  registerAccess(program, io);
   registerTrash(program, io);
   registerVersions(program, io);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
