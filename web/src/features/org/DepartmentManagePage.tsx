@@ -35,6 +35,19 @@ export default function DepartmentManagePage() {
   const tree = useQuery({ queryKey: ['org', 'tree'], queryFn: async ({ signal }) => (await getDeptTree(undefined, { signal, quiet: true })).data ?? [] });
   const nodes = useMemo(() => tree.data ?? [], [tree.data]);
   const [picked, setPicked] = useState<string>();
+  // Collapsed rather than expanded keys: a department created or moved in shows at once under an open parent.
+  const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
+  const allKeys = useMemo(() => {
+    const out: string[] = [];
+    const walk = (ns: readonly DeptTreeNode[]) => {
+      for (const n of ns) {
+        out.push(n.id);
+        walk(n.children);
+      }
+    };
+    walk(nodes);
+    return out;
+  }, [nodes]);
   const deptId = picked ?? nodes[0]?.id;
   const node = findDept(nodes, deptId);
   const info = useQuery({
@@ -269,7 +282,15 @@ export default function DepartmentManagePage() {
             ) : (
               <Tree
                 blockNode
-                defaultExpandAll
+                expandedKeys={allKeys.filter((k) => !collapsed.has(k))}
+                onExpand={(_keys, { node: n, expanded }) =>
+                  setCollapsed((c) => {
+                    const next = new Set(c);
+                    if (expanded) next.delete(String(n.key));
+                    else next.add(String(n.key));
+                    return next;
+                  })
+                }
                 showIcon
                 icon={<ApartmentOutlined />}
                 selectedKeys={deptId ? [deptId] : []}
@@ -282,7 +303,6 @@ export default function DepartmentManagePage() {
                   setSelected([]);
                 }}
                 data-testid="dept-tree"
-                key={nodes.length === 0 ? 'empty' : 'tree'}
               />
             )}
           </Card>
