@@ -996,6 +996,8 @@ export interface paths {
          * @description The entries of the caller's personal bin (instanceType 1) or of their department's (instanceType 3), each
          *     with its original path and deletion time. Entries stay `HCS_RECYCLE_DAYS` days (default 30), then move to the
          *     administrators' second-level bin. They keep counting against the space's quota until they leave the bin.
+         *     A department's bin lists only the entries the caller may delete (restore or purge), as the access gate decides
+         *     for each; it is read whole for that, up to 10,000 entries.
          */
         get: operations["pageRecycle"];
         put?: never;
@@ -1084,7 +1086,8 @@ export interface paths {
         put?: never;
         /**
          * Empty the caller's recycle bin
-         * @description removeRecycled for every entry of the caller's personal bin (instanceType 1) or their department's (3).
+         * @description removeRecycled for every entry of the caller's personal bin (instanceType 1) or their department's (3); in a
+         *     department's bin only the entries the caller may delete (as pageRecycle lists them).
          */
         post: operations["emptyRecycle"];
         delete?: never;

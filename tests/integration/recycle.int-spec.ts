@@ -214,6 +214,31 @@ describe('the user recycle bin', () => {
   });
 });
 
+describe('a department bin', () => {
+  it('lists and empties only the entries the caller may delete (the access gate decides per entry)', async () => {
+    const dept = (await api(admin, '/hcs/controller/sysGroup/setGroupInfo', undefined, { name: 'Bin dept' })).data.id as string;
+    const mk = async (name: string) => {
+      const password = `${name}#Pass-word-1`;
+      const u = await createUser(srv.built.ctx.db, { userName: name, password, deptId: dept });
+      return { id: u.id, token: (await srv.login(name, password)).token };
+    };
+    const boss = await mk('binboss');
+    const staff = await mk('binstaff');
+    expect((await api(admin, '/hcs/controller/sysGroup/setGroupInfo', undefined, { id: dept, managerIds: [boss.id] })).ret).toBe(0);
+    const made = await api(boss.token, '/hcs/controller/Instances', undefined, [{ classifierId: 'Folder', instanceName: encodeName('dept plan'), instanceType: '3' }]);
+    expect(made.ret, JSON.stringify(made)).toBe(0);
+    const id = made.data[0].instanceId as string;
+    await del(boss.token, id);
+    expect((await bin(boss.token, { instanceType: '3' })).list.map((e: any) => e.instanceId)).toEqual([id]);
+    // Staff hold the default role (no delete): the entry is not theirs to see in the bin, restore, purge or empty.
+    expect((await bin(staff.token, { instanceType: '3' })).list).toEqual([]);
+    expect((await api(staff.token, '/hcs/controller/remove/delete', { ids: id })).data.failed[0].code).toBe('FORBIDDEN');
+    expect((await api(staff.token, '/hcs/controller/emptyRecycle', { instanceType: '3' })).data.count).toBe(0);
+    expect((await bin(boss.token, { instanceType: '3' })).list.map((e: any) => e.instanceId)).toEqual([id]);
+    expect((await api(boss.token, '/hcs/controller/emptyRecycle', { instanceType: '3' })).data.count).toBe(1);
+  });
+});
+
 describe('the second-level bin, quota and stored bytes', () => {
   it('the bin counts against quota; a purge frees it at once; the administrators restore to the owner and charge again', async () => {
     const start = await used(alice, aliceId);

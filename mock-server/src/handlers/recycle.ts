@@ -10,6 +10,9 @@ import {
   deleteEntry, entriesOf, entryOfInstance, entryOfRow, listRecycle, moveToSecondLevel, restoreEntry, type RecycleEntry, type RecycleLevel,
 } from '../db/recycle-repo.ts';
 import { callerOf, defaultSpace } from '../files/access.ts';
+import { checkAccess } from '../files/access-gate.ts';
+import type { SessionUser } from '../auth/types.ts';
+import type { Space } from '../db/quota.ts';
 import { batch } from '../files/file-ops.ts';
 import { downloadInfo, viewOf } from '../files/wire.ts';
 import type { components } from '@hcs/openapi/schema';
@@ -18,6 +21,12 @@ type Schemas = components['schemas'];
 
 /** Entries handled per round when a whole bin is emptied: each is its own transaction. */
 const EMPTY_BATCH = 200;
+
+/**
+ * A shared space's bin (a department's) is read whole, at most this many entries, so that the access gate can leave
+ * out what the caller may not delete before paging: the gate checks this many ids in one call.
+ */
+const SHARED_BIN_MAX = 10_000;
 
 export function recycleItem(e: RecycleEntry): Schemas['RecycleItem'] {
   return {
@@ -67,16 +76,32 @@ export function recycleHandlers(ctx: AppContext): Handlers {
     }
   }
 
+  /**
+   * The entries of a shared space's bin the caller may delete (restore, purge), in the listing's order: who may act
+   * on which entry is the access gate's decision, per entry.
+   */
+  async function deletableIn(user: SessionUser, space: Space, q: Omit<Parameters<typeof listRecycle>[1], 'space' | 'level' | 'pageNo' | 'pageSize'>) {
+    const { rows } = await listRecycle(db, { ...q, space, level: 1, pageNo: 1, pageSize: SHARED_BIN_MAX });
+    const refused = await checkAccess(db, user, 'delete', rows.map((r) => r.instanceId));
+    return rows.filter((r) => !refused.has(r.instanceId));
+  }
+
+  const ownSpace = (user: SessionUser, space: Space) => space.kind === 'user' && space.id === user.userId;
+
   return {
     async pageRecycle(req) {
       const user = callerOf(req.user);
       const q = req.query;
       const pageNo = q.pageNo ?? 1;
       const pageSize = q.pageSize ?? 20;
-      const { rows, total } = await listRecycle(db, {
-        space: defaultSpace(user, q.instanceType ?? '1'), level: 1, keyword: q.keyword?.trim() || undefined,
-        sortField: q.sortField ?? 'deleteTime', sortOrder: q.sortOrder ?? 'desc', pageNo, pageSize,
-      });
+      const space = defaultSpace(user, q.instanceType ?? '1');
+      const filter = { keyword: q.keyword?.trim() || undefined, sortField: q.sortField ?? 'deleteTime', sortOrder: q.sortOrder ?? 'desc' } as const;
+      if (!ownSpace(user, space)) {
+        const all = await deletableIn(user, space, filter);
+        const list = all.slice((pageNo - 1) * pageSize, pageNo * pageSize).map(recycleItem);
+        return ok({ list, total: all.length, pageNo, pageSize, nextCursor: null });
+      }
+      const { rows, total } = await listRecycle(db, { ...filter, space, level: 1, pageNo, pageSize });
       return ok({ list: rows.map(recycleItem), total, pageNo, pageSize, nextCursor: null });
     },
 
@@ -97,7 +122,18 @@ export function recycleHandlers(ctx: AppContext): Handlers {
     async emptyRecycle(req) {
       const user = callerOf(req.user);
       const space = defaultSpace(user, req.query.instanceType ?? '1');
-      return ok(await drain(1, space, (e) => moveToSecondLevel(db, e.id)));
+      if (ownSpace(user, space)) return ok(await drain(1, space, (e) => moveToSecondLevel(db, e.id)));
+      let count = 0;
+      let bytes = 0;
+      for (const e of await deletableIn(user, space, { sortField: 'deleteTime', sortOrder: 'asc' })) {
+        try {
+          bytes += await moveToSecondLevel(db, e.id);
+          count++;
+        } catch (err) {
+          if (!(err instanceof AppError && err.code === 'NOT_FOUND')) throw err;
+        }
+      }
+      return ok({ count, bytes });
     },
 
     async getRecycleFileInfo(req) {
