@@ -63,12 +63,16 @@ describe('pageFilesForManager', () => {
     expect(seen.sort()).toEqual([ids.a, ids.b, ids.c].sort());
   });
 
-  it('recycles anyone\'s files', async () => {
+  it('recycles and restores anyone\'s files; the owner sees both', async () => {
     expect((await call(nora, '/hcs/controller/FileInfos/recycleForMgr', undefined, { ids: ids.a })).status).toBe(403);
     const recycled = await call(admin, '/hcs/controller/FileInfos/recycleForMgr', undefined, { ids: ids.a });
     expect([recycled.data.done.length, recycled.data.failed]).toEqual([1, []]);
     expect((await call(nora, `/hcs/controller/Instances/${ids.a}`)).status).toBe(404);
     expect(names(await call(admin, '/hcs/controller/FileInfos/PageForMgr', { state: 'recycled' }))).toEqual(['report.docx']);
+    const restored = await call(admin, '/hcs/controller/FileInfos/restoreForMgr', undefined, { ids: `${ids.a},${ids.c}` });
+    expect(restored.data.done.map((d: any) => d.instanceId)).toEqual([ids.a]);
+    expect(restored.data.failed.map((f: any) => [f.instanceId, f.code])).toEqual([[ids.c, 'NOT_FOUND']]);
+    expect((await call(nora, `/hcs/controller/Instances/${ids.a}`)).ret).toBe(0);
   });
 });
 

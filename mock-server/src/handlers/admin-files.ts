@@ -1,10 +1,11 @@
 // Administration of files (issue #16 item 7): every file of every space for administrators, with recycle and restore
-// on anyone's behalf (restore comes with the recycle bin's restore); and video preview with range requests.
+// on anyone's behalf; and video preview with range requests.
 import type { AppContext, Handlers } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
 import { STORED_CONTENT_HEADERS } from '../http/hygiene.ts';
 import { deleteToRecycle, getInstanceRow, getLive } from '../db/instances-repo.ts';
+import { entryOfInstance, restoreEntry } from '../db/recycle-repo.ts';
 import { getLinkCaller } from '../db/users-repo.ts';
 import { countManagedFiles, pageManagedFiles, type ManagedFilter } from '../db/admin-files-repo.ts';
 import { accessible, callerOf } from '../files/access.ts';
@@ -89,6 +90,15 @@ export function adminFilesHandlers(ctx: AppContext): Handlers {
         const view = await viewOf(db, row);
         await deleteToRecycle(db, id, admin.userId);
         return view;
+      }));
+    },
+
+    async restoreFilesForManager(req) {
+      const admin = callerOf(req.user);
+      return ok(await batch(req.body.ids, null, async (id) => {
+        const entry = await entryOfInstance(db, id, 1);
+        if (!entry) throw new AppError('NOT_FOUND', 'not in a recycle bin');
+        return viewOf(db, await restoreEntry(db, entry, 'keepBoth', admin.userId));
       }));
     },
 
