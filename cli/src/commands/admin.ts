@@ -6,7 +6,7 @@ import { randomInt } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { encryptPassword, type components } from '@hcs/openapi/client';
-import { formatSize } from '@hcs/transfer-core';
+import { formatSize, parseSize } from '@hcs/transfer-core';
 import type { Api } from '../api.ts';
 import { action, type CommandContext, type Io } from '../command-context.ts';
 import { CliError, EXIT, usageError } from '../exit-codes.ts';
@@ -18,7 +18,6 @@ type UserAdmin = S['UserAdmin'];
 type Role = S['Role'];
 type Grant = S['Grant'];
 
-const SIZE_UNITS: Record<string, number> = { '': 1, B: 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4, P: 1024 ** 5 };
 /** The contract's QuotaBytes bound (1 PiB). */
 const MAX_QUOTA = 1125899906842624;
 /** The server's importUsers limit: refused here before a larger file is read. */
@@ -28,11 +27,10 @@ const IMPORT_MAX_BYTES = 1048576;
  * "10G", "512M", "1.5T", "1048576" -> bytes (binary units, the grammar of the import's quota column); "unlimited" or
  * "none" -> null.
  */
-export function parseSize(text: string, flag: string): number | null {
+export function parseQuota(text: string, flag: string): number | null {
   if (/^(unlimited|none)$/i.test(text.trim())) return null;
-  const m = /^(\d+(?:\.\d+)?)\s*([KMGTP]?)(?:I?B)?$/i.exec(text.trim());
-  const bytes = m ? Math.round(Number(m[1]) * SIZE_UNITS[m[2]!.toUpperCase()]!) : NaN;
-  if (!Number.isSafeInteger(bytes) || bytes > MAX_QUOTA) throw usageError(`${flag}: "${text}" is not a size like 10G, 512M or 1048576 (at most 1P), or "unlimited"`);
+  const bytes = parseSize(text);
+  if (bytes === undefined || bytes > MAX_QUOTA) throw usageError(`${flag}: "${text}" is not a size like 10G, 512M or 1048576 (at most 1P), or "unlimited"`);
   return bytes;
 }
 
@@ -234,7 +232,7 @@ function registerUser(admin: Command, io: Io, stdin: Stdin): void {
     .action(
       action(io, async (ctx, name: string, opts: { realName?: string; dept?: string; quota?: string; expires?: string; passwordStdin?: boolean }) => {
         // Everything local is checked before anything is sent.
-        const quotaBytes = opts.quota === undefined ? undefined : parseSize(opts.quota, '--quota');
+        const quotaBytes = opts.quota === undefined ? undefined : parseQuota(opts.quota, '--quota');
         const userExpiredTime = opts.expires === undefined ? undefined : parseExpiry(opts.expires);
         const generated = opts.passwordStdin ? undefined : generatePassword();
         const password = generated ?? (await readPasswordStdin(stdin)).split(/\r?\n/)[0]!;
@@ -377,7 +375,7 @@ function registerDept(admin: Command, io: Io): void {
     .description("Set a department's quota (its sub-departments' files count against it too)")
     .action(
       action(io, async (ctx, ref: string, sizeText: string) => {
-        const quotaBytes = parseSize(sizeText, 'size');
+        const quotaBytes = parseQuota(sizeText, 'size');
         const api = ctx.api();
         const d = await deptOf(api, ref);
         await api.call((c) => c.POST('/hcs/controller/sysGroup/setGroupInfo', { body: { id: d.id, quotaBytes } }));

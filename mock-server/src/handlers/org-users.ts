@@ -21,6 +21,7 @@ import {
 } from '../db/users-repo.ts';
 import { purgeUser } from '../db/purge-user.ts';
 import type { components } from '@hcs/openapi/schema';
+import { parseSize } from '@hcs/transfer-core';
 import type { ErrorCode } from '@hcs/openapi/operations';
 
 type S = components['schemas'];
@@ -77,14 +78,10 @@ export function parseCsv(text: string): string[][] {
   return rows.filter((r) => !(r.length === 1 && r[0] === ''));
 }
 
-const SIZE_UNITS: Record<string, number> = { '': 1, B: 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3, T: 1024 ** 4, P: 1024 ** 5 };
-
-/** "10G", "512M", "1.5T", "1048576" -> bytes; undefined when it is not a size. */
-export function parseSize(text: string): number | undefined {
-  const m = /^(\d+(?:\.\d+)?)\s*([KMGTP]?)(?:I?B)?$/i.exec(text.trim());
-  if (!m) return undefined;
-  const bytes = Math.round(Number(m[1]) * SIZE_UNITS[m[2]!.toUpperCase()]!);
-  return Number.isSafeInteger(bytes) && bytes <= 1125899906842624 ? bytes : undefined;
+/** "10G", "512M", "1.5T", "1048576" -> bytes, at most the contract's QuotaBytes bound (1 PiB); undefined otherwise. */
+function quotaOf(text: string): number | undefined {
+  const bytes = parseSize(text);
+  return bytes !== undefined && bytes <= 1125899906842624 ? bytes : undefined;
 }
 
 export function orgUsersHandlers(ctx: AppContext): Handlers {
@@ -565,7 +562,7 @@ export function orgUsersHandlers(ctx: AppContext): Handlers {
           if (!dept) throw new AppError('NOT_FOUND', `no department ${deptText || defaultDept}`);
           if (!actor.isAdmin && !manages(managed, dept)) throw new AppError('FORBIDDEN', 'that department is outside the departments you manage');
           const quotaText = get('quota');
-          const quota = quotaText ? parseSize(quotaText) : undefined;
+          const quota = quotaText ? quotaOf(quotaText) : undefined;
           if (quotaText && quota === undefined) throw new AppError('VALIDATION_FAILED', `quota ${quotaText} is not a size`);
           const expiresText = get('expires');
           let expiredTime: number | undefined;

@@ -10,7 +10,7 @@ export { SpeedMeter, type Progress } from './progress.ts';
 export { systemClock, sleep } from './clock.ts';
 export { Emitter } from './emitter.ts';
 export { RESULT, type Conflict, type JobState, type JobView, type Reply, type Request, type ResultCode } from './agent-protocol.ts';
-export { formatSize } from './format.ts';
+export { formatSize, parseSize } from './format.ts';
 export { hashSource, computeProof, type HashCheckpoint, type HashOptions } from './hash.ts';
 export { StorageClient, resourceUri, encodeKey } from './s3.ts';
 export { createFetchTransport } from './fetch-transport.ts';
