@@ -1169,7 +1169,8 @@ export interface paths {
          * Restore entries of the second-level recycle bin to their owner
          * @description Each entry goes back to its owner's space where it was deleted from (missing folders recreated, a taken name
          *     per `conflict` as in restoreInstances), and counts against the owner's quota again, even past it: an
-         *     administrator's restore is never refused for space.
+         *     administrator's restore is never refused for space. 409 CONFLICT for an entry whose owner no longer exists (what
+         *     a purged account left here stays until it is deleted or expires).
          */
         get: operations["restoreSecRecycle"];
         put?: never;

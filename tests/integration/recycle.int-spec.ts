@@ -332,6 +332,26 @@ describe('retention', () => {
     expect((await api(admin, '/hcs/controller/pageSecRecycle', { keyword: 'old.txt' })).data.total).toBe(0);
   });
 
+  it('covers what a purged account left in the second-level bin: it expires, and cannot be restored to nobody', async () => {
+    const password = 'Gone#Pass-word-1';
+    const gone = await createUser(srv.built.ctx.db, { userName: 'gone', password });
+    const goneToken = (await srv.login('gone', password)).token;
+    const id = await upload(goneToken, 'left behind.txt', 'left behind');
+    const key = await objectKeyOf(id);
+    const post = (path: string, body: unknown) => api(admin, path, undefined, body);
+    expect((await post('/hcs/controller/Users/delUserInfo', { userIds: [gone.id] })).ret).toBe(0);
+    const purged = await post('/hcs/controller/Users/realDeleteUser', { userId: gone.id });
+    expect(purged.ret, JSON.stringify(purged)).toBe(0);
+    const sec = (await api(admin, '/hcs/controller/pageSecRecycle', { keyword: 'left behind' })).data.list;
+    expect(sec.map((e: any) => e.instanceId)).toEqual([id]);
+    const restore = await api(admin, '/hcs/controller/restoreSecRecycle', { ids: id });
+    expect(restore.data.failed).toEqual([expect.objectContaining({ instanceId: id, code: 'CONFLICT' })]);
+    const retention = srv.built.retention();
+    expect((await retention.sweep(sec[0].purgeTime + 3 * DAY - 1)).deleted).toBe(0);
+    expect((await retention.sweep(sec[0].purgeTime + 3 * DAY + 1)).deleted).toBe(1);
+    expect(await stored(key)).toBe(false);
+  });
+
   it('runs as a job of the database queue', async () => {
     const id = await upload(alice, 'queued.txt', 'queued');
     await del(alice, id);

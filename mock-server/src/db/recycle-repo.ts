@@ -88,7 +88,7 @@ function mapEntry(r: RawEntry): RecycleEntry {
     deletedBy: r.deleted_by,
     deletedByName: r.deleted_by_name ?? '',
     deletedAt: Number(r.deleted_at),
-    purgedAt: r.purged_at === null ? null : Number(r.purged_at),
+    purgedAt: r.level === 2 ? Number(r.purged_at ?? r.deleted_at) : null,
     totalBytes: Number(r.total_bytes),
     name: r.name,
     isFolder: r.is_folder === 1,
@@ -100,7 +100,13 @@ function mapEntry(r: RawEntry): RecycleEntry {
   };
 }
 
-const SORT_COLUMN: Record<RecycleSort, string> = { instanceName: 'i.name_key', fSize: 'r.total_bytes', deleteTime: 'r.deleted_at', purgeTime: 'r.purged_at' };
+/**
+ * When an entry reached the second-level bin; an entry put there without that time (a purged account's, by
+ * purge-user.ts) counts from its deletion.
+ */
+const PURGED_AT = 'coalesce(r.purged_at, r.deleted_at)';
+
+const SORT_COLUMN: Record<RecycleSort, string> = { instanceName: 'i.name_key', fSize: 'r.total_bytes', deleteTime: 'r.deleted_at', purgeTime: PURGED_AT };
 
 function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => '\\' + c);
@@ -152,7 +158,7 @@ export async function entryOfRow(db: Db, row: Pick<InstanceRow, 'recycleId'>): P
 export async function entriesOf(db: Db, level: RecycleLevel, opts: { space?: Space; before?: number; limit: number }): Promise<RecycleEntry[]> {
   const where = [sql`r.level = ${level}`];
   if (opts.space) where.push(sql`r.space_kind = ${opts.space.kind} and r.space_id = ${opts.space.id}`);
-  const at = sql.raw(level === 1 ? 'r.deleted_at' : 'r.purged_at');
+  const at = sql.raw(level === 1 ? 'r.deleted_at' : PURGED_AT);
   if (opts.before !== undefined) where.push(sql`${at} < ${opts.before}`);
   const r = await sql<RawEntry>`select ${ENTRY_SQL} from recycle_entries r join instances i on i.id = r.instance_id
     where ${sql.join(where, sql` and `)} order by ${at}, r.id limit ${opts.limit}`.execute(db);
@@ -199,6 +205,12 @@ async function restoreTarget(db: Db, e: RecycleEntry, userId: string): Promise<I
   return at;
 }
 
+/** The user, group or department a space belongs to still exists. */
+async function ownerExists(db: Db, space: Space): Promise<boolean> {
+  const table = ({ user: 'users', group: 'groups', dept: 'departments' } as const)[space.kind];
+  return (await db.selectFrom(table).select('id').where('id', '=', space.id).executeTakeFirst()) !== undefined;
+}
+
 function nameExists(name: string): AppError {
   return new AppError('NAME_EXISTS', `"${name}" already exists in the folder it is restored to`, { fields: [{ field: 'instanceName', message: 'exists' }] });
 }
@@ -214,6 +226,8 @@ export async function restoreEntry(db: Db, e: RecycleEntry, conflict: RestoreCon
     // The entry row first: two restores of one entry queue here (PostgreSQL), and the second finds it gone.
     const still = await trx.deleteFrom('recycle_entries').where('id', '=', e.id).where('level', '=', e.level).returning('id').executeTakeFirst();
     if (!still) throw new AppError('NOT_FOUND', 'not in the recycle bin');
+    // A purged account's files stay in the second-level bin until deleted there; there is no one to give them back to.
+    if (!(await ownerExists(trx, { kind: e.spaceKind, id: e.spaceId }))) throw new AppError('CONFLICT', 'the owner of this entry no longer exists');
     if (e.level === 2) await addUsage(trx, { kind: e.spaceKind, id: e.spaceId }, await entryBytes(trx, e.id));
     const parent = await restoreTarget(trx, e, userId);
     await lockFolders(trx, [parent.id]);
@@ -255,9 +269,12 @@ async function removeEntryRows(db: Db, e: RecycleEntry): Promise<{ garbage: stri
     const bytes = await entryBytes(trx, e.id);
     // Entries deleted earlier from inside this one keep their rows: hung under the library root (restore finds their
     // place by original_path), so the cascade of parent_id does not take them.
-    const root = await getOrCreateRoot(trx, { kind: e.spaceKind, id: e.spaceId }, e.libCode, e.deletedBy);
-    await sql`update instances set parent_id = ${root.id}
+    const nested = await sql<{ id: string }>`select id from instances
       where recycle_id is not null and recycle_id <> ${e.id} and parent_id in (select id from instances where recycle_id = ${e.id})`.execute(trx);
+    if (nested.rows.length > 0) {
+      const root = await getOrCreateRoot(trx, { kind: e.spaceKind, id: e.spaceId }, e.libCode, e.deletedBy);
+      await trx.updateTable('instances').set({ parent_id: root.id }).where('id', 'in', nested.rows.map((n) => n.id)).execute();
+    }
     const refs = await sql<{ blob_id: string; sha256: string; n: number }>`
       select x.blob_id, b.sha256, count(*) as n from (
         select blob_id from instances where recycle_id = ${e.id} and blob_id is not null
