@@ -1,8 +1,12 @@
 // Explain access (SysRoleUser/explainAccess): what a user may do on an item, where the decision came from (owner,
 // the nearest grant, the space's default, nothing) and the grants met from the item up to its space root. Shown by
 // the properties dialog (files) and the grants screen (organisation), so it lives here rather than in one feature.
-import { Descriptions, Space, Table, Tag, Typography } from 'antd';
+import { useState } from 'react';
+import { Button, Descriptions, Space, Spin, Table, Tag, Typography } from 'antd';
+import { useQuery } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
+import { explainAccess } from '../api/gen/roles/roles.ts';
+import { errorMessage } from './error-message.ts';
 import type { AccessExplanation } from '../api/gen/model/accessExplanation.ts';
 import type { AccessStep } from '../api/gen/model/accessStep.ts';
 
@@ -56,6 +60,39 @@ export function AccessExplanationView({ explanation: e }: { explanation: AccessE
           />
         </>
       )}
+    </div>
+  );
+}
+
+/** "Explain access" for the caller on one item: asked only when opened (the properties dialog). */
+export function ExplainAccessSection({ instanceId }: { instanceId: string }) {
+  const { t } = useTranslation();
+  const [open, setOpen] = useState(false);
+  const q = useQuery({
+    queryKey: ['explain-access', instanceId],
+    enabled: open,
+    queryFn: async ({ signal }) => (await explainAccess({ instanceId }, { signal, quiet: true })).data,
+  });
+  if (!open)
+    return (
+      <Button type="link" size="small" style={{ paddingInline: 0, marginTop: 8 }} onClick={() => setOpen(true)} data-testid="explain-access">
+        {t('org.access.explain')}
+      </Button>
+    );
+  return (
+    <div style={{ marginTop: 12 }}>
+      <Typography.Paragraph strong style={{ marginBottom: 4 }}>
+        {t('org.access.explain')}
+      </Typography.Paragraph>
+      {q.isLoading ? (
+        <Spin size="small" />
+      ) : q.isError ? (
+        <Typography.Text type="danger" data-testid="explain-access-error">
+          {errorMessage(q.error)}
+        </Typography.Text>
+      ) : q.data ? (
+        <AccessExplanationView explanation={q.data} />
+      ) : null}
     </div>
   );
 }

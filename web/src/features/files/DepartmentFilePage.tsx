@@ -73,7 +73,7 @@ export default function DepartmentFilePage() {
       </Space>
       {refused && <Result status="403" title={t('org.deptFiles.refused')} data-testid="dept-files-refused" />}
       {/* Keyed by department so selection and paging start afresh; the list reads ?dept= itself. */}
-      {asked === chosen.id && <FileBrowser key={chosen.id} libCode="NetDisk" instanceType="3" store={store} />}
+      {asked === chosen.id && <FileBrowser key={chosen.id} libCode="NetDisk" instanceType="3" store={store} rootName={label(chosen)} />}
     </div>
   );
 }

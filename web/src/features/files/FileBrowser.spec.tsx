@@ -146,12 +146,13 @@ describe('FileBrowser list', () => {
     await waitFor(() => expect(deleted).toBe('id2'));
   });
 
-  it('blocks delete and rename on editIsDisabled / isDisabled rows', async () => {
+  // isDisabled is "no delete" and editIsDisabled "no edit" (issue #14): each blocks its own actions only.
+  it('blocks delete on isDisabled rows and rename on editIsDisabled rows', async () => {
     server.use(bigFolder([inst(900, { instanceName: 'locked.txt', isDisabled: true }), inst(901, { instanceName: 'readonly.txt', editIsDisabled: true })]).handler);
     await renderBrowser();
     await screen.findByText('locked.txt');
     expect((screen.getByTestId('row-delete-locked.txt') as HTMLButtonElement).disabled).toBe(true);
-    expect((screen.getByTestId('row-delete-readonly.txt') as HTMLButtonElement).disabled).toBe(true);
+    expect((screen.getByTestId('row-delete-readonly.txt') as HTMLButtonElement).disabled).toBe(false);
     fireEvent.click(screen.getByTestId('row-more-readonly.txt'));
     const rename = await screen.findByRole('menuitem', { name: 'Rename' });
     expect(rename.getAttribute('aria-disabled')).toBe('true');

@@ -35,7 +35,7 @@ import { usePrompts } from '../../shared/transfers/use-prompts.tsx';
 import { useTransferSnapshot } from '../../shared/transfers/runtime.ts';
 import type { TransferStore } from '../../shared/transfers/transfer-store.ts';
 import { FileCards } from './FileCards.tsx';
-import { FileTable, isBlocked, type RowAction } from './FileTable.tsx';
+import { cannotDelete, cannotEdit, FileTable, type RowAction } from './FileTable.tsx';
 import { MoveCopyDialog } from './MoveCopyDialog.tsx';
 import { NameDialog } from './NameDialog.tsx';
 import { PreviewDialog } from './PreviewDialog.tsx';
@@ -46,6 +46,8 @@ export interface FileBrowserProps {
   libCode: string;
   instanceType: string;
   store: TransferStore;
+  /** What the space's root is called in the breadcrumbs (a department's name); personal files by default. */
+  rootName?: string;
 }
 
 const CATEGORIES = [1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
@@ -58,8 +60,9 @@ const OFFICE_KINDS: readonly { kind: OfficeKind; icon: React.ReactNode }[] = [
 
 type NameDialogState = { mode: 'create' } | { mode: 'rename'; item: Instance } | { mode: 'office'; kind: OfficeKind; templateId?: string };
 
-export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) {
+export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrowserProps) {
   const { t } = useTranslation();
+  const rootLabel = rootName ?? t('files.rootFolder');
   const queryClient = useQueryClient();
   const prompts = usePrompts();
   const { state, update, query, refresh } = useFileList({ libCode, instanceType });
@@ -145,7 +148,7 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
       prompts.upload.notice('warning', 'files.selectToDelete');
       return;
     }
-    const blocked = items.filter((i) => i.isDisabled || i.editIsDisabled);
+    const blocked = items.filter(cannotDelete);
     if (blocked.length > 0) {
       prompts.upload.notice('warning', 'files.noPermission', { names: blocked.map((b) => b.instanceName).join(', ') });
       return;
@@ -199,12 +202,12 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
         doDelete([item]);
         return;
       case 'rename':
-        if (isBlocked(item)) prompts.upload.notice('warning', 'files.noPermission', { names: item.instanceName });
+        if (cannotEdit(item)) prompts.upload.notice('warning', 'files.noPermission', { names: item.instanceName });
         else setNameDialog({ mode: 'rename', item });
         return;
       case 'move':
       case 'copy':
-        if (action === 'move' && isBlocked(item)) prompts.upload.notice('warning', 'files.noPermission', { names: item.instanceName });
+        if (action === 'move' && cannotEdit(item)) prompts.upload.notice('warning', 'files.noPermission', { names: item.instanceName });
         else setMoveCopy({ mode: action, items: [item] });
         return;
     }
@@ -339,9 +342,9 @@ export function FileBrowser({ libCode, instanceType, store }: FileBrowserProps) 
           key: c.instanceId,
           title:
             i === crumbs.length - 1 ? (
-              <span>{i === 0 ? t('files.rootFolder') : c.instanceName}</span>
+              <span>{i === 0 ? rootLabel : c.instanceName}</span>
             ) : (
-              <a onClick={() => update({ parentId: i === 0 ? undefined : c.instanceId })}>{i === 0 ? t('files.rootFolder') : c.instanceName}</a>
+              <a onClick={() => update({ parentId: i === 0 ? undefined : c.instanceId })}>{i === 0 ? rootLabel : c.instanceName}</a>
             ),
         }))}
       />

@@ -5,7 +5,7 @@ import { DeleteOutlined, DownloadOutlined, EyeOutlined, FileOutlined, FolderFill
 import { useTranslation } from 'react-i18next';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { formatSize } from '../../shared/format.ts';
-import { FavouriteStar, isBlocked, LabelTags, moreMenuItems, type RowAction } from './FileTable.tsx';
+import { cannotDelete, FavouriteStar, LabelTags, moreMenuItems, type RowAction } from './FileTable.tsx';
 import { clickSelect } from './selection.ts';
 import { FileThumb } from './FileThumb.tsx';
 
@@ -34,7 +34,7 @@ export function FileCards({ rows, selected, onSelect, onAction }: { rows: Instan
               <DownloadOutlined onClick={() => onAction('download', r)} />
             </Tooltip>,
             <Tooltip title={t('files.delete')} key="x">
-              <DeleteOutlined onClick={() => !isBlocked(r) && onAction('delete', r)} style={isBlocked(r) ? { opacity: 0.3, cursor: 'not-allowed' } : undefined} />
+              <DeleteOutlined onClick={() => !cannotDelete(r) && onAction('delete', r)} style={cannotDelete(r) ? { opacity: 0.3, cursor: 'not-allowed' } : undefined} />
             </Tooltip>,
             <FavouriteStar key="f" item={r} onAction={onAction} />,
             <Dropdown key="m" menu={{ items: moreMenuItems(t, r, onAction) }} trigger={['click']}>

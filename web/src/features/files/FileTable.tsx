@@ -14,14 +14,16 @@ const REMARK_WIDTH = 160;
 
 export type RowAction = 'open' | 'preview' | 'download' | 'delete' | 'rename' | 'move' | 'copy' | 'properties' | 'favourite' | 'label' | 'versions';
 
-export const isBlocked = (i: Instance): boolean => i.editIsDisabled === true || i.isDisabled === true;
+/** The row's rights as the server decided them: no `edit` (rename, move, remark) and no `delete`, each on its own. */
+export const cannotEdit = (i: Instance): boolean => i.editIsDisabled === true;
+export const cannotDelete = (i: Instance): boolean => i.isDisabled === true;
 
 /**
  * The more-menu shared by rows and cards. `only` narrows it for screens that list items from many folders
  * (favourites, search), where moving or renaming would act on a folder the user is not looking at.
  */
 export function moreMenuItems(t: (k: string) => string, item: Instance, onAction: (a: RowAction, i: Instance) => void, only?: readonly RowAction[]) {
-  const blocked = isBlocked(item);
+  const blocked = cannotEdit(item);
   const all = [
     { key: 'copy' as const, label: t('files.copy'), onClick: () => onAction('copy', item) },
     { key: 'move' as const, label: t('files.move'), disabled: blocked, onClick: () => onAction('move', item) },
@@ -125,7 +127,7 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
             {t('files.download')}
           </Button>
           {(!only || only.includes('delete')) && (
-            <Button type="link" size="small" danger disabled={isBlocked(r)} onClick={() => onAction('delete', r)} data-testid={`row-delete-${r.instanceName}`}>
+            <Button type="link" size="small" danger disabled={cannotDelete(r)} onClick={() => onAction('delete', r)} data-testid={`row-delete-${r.instanceName}`}>
               {t('files.delete')}
             </Button>
           )}

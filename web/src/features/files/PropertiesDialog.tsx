@@ -5,7 +5,8 @@ import { saveInstanceRemark } from '../../api/gen/files/files.ts';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
-import { isBlocked, LabelTags } from './FileTable.tsx';
+import { ExplainAccessSection } from '../../shared/AccessExplanationView.tsx';
+import { cannotEdit, LabelTags } from './FileTable.tsx';
 
 export const REMARK_MAX = 500;
 
@@ -20,7 +21,7 @@ function RemarkEditor({ item, onSaved }: { item: Instance; onSaved?: () => void 
     setText(item.remark ?? '');
     setSaved(item.remark ?? '');
   }, [item]);
-  if (isBlocked(item)) return <span data-testid="properties-remark">{saved}</span>;
+  if (cannotEdit(item)) return <span data-testid="properties-remark">{saved}</span>;
   const save = async () => {
     setBusy(true);
     setError(undefined);
@@ -94,6 +95,7 @@ export function PropertiesDialog({
           {item.fMd5 && <Descriptions.Item label="SHA-256"><code style={{ wordBreak: 'break-all' }}>{item.fMd5}</code></Descriptions.Item>}
         </Descriptions>
       )}
+      {item && <ExplainAccessSection instanceId={item.instanceId} />}
     </Modal>
   );
 }

@@ -115,6 +115,8 @@ export function GrantsPanel({ roles }: { roles: Role[] }) {
     ...(depts.data ?? []).map((d) => ({ value: d.id, label: t('org.grant.deptSpace', { name: d.pathNames.slice(1).join(' / ') || t('org.dept.company') }) })),
     { value: PERSONAL, label: t('org.grant.personalSpace') },
   ];
+  // The space's root is named after the space (a department, or the caller's personal files).
+  const rootLabel = spaceOptions.find((o) => o.value === spaceId)?.label ?? t('files.rootFolder');
   const columns: ColumnsType<Grant> = [
     { title: t('org.grant.subject'), key: 'subject', render: (_: unknown, g) => <SubjectLabel grant={g} /> },
     { title: t('org.grant.role'), key: 'role', render: (_: unknown, g) => <span data-testid={`grant-row-${g.subjectName}`}>{roleName(g)}</span> },
@@ -157,7 +159,7 @@ export function GrantsPanel({ roles }: { roles: Role[] }) {
             style={{ marginBottom: 8 }}
             items={crumbs.map((c, i) => ({
               key: c.instanceId,
-              title: <a onClick={() => setFolder(i === 0 ? undefined : c.instanceId)}>{i === 0 ? t('files.rootFolder') : c.instanceName}</a>,
+              title: <a onClick={() => setFolder(i === 0 ? undefined : c.instanceId)}>{i === 0 ? rootLabel : c.instanceName}</a>,
             }))}
           />
           {listing.isError ? (
@@ -187,7 +189,7 @@ export function GrantsPanel({ roles }: { roles: Role[] }) {
         </Card>
       </Col>
       <Col span={14}>
-        <Card size="small" title={t('org.grant.on', { name: crumbs.length > 1 ? crumbs[crumbs.length - 1]!.instanceName : t('files.rootFolder') })} data-testid="grants-card">
+        <Card size="small" title={t('org.grant.on', { name: crumbs.length > 1 ? crumbs[crumbs.length - 1]!.instanceName : rootLabel })} data-testid="grants-card">
           <Form form={form} layout="inline" initialValues={{ subjectKind: 'user' }} onFinish={(v) => void grant(v)} style={{ marginBottom: 12, rowGap: 8 }} data-testid="grant-form">
             <Form.Item name="roleId" rules={[{ required: true, message: t('org.validation.roleRequired') }]}>
               <Select
