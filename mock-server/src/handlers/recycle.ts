@@ -56,7 +56,7 @@ export function recycleHandlers(ctx: AppContext): Handlers {
   const { db } = ctx;
 
   /** Applies `one` to every entry of a level (one space's, or all) until none is left; sums what it returns. */
-  async function drain(level: RecycleLevel, space: Parameters<typeof entriesOf>[2]['space'], one: (e: RecycleEntry) => Promise<number>) {
+  async function drain(level: RecycleLevel, space: Space | undefined, one: (e: RecycleEntry) => Promise<number>) {
     let count = 0;
     let bytes = 0;
     for (;;) {
