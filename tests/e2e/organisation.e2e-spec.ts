@@ -112,6 +112,16 @@ describe('organisation in the browser (zh_CN)', () => {
     expect(await member.getByTestId(`row-delete-${FILE}`).isDisabled()).toBe(true);
     await clean(member, 'department files');
     await e2e.screenshot(member, 'organisation-department-files');
+
+    // The capacity panel's Department toggle shows the department's account, charged with the upload.
+    const cap = await member.evaluate(async (id) => {
+      const r = await fetch(`/hcs/controller/groupCapacity/groupCapInfo/${id}/NetDisk`, { headers: { 'X-Requested-With': 'XMLHttpRequest' } });
+      return ((await r.json()) as { data: { usedBytes: number; usedSize: string } }).data;
+    }, deptId);
+    expect(cap.usedBytes).toBe(Buffer.byteLength('quarterly numbers\n'));
+    const panel = member.getByTestId('capacity-panel');
+    await panel.getByText('部门', { exact: true }).click();
+    await expect.poll(() => panel.innerText()).toContain(cap.usedSize);
   });
 
   it('an account outside the department is refused its space, in Chinese', async () => {
@@ -152,5 +162,16 @@ describe('organisation in the browser (zh_CN)', () => {
     await member.goto(`${e2e.baseUrl}/drive/departFile?dept=${deptId}`);
     await member.getByTestId(`row-name-${FILE}`).waitFor();
     expect(await member.getByTestId(`row-delete-${FILE}`).isDisabled()).toBe(false);
+
+    // The properties dialog explains why: the grant on the department's root decides.
+    await member.getByTestId(`row-more-${FILE}`).click();
+    await member.getByRole('menuitem', { name: '属性' }).click();
+    await member.getByTestId('explain-access').click();
+    const why = member.getByTestId('access-explanation');
+    await why.waitFor();
+    expect(await why.getByTestId('access-source').innerText()).toBe('最近的授权');
+    expect(await why.getByTestId('access-allowed').innerText()).toContain('删除');
+    expect(await why.getByTestId('access-chain').innerText()).toContain('操作者');
+    await clean(member, 'explain access', [`${MEMBER} 用户`]);
   });
 });
