@@ -795,9 +795,11 @@ export interface paths {
          * A page of a folder (folders first)
          * @description Folders come first, then files, each sorted by sortField/sortOrder with instanceId as tie-breaker. With `cursor` the
          *     server seeks instead of skipping, so any page of a 100,000-entry folder costs the same. Entries the caller may not
-         *     view (a deny or view-less grant on them) are left out of the page and of `total`, so a page may hold fewer rows
-         *     than pageSize; follow nextCursor to the end. Rows carry editIsDisabled and isDisabled from the caller's
-         *     permissions (see explainAccess).
+         *     view (a deny or view-less grant on them) are left out by the query itself, so pages stay full and `total` counts
+         *     only what the caller sees. A folder the caller does not view but that leads to something granted to them below
+         *     it (a passage: a grant deep in another department's space) is listed with only the entries that lead on, marked
+         *     editIsDisabled and isDisabled; a deny is never passed through. Rows carry editIsDisabled and isDisabled from the
+         *     caller's permissions (see explainAccess).
          */
         get: operations["listInstances"];
         put?: never;
@@ -1298,7 +1300,13 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The users rights on a folder */
+        /**
+         * The users rights on a folder
+         * @description What the caller may do on the item (usually a folder, before offering upload, new folder or paste): the same
+         *     decision as the listing's editIsDisabled/isDisabled and explainAccess (the owner of a personal space holds
+         *     everything; elsewhere the nearest grant wins, a deny at that level wins over allow; without a grant the space's
+         *     default). `source` says which rule decided. An item the caller cannot view answers 404 NOT_FOUND.
+         */
         get: operations["getParentAuth"];
         put?: never;
         post?: never;
@@ -5065,6 +5073,11 @@ export interface components {
         TreeNodeListResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["TreeNode"][];
         };
+        /**
+         * @description One authority of the catalogue (x-hcs-permissions at the contract's root; SysAuth/getAllAuth names them).
+         * @enum {string}
+         */
+        Permission: "view" | "preview" | "download" | "upload" | "create" | "edit" | "delete" | "version" | "share" | "shareExternal" | "manage";
         /** @description What a client needs to read a file straight from storage in ranged parts (spec section 3, Download item). */
         DownloadFileInfo: {
             /** @description The blob id. */
@@ -5555,11 +5568,6 @@ export interface components {
          * @enum {string}
          */
         RoleKind: "file" | "group" | "groupShare";
-        /**
-         * @description One authority of the catalogue (x-hcs-permissions at the contract's root; SysAuth/getAllAuth names them).
-         * @enum {string}
-         */
-        Permission: "view" | "preview" | "download" | "upload" | "create" | "edit" | "delete" | "version" | "share" | "shareExternal" | "manage";
         /** @description A role: a named set of authorities. Builtin roles (the seeded catalogue) cannot be changed or deleted; their ids are their codes. */
         Role: {
             roleId: string;
@@ -7698,7 +7706,26 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Envelope"] & {
+                        data?: {
+                            instanceId: string;
+                            /** @description The authorities the caller holds on the item, in catalogue order. */
+                            authorities: components["schemas"]["Permission"][];
+                            /**
+                             * @description Which rule decided (see explainAccess); none: only the administrators' floor (view, manage) on a department or group space.
+                             * @enum {string}
+                             */
+                            source: "owner" | "grant" | "default" | "none";
+                        };
+                    };
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };

@@ -761,6 +761,13 @@ export interface ListQuery {
   pageNo: number;
   pageSize: number;
   cursor?: string | undefined;
+  /**
+   * Children the caller may not see, with how many of them are folders: left out in the query itself, so offset
+   * pages stay full and the total (the folder's counts less these) stays right.
+   */
+  except?: { ids: readonly string[]; folders: number } | undefined;
+  /** The only children to list (a passage's listing: those that lead on), counted like a search. */
+  only?: readonly string[] | undefined;
 }
 
 export interface ListResult {
@@ -838,12 +845,14 @@ function segmentFilter(q: ListQuery, isFolder: 0 | 1): RawBuilder<unknown> {
   const parts = [sql`i.parent_id = ${q.parentId} and i.deleted_at is null and i.is_folder = ${isFolder}`];
   if (q.fileFilter !== undefined && q.fileFilter !== 1) parts.push(sql`i.filter_cat = ${q.fileFilter}`);
   if (q.keyword) parts.push(sql`i.name_key like ${`%${escapeLike(nameKey(q.keyword))}%`} escape '\\'`);
+  if (q.except?.ids.length) parts.push(sql`i.id not in (${sql.join([...q.except.ids])})`);
+  if (q.only) parts.push(q.only.length ? sql`i.id in (${sql.join([...q.only])})` : sql`1 = 0`);
   return sql.join(parts, sql` and `);
 }
 
 /** True when the listing is the whole folder (or all its folders), so its child counts give the total. */
 function countsSuffice(q: ListQuery): boolean {
-  return !q.keyword && (q.fileFilter === undefined || q.fileFilter === 1);
+  return !q.keyword && !q.only && (q.fileFilter === undefined || q.fileFilter === 1);
 }
 
 async function segmentCount(db: Db, q: ListQuery, seg: 0 | 1): Promise<number> {
@@ -874,7 +883,9 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
   const out: InstanceRow[] = [];
   const after: Position | undefined = q.cursor ? await decodeCursor(db, secret, q, q.cursor) : undefined;
   const whole = countsSuffice(q);
-  let folderCount: number | undefined = whole ? folder.childFolders : undefined;
+  const hiddenFolders = q.except?.folders ?? 0;
+  const hiddenFiles = (q.except?.ids.length ?? 0) - hiddenFolders;
+  let folderCount: number | undefined = whole ? folder.childFolders - hiddenFolders : undefined;
   let offset = after ? 0 : (q.pageNo - 1) * q.pageSize;
   for (const seg of [1, 0] as const) {
     if (out.length >= want) break;
@@ -896,7 +907,7 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
   if (more) out.length = q.pageSize;
   const last = out[out.length - 1];
   let total: number;
-  if (whole) total = folder.childFolders + (q.fileFilter === 1 ? 0 : folder.childFiles);
+  if (whole) total = folderCount! + (q.fileFilter === 1 ? 0 : folder.childFiles - hiddenFiles);
   else total = (folderCount ?? (await segmentCount(db, q, 1))) + (await segmentCount(db, q, 0));
   return { rows: out, total, nextCursor: more && last ? encodeCursor(secret, q, last) : null };
 }

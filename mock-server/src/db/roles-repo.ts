@@ -8,6 +8,7 @@ import type { RolesTable } from './sql/schema.ts';
 import { uniqueViolation } from './sql/errors.ts';
 import { newId } from './blobs-repo.ts';
 import { AppError } from '../http/errors.ts';
+import type { SpaceKind } from './quota.ts';
 import { SEEDED_ROLES } from './sql/migrations/005_roles.ts';
 
 export type RoleKind = RolesTable['kind'];
@@ -224,14 +225,29 @@ export async function applicableGrants(db: Db, instanceIds: readonly string[], u
   return grantFacts(db, { instanceIds }, userId, deptIds);
 }
 
-/** The same for the live children of a folder (what hides some of them from a listing): one query. */
-export async function applicableGrantsOnChildren(db: Db, parentId: string, userId: string, deptIds: readonly string[]): Promise<GrantFact[]> {
-  return grantFacts(db, { parentId }, userId, deptIds);
+/**
+ * The same for the live children of some folders (what hides some of them from a listing, or every sub-folder of a
+ * tree node): one query.
+ */
+export async function applicableGrantsOnChildren(db: Db, parentIds: string | readonly string[], userId: string, deptIds: readonly string[]): Promise<GrantFact[]> {
+  const ids = typeof parentIds === 'string' ? [parentIds] : [...parentIds];
+  if (ids.length === 0) return [];
+  return grantFacts(db, { parentIds: ids }, userId, deptIds);
 }
 
-async function grantFacts(
-  db: Db, on: { instanceIds: readonly string[] } | { parentId: string }, userId: string, deptIds: readonly string[],
+/**
+ * The same for every live item of a space (`id` undefined: of every space of that kind), for the folders that lead a
+ * user to what was granted deeper down and for the department spaces a grant reaches: one query.
+ */
+export async function applicableGrantsInSpace(
+  db: Db, space: { kind: SpaceKind; id?: string | undefined }, userId: string, deptIds: readonly string[],
 ): Promise<GrantFact[]> {
+  return grantFacts(db, { space }, userId, deptIds);
+}
+
+type GrantsOn = { instanceIds: readonly string[] } | { parentIds: readonly string[] } | { space: { kind: SpaceKind; id?: string | undefined } };
+
+async function grantFacts(db: Db, on: GrantsOn, userId: string, deptIds: readonly string[]): Promise<GrantFact[]> {
   let q = db
     .selectFrom('grants as g')
     .innerJoin('roles as r', 'r.id', 'g.role_id')
@@ -241,9 +257,15 @@ async function grantFacts(
       const user = eb.and([eb('g.subject_kind', '=', 'user'), eb('g.subject_id', '=', userId)]);
       return deptIds.length ? eb.or([user, eb.and([eb('g.subject_kind', '=', 'dept'), eb('g.subject_id', 'in', [...deptIds])])]) : user;
     });
-  q = 'parentId' in on
-    ? q.where('g.instance_id', 'in', (eb) => eb.selectFrom('instances').select('id').where('parent_id', '=', on.parentId).where('deleted_at', 'is', null))
-    : q.where('g.instance_id', 'in', [...on.instanceIds]);
+  if ('parentIds' in on) {
+    q = q.where('g.instance_id', 'in', (eb) => eb.selectFrom('instances').select('id').where('parent_id', 'in', [...on.parentIds]).where('deleted_at', 'is', null));
+  } else if ('space' in on) {
+    const { kind, id } = on.space;
+    q = q.where('g.instance_id', 'in', (eb) => {
+      const live = eb.selectFrom('instances').select('id').where('space_kind', '=', kind).where('deleted_at', 'is', null);
+      return id === undefined ? live : live.where('space_id', '=', id);
+    });
+  } else q = q.where('g.instance_id', 'in', [...on.instanceIds]);
   const rows = await q.execute();
   const byId = new Map<string, GrantFact & { authorities: Set<Permission> }>();
   for (const r of rows) {

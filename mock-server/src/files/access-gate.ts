@@ -10,8 +10,8 @@
 import type { FastifyRequest } from 'fastify';
 import { PERMISSIONS, type Access, type Permission } from '@hcs/openapi/operations';
 import type { Db } from '../db/sql/tx.ts';
-import { chainOf, getInstanceChains, type InstanceRow } from '../db/instances-repo.ts';
-import { applicableGrants, applicableGrantsBelow, applicableGrantsOnChildren, BUILTIN_AUTHORITIES, deptChainOf, managedAmong, type GrantFact } from '../db/roles-repo.ts';
+import { chainOf, getInstanceChains, getInstanceRows, type InstanceRow } from '../db/instances-repo.ts';
+import { applicableGrants, applicableGrantsBelow, applicableGrantsInSpace, applicableGrantsOnChildren, BUILTIN_AUTHORITIES, deptChainOf, managedAmong, type GrantFact } from '../db/roles-repo.ts';
 import { isGroupMember } from '../db/groups-repo.ts';
 import { AppError } from '../http/errors.ts';
 import { enforceManages } from './manages-gate.ts';
@@ -36,7 +36,12 @@ type Facts = {
   manages: Map<string, boolean>;
   /** Decisions already taken in this request, by instance id: handlers after the gate reuse them. */
   decided: Map<string, ReadonlySet<Permission>>;
+  /** Passages of a space (see passagesOf), by space kind and id; loaded on first need. */
+  passages: Map<string, Promise<Passages>>;
 };
+
+/** Folder id -> its children that lead the actor on to something they may view (see passagesOf). */
+type Passages = ReadonlyMap<string, ReadonlySet<string>>;
 
 // Per actor object, so per request (the session's user is built for each request): the facts of one request are
 // loaded in batches and never go stale across requests.
@@ -44,7 +49,7 @@ const factsByActor = new WeakMap<Actor, Facts>();
 
 function factsOf(actor: Actor): Facts {
   let f = factsByActor.get(actor);
-  if (!f) factsByActor.set(actor, (f = { deptChain: null, grants: new Map(), groups: new Map(), manages: new Map(), decided: new Map() }));
+  if (!f) factsByActor.set(actor, (f = { deptChain: null, grants: new Map(), groups: new Map(), manages: new Map(), decided: new Map(), passages: new Map() }));
   return f;
 }
 
@@ -164,37 +169,160 @@ export async function permissionsFor(db: Db, actor: Actor, row: InstanceRow): Pr
 }
 
 /**
- * Refuses (FORBIDDEN) an operation on a whole folder (copy, folder walk, zip) when some item below it is decided
- * without `permission` for the actor (a deny, or a narrower role nearer to it): the operation would hand out what
- * the grants withhold. One query for people other than the space's owner, none for the owner or a file.
+ * What the actor may do on each of `rows` where they are now, decided afresh (the results of a create, move or copy:
+ * a moved row's decision taken earlier in the request belongs to its old place). No query when every row is in the
+ * actor's own personal space; else one for the rows' chains and the facts' batch, whatever the number of rows.
+ */
+export async function currentPermissions(db: Db, actor: Actor, rows: readonly InstanceRow[]): Promise<ReadonlySet<Permission>[]> {
+  const others = rows.filter((r) => !ownsSpace(actor, r));
+  if (others.length === 0) return rows.map(() => ALL);
+  const chains = await getInstanceChains(db, others.map((r) => r.id));
+  await prepareAccess(db, actor, chains.values());
+  const decided = factsOf(actor).decided;
+  return rows.map((r) => {
+    if (ownsSpace(actor, r)) return ALL;
+    const c = chainOf(chains, r.id);
+    if (!c) return NONE;
+    const allowed = decide(actor, c.row, c.ancestors).allowed;
+    decided.set(r.id, allowed);
+    return allowed;
+  });
+}
+
+/**
+ * Refuses (FORBIDDEN) an operation on a whole folder (copy, folder walk and zip: download; recycle: delete; move:
+ * edit) when some item below it is decided without `permission` for the actor (a deny, or a narrower role nearer to
+ * it): the operation would hand out or take away what the grants withhold. One query for people other than the space's owner, none for the owner or a file.
  */
 export async function assertSubtreeAllows(db: Db, actor: Actor, row: InstanceRow, permission: Permission): Promise<void> {
   if (!row.isFolder || ownsSpace(actor, row)) return;
   const facts = factsOf(actor);
   facts.deptChain ??= await deptChainOf(db, actor.deptId);
-  const levels = new Map<string, GrantFact[]>();
-  for (const g of await applicableGrantsBelow(db, row, actor.userId, facts.deptChain)) levels.set(g.instanceId, [...(levels.get(g.instanceId) ?? []), g]);
-  for (const grants of levels.values()) {
-    if (grants.some((g) => g.deny) || !grants.some((g) => g.authorities.has(permission))) {
-      throw new AppError('FORBIDDEN', `the folder holds items you may not ${permission}`);
-    }
+  for (const grants of levelsOf(await applicableGrantsBelow(db, row, actor.userId, facts.deptChain)).values()) {
+    if (!levelAllows(grants, permission)) throw new AppError('FORBIDDEN', `the folder holds items you may not ${permission}`);
   }
 }
 
+/** Grants grouped by the item they are on: each group is that item's level in the decision. */
+function levelsOf(grants: readonly GrantFact[]): Map<string, GrantFact[]> {
+  const levels = new Map<string, GrantFact[]>();
+  for (const g of grants) levels.set(g.instanceId, [...(levels.get(g.instanceId) ?? []), g]);
+  return levels;
+}
+
+const levelAllows = (grants: readonly GrantFact[], permission: Permission): boolean =>
+  !grants.some((g) => g.deny) && grants.some((g) => g.authorities.has(permission));
+
+/** Whether the actor holds view on every item of the space whatever its grants say (so nothing in it is hidden). */
+const seesWholeSpace = (actor: Actor, row: InstanceRow): boolean => ownsSpace(actor, row) || (actor.isAdmin === true && row.spaceKind !== 'user');
+
 /**
- * The live children of `folder` the actor may not see: those whose own grants (the nearest level for them, the
- * folder being visible) give no `view`. Empty without a query for the owner of the space, and for administrators
- * on department and group spaces (they keep view); else one query, whatever the number of children.
+ * The live children of `folder` (or, with `parentIds`, of those folders of its space) the actor may not see: those
+ * whose own grants (the nearest level for them, the folder being visible) give no `view`. Empty without a query for
+ * the owner of the space, and for administrators on department and group spaces (they keep view); else one query,
+ * whatever the number of children.
  */
-export async function hiddenChildren(db: Db, actor: Actor, folder: InstanceRow): Promise<Set<string>> {
-  if (ownsSpace(actor, folder) || (actor.isAdmin && folder.spaceKind !== 'user')) return new Set();
+export async function hiddenChildren(db: Db, actor: Actor, folder: InstanceRow, parentIds: readonly string[] = [folder.id]): Promise<Set<string>> {
+  if (seesWholeSpace(actor, folder) || parentIds.length === 0) return new Set();
   const facts = factsOf(actor);
   facts.deptChain ??= await deptChainOf(db, actor.deptId);
-  const levels = new Map<string, GrantFact[]>();
-  for (const g of await applicableGrantsOnChildren(db, folder.id, actor.userId, facts.deptChain)) levels.set(g.instanceId, [...(levels.get(g.instanceId) ?? []), g]);
   const hidden = new Set<string>();
-  for (const [id, grants] of levels) if (grants.some((g) => g.deny) || !grants.some((g) => g.authorities.has('view'))) hidden.add(id);
+  for (const [id, grants] of levelsOf(await applicableGrantsOnChildren(db, parentIds, actor.userId, facts.deptChain))) {
+    if (!levelAllows(grants, 'view')) hidden.add(id);
+  }
   return hidden;
+}
+
+/**
+ * Passages: the folders of `row`'s space on the way down to an item the actor views by a grant on it, though they
+ * do not view those folders themselves (a grant deep in another department's space); never through a folder denied
+ * to them (a deny hides what is under it from listings, even what a nearer grant reopens). A passage may
+ * be listed, and its listing holds only the children that lead on; it grants nothing else (its rows are marked
+ * editIsDisabled and isDisabled, its properties stay NOT_FOUND). Loaded once per space and request: one query for
+ * the actor's grants in the space, one for the granted items' paths; none for the space's owner.
+ */
+export async function passagesOf(db: Db, actor: Actor, row: InstanceRow): Promise<Passages> {
+  if (seesWholeSpace(actor, row)) return new Map();
+  const facts = factsOf(actor);
+  const key = `${row.spaceKind}:${row.spaceId}`;
+  let found = facts.passages.get(key);
+  if (!found) {
+    found = (async () => {
+      facts.deptChain ??= await deptChainOf(db, actor.deptId);
+      return (await leadsOf(db, await applicableGrantsInSpace(db, { kind: row.spaceKind, id: row.spaceId }, actor.userId, facts.deptChain))).leads;
+    })();
+    facts.passages.set(key, found);
+  }
+  return found;
+}
+
+/**
+ * Passages from the actor's applicable grants of one space or more, with the granted items' rows and their ancestors
+ * (one query). See passagesOf.
+ */
+async function leadsOf(db: Db, grants: readonly GrantFact[]): Promise<{ leads: Map<string, Set<string>>; anchors: Set<string>; rows: Map<string, InstanceRow> }> {
+  const levels = levelsOf(grants);
+  const anchors = new Set([...levels].filter(([, level]) => levelAllows(level, 'view')).map(([id]) => id));
+  const walls = new Set([...levels].filter(([, level]) => level.some((g) => g.deny)).map(([id]) => id));
+  const rows = await getInstanceChains(db, [...anchors]);
+  const leads = new Map<string, Set<string>>();
+  for (const id of anchors) {
+    const chain = chainOf(rows, id);
+    if (!chain || chain.ancestors.some((a) => a.deletedAt !== null)) continue;
+    // Up from the granted item to the nearest folder the actor views by a grant, or the root. A deny on the way is a
+    // wall: what it hides stays hidden, names included (the item is still reached by id).
+    const path = [...chain.ancestors, chain.row];
+    const edges: [string, string][] = [];
+    let walled = false;
+    for (let i = path.length - 2; i >= 0; i--) {
+      const parent = path[i]!.id;
+      if (walls.has(parent)) {
+        walled = true;
+        break;
+      }
+      edges.push([parent, path[i + 1]!.id]);
+      if (anchors.has(parent)) break;
+    }
+    if (walled) continue;
+    for (const [parent, child] of edges) {
+      let next = leads.get(parent);
+      if (!next) leads.set(parent, (next = new Set()));
+      next.add(child);
+    }
+  }
+  return { leads, anchors, rows };
+}
+
+/**
+ * The departments whose space holds an item the actor views by a grant on it, its root leading down to it (a
+ * passage, or granted itself): the switcher's and the CLI's "reached by grant". Two queries: the actor's grants in
+ * department spaces, the granted items with their ancestors.
+ */
+export async function deptSpacesGranted(db: Db, actor: Actor): Promise<Set<string>> {
+  const facts = factsOf(actor);
+  facts.deptChain ??= await deptChainOf(db, actor.deptId);
+  const { leads, anchors, rows } = await leadsOf(db, await applicableGrantsInSpace(db, { kind: 'dept' }, actor.userId, facts.deptChain));
+  const reached = new Set<string>();
+  for (const r of rows.values()) if (r.parentId === null && r.deletedAt === null && (leads.has(r.id) || anchors.has(r.id))) reached.add(r.spaceId);
+  return reached;
+}
+
+/**
+ * What a listing of `folder` must leave out or keep to for the actor. A folder they view: its hidden children
+ * (`except`, with how many of them are folders) save those that lead on to something granted below (passages).
+ * A passage they do not view: only the children that lead on (`only`). Nothing for the owner of the space.
+ */
+export async function listingScope(
+  db: Db, actor: Actor, folder: InstanceRow, viewed: boolean,
+): Promise<{ except?: { ids: string[]; folders: number }; only?: string[] }> {
+  if (!viewed) return { only: [...((await passagesOf(db, actor, folder)).get(folder.id) ?? [])] };
+  const hidden = await hiddenChildren(db, actor, folder);
+  if (hidden.size === 0) return {};
+  const leads = (await passagesOf(db, actor, folder)).get(folder.id);
+  const ids = [...hidden].filter((id) => !leads?.has(id));
+  if (ids.length === 0) return {};
+  const folders = (await getInstanceRows(db, ids)).filter((r) => r.isFolder && r.parentId === folder.id && r.deletedAt === null).length;
+  return { except: { ids, folders } };
 }
 
 /**
@@ -213,10 +341,11 @@ export async function permissionsOfChildren(
 /**
  * Which of `ids` the actor may not act on with `permission`, each with its error: NOT_FOUND for one that does not
  * exist or that they cannot see (recycled ones count only for `delete`, which restores and purges them), FORBIDDEN
- * for one they see without the permission. One query for the rows, whatever the number of ids.
+ * for one they see without the permission. One query for the rows, whatever the number of ids. With `passable` (a
+ * listing), a passage (passagesOf) passes for `view`.
  */
 export async function checkAccess(
-  db: Db, actor: Actor, permission: Permission, ids: readonly string[], loaded?: Map<string, InstanceRow>,
+  db: Db, actor: Actor, permission: Permission, ids: readonly string[], loaded?: Map<string, InstanceRow>, passable = false,
 ): Promise<Map<string, AppError>> {
   const refused = new Map<string, AppError>();
   const wanted = [...new Set(ids)];
@@ -237,10 +366,16 @@ export async function checkAccess(
       continue;
     }
     const allowed = permissionsOn(actor, chain.row, chain.ancestors);
-    if (!allowed.has('view')) refused.set(id, notFound());
-    else if (!allowed.has(permission)) refused.set(id, new AppError('FORBIDDEN', `you may not ${permission} this item`));
+    if (!allowed.has('view')) {
+      if (!(passable && permission === 'view' && (await isPassage(db, actor, chain.row)))) refused.set(id, notFound());
+    } else if (!allowed.has(permission)) refused.set(id, new AppError('FORBIDDEN', `you may not ${permission} this item`));
   }
   return refused;
+}
+
+/** Whether the actor may list `row` as a passage (see passagesOf): a live folder leading to something granted below. */
+export async function isPassage(db: Db, actor: Actor, row: InstanceRow): Promise<boolean> {
+  return row.isFolder && row.deletedAt === null && (await passagesOf(db, actor, row)).has(row.id);
 }
 
 /** Throws the first refusal of checkAccess: the actor must hold `permission` on every one of `ids`. */
@@ -277,6 +412,9 @@ export function idsAt(req: FastifyRequest, at: readonly string[]): string[] {
   return out;
 }
 
+/** Operations that may name a passage (passagesOf) where their mark asks for view: a folder's listing. */
+const PASSABLE: ReadonlySet<string> = new Set(['listInstances']);
+
 /** Enforces an operation's permission marks on a validated request (the route layer's preHandler). */
 export async function enforceAccess(db: Db, req: FastifyRequest, access: Access): Promise<void> {
   if (typeof access === 'string') return;
@@ -287,7 +425,8 @@ export async function enforceAccess(db: Db, req: FastifyRequest, access: Access)
       continue;
     }
     req.gateRows ??= new Map();
-    const refused = await checkAccess(db, req.user, need.permission, idsAt(req, need.ids), req.gateRows);
+    const passable = need.permission === 'view' && PASSABLE.has(req.operationId ?? '');
+    const refused = await checkAccess(db, req.user, need.permission, idsAt(req, need.ids), req.gateRows, passable);
     if (!need.each) {
       const [first] = refused.values();
       if (first) throw first;

@@ -8,7 +8,7 @@ import { chainOf, getInstanceRow, getOrCreateRoot, getWithAncestors, listChildre
 import { usableLib } from '../db/libraries-repo.ts';
 import type { Space } from '../db/quota.ts';
 import { getDept } from '../db/departments-repo.ts';
-import { ownsSpace, permissionsFor, permissionsOn, prepareAccess, type Actor } from './access-gate.ts';
+import { isPassage, listingScope, ownsSpace, permissionsFor, permissionsOn, prepareAccess, type Actor } from './access-gate.ts';
 
 export type Mode = 'read' | 'write';
 
@@ -64,18 +64,27 @@ export async function resolveFolder(
   deptId?: string,
 ): Promise<InstanceRow> {
   if (parentId === undefined || parentId === '' || parentId === '0') {
-    const lib = await usableLib(db, libCode || 'NetDisk', user.isAdmin);
-    const space = defaultSpace(user, instanceType, deptId);
-    if (space.kind !== 'dept' || space.id === user.deptId) return getOrCreateRoot(db, space, lib.libCode, user.userId);
-    // Another department's space: it must exist, and the caller must see its root (who may is the access decision's).
-    if (!(await getDept(db, space.id))) throw notFound();
-    const root = await getOrCreateRoot(db, space, lib.libCode, user.userId);
-    if (!(await canAccess(db, user, root, mode))) throw notFound();
+    const { root, checked } = await spaceRoot(db, user, libCode, instanceType, deptId);
+    if (!checked && !(await canAccess(db, user, root, mode))) throw notFound();
     return root;
   }
   const row = await accessible(db, user, parentId, mode);
   if (!row.isFolder) throw new AppError('CONFLICT', 'the parent is not a folder');
   return row;
+}
+
+/**
+ * The library root of the space a request names without a folder; `checked` when the caller's own space (or own
+ * department's) needs no access check. Another department's space must exist.
+ */
+async function spaceRoot(
+  db: Db, user: Caller & Pick<SessionUser, 'isAdmin'>, libCode: string | undefined, instanceType: string | undefined, deptId?: string,
+): Promise<{ root: InstanceRow; checked: boolean }> {
+  const lib = await usableLib(db, libCode || 'NetDisk', user.isAdmin);
+  const space = defaultSpace(user, instanceType, deptId);
+  if (space.kind !== 'dept' || space.id === user.deptId) return { root: await getOrCreateRoot(db, space, lib.libCode, user.userId), checked: true };
+  if (!(await getDept(db, space.id))) throw notFound();
+  return { root: await getOrCreateRoot(db, space, lib.libCode, user.userId), checked: false };
 }
 
 /**
@@ -88,17 +97,24 @@ export async function listFolderFor(
 ): Promise<{ folder: InstanceRow; ancestors: InstanceRow[]; page: ListResult }> {
   let folder: InstanceRow;
   let ancestors: InstanceRow[] = [];
+  let viewed: boolean;
   if (parentId === undefined || parentId === '' || parentId === '0') {
-    folder = await resolveFolder(db, user, parentId, libCode, instanceType, 'read', deptId);
+    const { root, checked } = await spaceRoot(db, user, libCode, instanceType, deptId);
+    folder = root;
+    viewed = checked || (await canAccess(db, user, root, 'read'));
   } else {
     // The access gate has usually read the folder and its ancestors already (its `loaded` rows).
     const found = (known && chainOf(known, parentId)) || (await getWithAncestors(db, parentId));
-    if (!found || found.row.deletedAt !== null || !(await visibleOnChain(db, user, found.row, found.ancestors))) throw notFound();
+    if (!found || found.row.deletedAt !== null) throw notFound();
     if (!found.row.isFolder) throw new AppError('CONFLICT', 'the parent is not a folder');
     folder = found.row;
     ancestors = found.ancestors;
+    viewed = await visibleOnChain(db, user, folder, ancestors);
   }
-  return { folder, ancestors, page: await listChildren(db, secret, folder, { ...q, parentId: folder.id }) };
+  // A folder the caller does not view is listed only as a passage to something granted below it.
+  if (!viewed && !(await isPassage(db, user, folder))) throw notFound();
+  const scope = await listingScope(db, user, folder, viewed);
+  return { folder, ancestors, page: await listChildren(db, secret, folder, { ...q, parentId: folder.id, ...scope }) };
 }
 
 export function callerOf(user: SessionUser | null): SessionUser {

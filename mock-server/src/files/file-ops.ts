@@ -57,14 +57,19 @@ export async function batch<T>(
  * its path is no longer that of a live entry.
  */
 export async function recycleItem<T>(db: Db, user: Caller, id: string, describe: (row: InstanceRow) => Promise<T>): Promise<T> {
-  const described = await describe(await accessible(db, user, id, 'write'));
+  const row = await accessible(db, user, id, 'write');
+  // A folder goes to the bin whole: whatever a narrower grant or a deny keeps from the caller below it must stop it.
+  await assertSubtreeAllows(db, user, row, 'delete');
+  const described = await describe(row);
   await deleteToRecycle(db, id, user.userId);
   return described;
 }
 
 /** Moves one entry the caller may write into `target` (a folder they may write). */
 export async function moveItem(db: Db, user: Caller, id: string, target: InstanceRow, conflict: ConflictPolicy | undefined): Promise<InstanceRow> {
-  await accessible(db, user, id, 'write');
+  // Moving a folder moves everything below it: the caller must hold edit on all of it as on the folder itself, else
+  // moving the folder would carry an item out from under the narrower grant or the deny that keeps it from them.
+  await assertSubtreeAllows(db, user, await accessible(db, user, id, 'write'), 'edit');
   return moveInstance(db, id, target.id, conflict ?? DEFAULT_CONFLICT);
 }
 

@@ -51,8 +51,11 @@ export async function viewOf(db: Db, row: InstanceRow, allowed?: ReadonlySet<Per
   return instanceView(row, row.parentId === null ? [] : await parentNamesOf(db, row), allowed);
 }
 
-/** Views of many rows, reading each distinct parent's ancestry once (a batch usually shares one folder). */
-export async function viewsOf(db: Db, rows: InstanceRow[]) {
+/**
+ * Views of many rows, reading each distinct parent's ancestry once (a batch usually shares one folder); `allowed[i]`
+ * is what the caller may do on rows[i] (see instanceView).
+ */
+export async function viewsOf(db: Db, rows: readonly InstanceRow[], allowed?: readonly ReadonlySet<Permission>[]) {
   const byParent = new Map<string, Promise<string[]>>();
   const namesOf = (row: InstanceRow): Promise<string[]> => {
     if (row.parentId === null) return Promise.resolve([]);
@@ -64,7 +67,7 @@ export async function viewsOf(db: Db, rows: InstanceRow[]) {
     return names;
   };
   const out = [];
-  for (const row of rows) out.push(instanceView(row, await namesOf(row)));
+  for (const [i, row] of rows.entries()) out.push(instanceView(row, await namesOf(row), allowed?.[i]));
   return out;
 }
 

@@ -3,14 +3,16 @@
 import type { AppContext, Handlers } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { transaction } from '../db/sql/tx.ts';
-import { getInstanceRow, insertInstance, listSubfolders, renameInstance, setRemark, type InstanceRow } from '../db/instances-repo.ts';
+import { chainOf, getInstanceChains, getInstanceRow, getInstanceRows, insertInstance, listSubfolders, renameInstance, setRemark, type InstanceRow } from '../db/instances-repo.ts';
 import { decodeWireName } from '../files/names.ts';
 import { accessible, callerOf, listFolderFor, resolveFolder } from '../files/access.ts';
-import { assertSubtreeAllows, hiddenChildren, permissionsFor, permissionsOfChildren, type Actor } from '../files/access-gate.ts';
+import { assertSubtreeAllows, currentPermissions, decide, hiddenChildren, prepareAccess, permissionsFor, permissionsOfChildren, type Actor } from '../files/access-gate.ts';
 import { downloadInfo, instanceView, viewOf, viewsOf } from '../files/wire.ts';
 import { batch, copyItem, moveItem, recycleItem } from '../files/file-ops.ts';
 import { walkFolder } from '../files/folder-walk.ts';
 import type { components } from '@hcs/openapi/schema';
+import { PERMISSIONS } from '@hcs/openapi/operations';
+import { AppError } from '../http/errors.ts';
 import { personalise } from './labels.ts';
 
 type Schemas = components['schemas'];
@@ -28,13 +30,12 @@ export function filesHandlers(ctx: AppContext): Handlers {
       }, req.gateRows, q.deptId);
       const chain = [...ancestors, folder];
       const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);
-      // Children the caller may not view are left out, as if they did not exist (the page may come out shorter).
-      const hidden = await hiddenChildren(db, user, folder);
-      const rows = hidden.size ? page.rows.filter((r) => !hidden.has(r.id)) : page.rows;
+      // Children the caller may not view were left out by the query itself, as if they did not exist.
+      const rows = page.rows;
       const allowed = await permissionsOfChildren(db, user, folder, ancestors, rows);
       return ok({
         list: await personalise(db, user.userId, rows.map((r, i) => instanceView(r, names, allowed[i]))),
-        total: page.total - hidden.size,
+        total: page.total,
         pageNo: q.pageNo ?? 1,
         pageSize: q.pageSize ?? 20,
         nextCursor: page.nextCursor,
@@ -63,7 +64,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
         }
         return out;
       });
-      return ok(await viewsOf(db, created));
+      return ok(await viewsOf(db, created, await currentPermissions(db, user, created)));
     },
 
     async getInstance(req) {
@@ -85,7 +86,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
         if (body.remark !== undefined) await setRemark(trx, r.id, body.remark);
         return (await getInstanceRow(trx, r.id))!;
       });
-      return ok(await viewOf(db, row));
+      return ok(await viewOf(db, row, await permissionsFor(db, user, row)));
     },
 
     async deleteInstances(req) {
@@ -97,14 +98,14 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const q = req.query;
       const target = await resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
-      return ok(await batch(q.ids, req.accessRefused, async (id) => viewOf(db, await moveItem(db, user, id, target, q.conflict))));
+      return ok(await withViews(user, await batch(q.ids, req.accessRefused, (id) => moveItem(db, user, id, target, q.conflict))));
     },
 
     async copyInstances(req) {
       const user = callerOf(req.user);
       const q = req.query;
       const target = await resolveFolder(db, user, q.targetInstanceId, undefined, undefined, 'write');
-      return ok(await batch(q.ids, req.accessRefused, async (id) => viewOf(db, await copyItem(db, user, id, target, q.conflict))));
+      return ok(await withViews(user, await batch(q.ids, req.accessRefused, (id) => copyItem(db, user, id, target, q.conflict))));
     },
 
     async getTreeFolder(req) {
@@ -112,7 +113,8 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const b = req.body;
       const folder = await resolveFolder(db, user, b.parentId, b.libCode, b.instanceType, 'read');
       if (b.parentId === undefined || b.parentId === '' || b.parentId === '0') {
-        return ok([{ instanceId: folder.id, instanceName: folder.name, parentId: '0', isLeaf: folder.childFolders === 0 } satisfies Schemas['TreeNode']]);
+        const leaf = await leaves(user, folder, [folder]);
+        return ok([{ instanceId: folder.id, instanceName: folder.name, parentId: '0', isLeaf: leaf.get(folder.id)! } satisfies Schemas['TreeNode']]);
       }
       return ok(await treeNodes(folder, user));
     },
@@ -121,6 +123,19 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const q = req.query;
       return ok(await treeNodes(await resolveFolder(db, user, q.id, q.libCode, undefined, 'read'), user));
+    },
+
+    async getParentAuth(req) {
+      const user = callerOf(req.user);
+      const id = req.query.instanceId;
+      // The gate has read the item with its ancestors and checked that the caller sees it.
+      const rows = req.gateRows?.has(id) ? req.gateRows : await getInstanceChains(db, [id]);
+      const chain = chainOf(rows, id);
+      if (!chain || chain.row.deletedAt !== null) throw new AppError('NOT_FOUND', 'no such file or folder');
+      await prepareAccess(db, user, [...chain.ancestors, chain.row]);
+      const d = decide(user, chain.row, chain.ancestors);
+      if (!d.allowed.has('view')) throw new AppError('NOT_FOUND', 'no such file or folder');
+      return ok({ instanceId: id, authorities: PERMISSIONS.filter((p) => d.allowed.has(p)), source: d.source });
     },
 
     async getFolderInfo(req) {
@@ -148,10 +163,30 @@ export function filesHandlers(ctx: AppContext): Handlers {
     },
   };
 
+  /** A batch's moved or copied rows as the caller sees them where they now are. */
+  async function withViews<F>(user: Actor, r: { done: InstanceRow[]; failed: F }) {
+    return { done: await viewsOf(db, r.done, await currentPermissions(db, user, r.done)), failed: r.failed };
+  }
+
   async function treeNodes(folder: InstanceRow, user: Actor) {
     const hidden = await hiddenChildren(db, user, folder);
-    return (await listSubfolders(db, folder.id)).filter((f) => !hidden.has(f.id)).map((f) => ({
-      instanceId: f.id, instanceName: f.name, parentId: folder.id, isLeaf: !f.hasSubfolders,
-    }) satisfies Schemas['TreeNode']);
+    const subs = (await listSubfolders(db, folder.id)).filter((f) => !hidden.has(f.id));
+    const leaf = await leaves(user, folder, subs);
+    return subs.map((f) => ({ instanceId: f.id, instanceName: f.name, parentId: folder.id, isLeaf: leaf.get(f.id)! }) satisfies Schemas['TreeNode']);
+  }
+
+  /**
+   * Which of `folders` (of `space`'s space) have no sub-folder the caller sees: one query for the grants on their
+   * sub-folders (none for the owner), one more only when some are hidden.
+   */
+  async function leaves(user: Actor, space: InstanceRow, folders: readonly InstanceRow[]): Promise<Map<string, boolean>> {
+    const below = await hiddenChildren(db, user, space, folders.filter((f) => f.childFolders > 0).map((f) => f.id));
+    const hiddenUnder = new Map<string, number>();
+    if (below.size) {
+      for (const r of await getInstanceRows(db, [...below])) {
+        if (r.isFolder && r.deletedAt === null && r.parentId !== null) hiddenUnder.set(r.parentId, (hiddenUnder.get(r.parentId) ?? 0) + 1);
+      }
+    }
+    return new Map(folders.map((f) => [f.id, f.childFolders - (hiddenUnder.get(f.id) ?? 0) <= 0]));
   }
 }

@@ -20,6 +20,7 @@ import {
   updateUser, type AccountFilter, type AdminUser,
 } from '../db/users-repo.ts';
 import { purgeUser } from '../db/purge-user.ts';
+import { deptSpacesGranted } from '../files/access-gate.ts';
 import type { components } from '@hcs/openapi/schema';
 import { parseSize } from '@hcs/transfer-core';
 import type { ErrorCode } from '@hcs/openapi/operations';
@@ -219,6 +220,8 @@ export function orgUsersHandlers(ctx: AppContext): Handlers {
         for (const id of own?.chain ?? []) reach.set(id, 'member');
         const managed = new Set(await managedDeptIds(db, user.userId));
         for (const d of all) if (!reach.has(d.id) && manages(managed, d)) reach.set(d.id, 'manager');
+        // A grant inside a department's space: its root leads the caller down to the granted item (a passage).
+        for (const id of await deptSpacesGranted(db, user)) if (!reach.has(id) && byId.has(id)) reach.set(id, 'grant');
       }
       return ok(all.filter((d) => reach.has(d.id)).map((d) => ({ id: d.id, name: d.name, path: d.chain, pathNames: namesOf(byId, d.chain), via: reach.get(d.id)! })));
     },

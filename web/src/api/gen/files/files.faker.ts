@@ -43,7 +43,8 @@ import {
 
 import {
   ErrorCode,
-  OfficeKind
+  OfficeKind,
+  Permission
 } from '../model';
 import type {
   AnyResponse,
@@ -52,6 +53,7 @@ import type {
   EmptyResultResponse,
   FavouritePageResponse,
   FolderInfoResponse,
+  GetParentAuth200,
   GroupHitPageResponse,
   IdBatchResultResponse,
   InstanceListResponse,
@@ -112,7 +114,7 @@ export const getGetTreeFolderResponseMock = (): TreeNodeListResponse => ({...{re
 
 export const getGetTreeFolderDataResponseMock = (): TreeNodeListResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => ({instanceId: faker.string.alpha({length: {min: 10, max: 20}}), instanceName: faker.string.alpha({length: {min: 10, max: 20}}), parentId: faker.string.alpha({length: {min: 10, max: 20}}), isLeaf: faker.datatype.boolean()}))},})
 
-export const getGetParentAuthResponseMock = (overrideResponse: Partial<Extract<AnyResponse, object>> = {}): AnyResponse => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}, ...overrideResponse})
+export const getGetParentAuthResponseMock = (): GetParentAuth200 => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {instanceId: faker.string.alpha({length: {min: 10, max: 20}}), authorities: faker.helpers.arrayElements(Object.values(Permission)), source: faker.helpers.arrayElement(['owner','grant','default','none'] as const)}},})
 
 export const getGetFolderInfoResponseDownloadFileInfoMock = (overrideResponse: Partial<DownloadFileInfo> = {}): DownloadFileInfo => ({...{fileId: faker.string.alpha({length: {min: 10, max: 20}}), instanceId: faker.string.alpha({length: {min: 10, max: 20}}), fMd5: faker.string.alpha({length: {min: 10, max: 20}}), bucketName: faker.string.alpha({length: {min: 10, max: 20}}), filename: faker.string.alpha({length: {min: 10, max: 20}}), fileSize: faker.number.int(), partSize: faker.number.int(), partNum: faker.number.int(), lastPartSize: faker.number.int(), objectKey: faker.string.alpha({length: {min: 10, max: 20}}), resourceUri: faker.string.alpha({length: {min: 10, max: 20}}), fileType: faker.helpers.arrayElement(['s3','cdn'] as const), encryption: faker.string.alpha({length: {min: 10, max: 20}}), host: faker.string.alpha({length: {min: 10, max: 20}}), region: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), undefined])}, ...overrideResponse});
 

@@ -51,6 +51,7 @@ import type {
   EmptyResultResponse,
   FavouritePageResponse,
   FolderInfoResponse,
+  GetParentAuth200,
   GroupHitPageResponse,
   IdBatchResultResponse,
   InstanceListResponse,
@@ -357,7 +358,7 @@ export const getGetTreeFolderDataMockHandler = (overrideResponse?: TreeNodeListR
   }, options)
 }
 
-export const getGetParentAuthMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getGetParentAuthMockHandler = (overrideResponse?: GetParentAuth200 | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<GetParentAuth200> | GetParentAuth200), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/getParentAuth', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 

@@ -75,6 +75,7 @@ import type {
   GetFolderInfoParams,
   GetHistoryVersionParams,
   GetInstanceParams,
+  GetParentAuth200,
   GetParentAuthParams,
   GetTreeFolderDataParams,
   GroupHitPageResponse,
@@ -166,9 +167,11 @@ export const getListInstancesUrl = (params?: ListInstancesParams,) => {
 /**
  * Folders come first, then files, each sorted by sortField/sortOrder with instanceId as tie-breaker. With `cursor` the
  * server seeks instead of skipping, so any page of a 100,000-entry folder costs the same. Entries the caller may not
- * view (a deny or view-less grant on them) are left out of the page and of `total`, so a page may hold fewer rows
- * than pageSize; follow nextCursor to the end. Rows carry editIsDisabled and isDisabled from the caller's
- * permissions (see explainAccess).
+ * view (a deny or view-less grant on them) are left out by the query itself, so pages stay full and `total` counts
+ * only what the caller sees. A folder the caller does not view but that leads to something granted to them below
+ * it (a passage: a grant deep in another department's space) is listed with only the entries that lead on, marked
+ * editIsDisabled and isDisabled; a deny is never passed through. Rows carry editIsDisabled and isDisabled from the
+ * caller's permissions (see explainAccess).
  * @summary A page of a folder (folders first)
  */
 export const listInstances = async (params?: ListInstancesParams, options?: Parameters<typeof hcsFetch>[1]): Promise<InstancePageResponse> => {
@@ -2289,11 +2292,15 @@ export const getGetParentAuthUrl = (params: GetParentAuthParams,) => {
 }
 
 /**
+ * What the caller may do on the item (usually a folder, before offering upload, new folder or paste): the same
+ * decision as the listing's editIsDisabled/isDisabled and explainAccess (the owner of a personal space holds
+ * everything; elsewhere the nearest grant wins, a deny at that level wins over allow; without a grant the space's
+ * default). `source` says which rule decided. An item the caller cannot view answers 404 NOT_FOUND.
  * @summary The users rights on a folder
  */
-export const getParentAuth = async (params: GetParentAuthParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const getParentAuth = async (params: GetParentAuthParams, options?: Parameters<typeof hcsFetch>[1]): Promise<GetParentAuth200> => {
 
-  return hcsFetch<AnyResponse>(getGetParentAuthUrl(params),
+  return hcsFetch<GetParentAuth200>(getGetParentAuthUrl(params),
   {
     ...options,
     method: 'GET'
