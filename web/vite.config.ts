@@ -1,5 +1,6 @@
 import { defineConfig, type Plugin, type ProxyOptions } from 'vite';
 import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import react from '@vitejs/plugin-react';
 import { compression } from 'vite-plugin-compression2';
 
@@ -26,11 +27,65 @@ function mockSkins(): Plugin {
   };
 }
 
+/**
+ * `import { Button, Modal } from 'antd'` names antd's index, which re-exports every component; the bundler then counts
+ * every component as reachable from every page that imports antd at all, and its automatic chunks mix what one page
+ * needs with what only another does: /personalFile loaded Result, Card, Skeleton, ColorPicker... that it never draws
+ * (issue #22 weight). Pointing each import at the component's own module, as babel-plugin-import did for antd 4, keeps
+ * each page's chunks to what it uses. The same for @ant-design/icons. Build only: the app's behaviour is unchanged,
+ * only the module a name is taken from; a name not found in antd's index is left on the index import.
+ */
+function directComponentImports(): Plugin {
+  const require = createRequire(import.meta.url);
+  const index = readFileSync(require.resolve('antd/es/index.js'), 'utf8');
+  const antd = new Map([...index.matchAll(/export \{ default as (\w+) \} from '\.\/([\w-]+)';/g)].map(([, name, dir]) => [name!, `antd/es/${dir}`]));
+  const ICON = /^[A-Z]\w*(?:Outlined|Filled|TwoTone)$/;
+  const moduleOf = (pkg: string, name: string) => (pkg === 'antd' ? antd.get(name) : ICON.test(name) ? `@ant-design/icons/${name}` : undefined);
+  const IMPORT = /import\s*\{([^}]*)\}\s*from\s*(['"])(antd|@ant-design\/icons)\2;?/g;
+  return {
+    name: 'hcs-direct-component-imports',
+    apply: 'build',
+    transform(code, id) {
+      if (id.includes('/node_modules/') || !/\.[jt]sx?$/.test(id) || !IMPORT.test(code)) return null;
+      IMPORT.lastIndex = 0;
+      const out = code.replace(IMPORT, (_all, list: string, _q: string, pkg: string) => {
+        const kept: string[] = [];
+        const direct: string[] = [];
+        for (const spec of list.split(',').map((s) => s.trim()).filter(Boolean)) {
+          const [name, local = name] = spec.split(/\s+as\s+/) as [string, string?];
+          const target = moduleOf(pkg, name);
+          if (target) direct.push(`import ${local} from '${target}';`);
+          else kept.push(spec);
+        }
+        return [...direct, kept.length > 0 ? `import { ${kept.join(', ')} } from '${pkg}';` : ''].join('');
+      });
+      return { code: out, map: null };
+    },
+  };
+}
+
+/**
+ * Chunks named by what they hold rather than left to automatic splitting (issue #22 weight, scripts/check-budget.ts).
+ * Each language's locale files form one chunk, fetched when the app starts in that language (shared/i18n.ts): one
+ * request instead of one per area file, and never the other language.
+ */
+const CHUNK_GROUPS = [
+  {
+    name: (id: string) => {
+      const lang = /[\\/]src[\\/]locales[\\/](\w+)[\\/][^\\/]+\.json$/.exec(id)?.[1];
+      return lang ? `locale-${lang}` : null;
+    },
+  },
+];
+
 export default defineConfig(({ mode }) => ({
   base: '/drive/',
   // The server sends these precompressed files as they are (Content-Encoding br or gzip), so nothing is compressed
   // per request; the original stays for clients that accept neither.
-  plugins: mode === 'mock' ? [react(), mockSkins()] : [react(), compression({ algorithms: ['brotliCompress', 'gzip'], threshold: 1024 })],
+  plugins:
+    mode === 'mock'
+      ? [react(), mockSkins()]
+      : [react(), directComponentImports(), compression({ algorithms: ['brotliCompress', 'gzip'], threshold: 1024 })],
   define: { __HCS_MOCK__: JSON.stringify(mode === 'mock') },
   server: {
     proxy: (mode === 'mock'
@@ -38,5 +93,11 @@ export default defineConfig(({ mode }) => ({
       : { '/hcs': toServer, '/s3': toServer, '/drive/static/i18n': toServer, '/drive/static/skin': toServer }) as Record<string, ProxyOptions>,
   },
   // The manifest (dist/.vite/manifest.json) lets scripts/check-budget.ts weigh what each route loads.
-  build: { outDir: 'dist', emptyOutDir: true, manifest: true, chunkSizeWarningLimit: 1500 },
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    manifest: true,
+    chunkSizeWarningLimit: 1500,
+    rolldownOptions: { output: { codeSplitting: { groups: CHUNK_GROUPS } } },
+  },
 }));

@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { checkBudgets, missingPrecompressed, routeFiles, type Manifest } from './check-budget.ts';
+import { checkBudgets, heaviestLocale, missingPrecompressed, pageModules, pagesInEntry, routeFiles, type Manifest } from './check-budget.ts';
 
 // A fabricated build: the entry shares a vendor chunk with the files page; the sign-in page is small; the files page
 // pulls a table chunk that only it imports; a lazy chunk nobody asked for must not count.
@@ -50,5 +50,46 @@ describe('bundle budget check', () => {
     const onDisk = new Set(['assets/vendor.js.br', 'assets/vendor.js.gz', 'assets/table.js.gz']);
     const files = ['assets/vendor.js', 'assets/table.js', 'assets/Login.js'];
     expect(missingPrecompressed(files, sizeOf, (f) => onDisk.has(f), 20)).toEqual(['assets/table.js']);
+  });
+
+  it('adds the heavier language\'s locale chunk to every route, never both languages', () => {
+    const withLocales: Manifest = {
+      ...manifest,
+      'src/locales/zh_CN/common.json': { file: 'assets/locale-zh_CN.js', src: 'src/locales/zh_CN/common.json', isDynamicEntry: true },
+      'src/locales/zh_CN/files.json': { file: 'assets/locale-zh_CN.js', src: 'src/locales/zh_CN/files.json', isDynamicEntry: true },
+      // One chunk per language (vite.config.ts's group) appears under its chunk name.
+      '_locale-en_US-x.js': { file: 'assets/locale-en_US.js', name: 'locale-en_US' },
+    };
+    const localeSizes = (f: string) => ({ 'assets/locale-zh_CN.js': 40, 'assets/locale-en_US.js': 30 })[f] ?? sizeOf(f);
+    expect(heaviestLocale(withLocales, localeSizes)).toEqual(['assets/locale-zh_CN.js']);
+    const [login] = checkBudgets(withLocales, [{ route: '/login', lazy: ['src/Login.tsx'], maxBytes: 1149 }], localeSizes);
+    expect(login).toMatchObject({ bytes: 1150, ok: false });
+    expect(login!.files).toContain('assets/locale-zh_CN.js');
+    expect(login!.files).not.toContain('assets/locale-en_US.js');
+  });
+
+  it('reads the pages of app/pages.tsx as manifest keys', () => {
+    const source = `
+      login: lazy(() => import('../features/account/LoginPage.tsx')),
+      recycleBin: lazy(() => import("../features/recycle/BinScreen.tsx").then((m) => ({ default: m.RecycleBinPage }))),
+      recycleBinManage: lazy(() => import('../features/recycle/BinScreen.tsx').then((m) => ({ default: m.RecycleManagePage }))),
+      const [{ default: Page }, { AntdRoot }] = await Promise.all([load(), import('./antd-root.tsx')]);
+      export const AppLayout = withAntd(() => import('./layout/AppLayout.tsx'));`;
+    expect(pageModules(source)).toEqual([
+      'src/app/antd-root.tsx',
+      'src/app/layout/AppLayout.tsx',
+      'src/features/account/LoginPage.tsx',
+      'src/features/recycle/BinScreen.tsx',
+    ]);
+  });
+
+  it('names a page bundled into the entry (a static import pulled it in) and passes the lazy ones', () => {
+    const build: Manifest = {
+      'index.html': { file: 'assets/index.js', isEntry: true, imports: ['src/Eager.tsx'], dynamicImports: ['src/Login.tsx', 'src/Eager.tsx'] },
+      'src/Login.tsx': { file: 'assets/Login.js', src: 'src/Login.tsx', isDynamicEntry: true },
+      // Imported statically by the entry and lazily by pages.tsx: the bundler keeps it in the entry's graph.
+      'src/Eager.tsx': { file: 'assets/Eager.js', src: 'src/Eager.tsx', isDynamicEntry: true },
+    };
+    expect(pagesInEntry(build, ['src/Login.tsx', 'src/Eager.tsx', 'src/Inlined.tsx'])).toEqual(['src/Eager.tsx', 'src/Inlined.tsx']);
   });
 });

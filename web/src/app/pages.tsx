@@ -2,17 +2,27 @@
 // may import every feature, so the table names pages and this module alone imports them.
 // Every screen, the signed-in frame and the placeholder page alike, is its own chunk: the sign-in page must not
 // download the header, the transfer panel or the files table (issue #22 budget, web/scripts/check-budget.ts).
-import { lazy, type ComponentType, type LazyExoticComponent } from 'react';
+// antd's theme, locale and toast holders (antd-root.tsx) come with the signed-in frame and the bare pages that use
+// antd (withAntd), loaded beside the page's own chunk; the sign-in page is plain HTML and loads no antd at all.
+import { lazy, type ComponentType, type LazyExoticComponent, type ReactNode } from 'react';
 import type { PageName } from '../shared/routes.ts';
+
+/** A page drawn with antd: its chunk and antd's root load in parallel, and the page renders inside the root. */
+function withAntd<P extends object>(load: () => Promise<{ default: ComponentType<P> }>): LazyExoticComponent<ComponentType<P>> {
+  return lazy(async () => {
+    const [{ default: Page }, { AntdRoot }] = await Promise.all([load(), import('./antd-root.tsx')]);
+    return { default: (props: P) => <AntdRoot><Page {...props} /></AntdRoot> };
+  });
+}
 
 export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>>> = {
   login: lazy(() => import('../features/account/LoginPage.tsx')),
   home: lazy(() => import('../features/home/HomePage.tsx')),
   personalFile: lazy(() => import('../features/files/PersonalFilePage.tsx')),
-  error: lazy(() => import('../features/pages/ErrorPage.tsx')),
-  hello: lazy(() => import('../features/pages/HelloPage.tsx')),
-  fileDownload: lazy(() => import('../features/pages/FileDownloadPage.tsx')),
-  agreement: lazy(() => import('../features/pages/AgreementPage.tsx')),
+  error: withAntd(() => import('../features/pages/ErrorPage.tsx')),
+  hello: withAntd(() => import('../features/pages/HelloPage.tsx')),
+  fileDownload: withAntd(() => import('../features/pages/FileDownloadPage.tsx')),
+  agreement: withAntd(() => import('../features/pages/AgreementPage.tsx')),
   departFile: lazy(() => import('../features/files/DepartmentFilePage.tsx')),
   departmentManage: lazy(() => import('../features/org/DepartmentManagePage.tsx')),
   roleManage: lazy(() => import('../features/org/RoleManagePage.tsx')),
@@ -27,7 +37,7 @@ export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>
 };
 
 /** The signed-in frame (header, side menu, capacity, transfer panel). */
-export const AppLayout = lazy(() => import('./layout/AppLayout.tsx').then((m) => ({ default: m.AppLayout })));
+export const AppLayout = withAntd<{ children: ReactNode }>(() => import('./layout/AppLayout.tsx').then((m) => ({ default: m.AppLayout })));
 
 /** The placeholder page of a route whose feature has no screen of its own yet. */
 export const FeaturePage = lazy(() => import('../features/pages/FeaturePage.tsx'));

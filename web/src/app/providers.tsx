@@ -1,12 +1,11 @@
-// App-wide providers: react-query, antd (locale per language, spec z-index), i18n, and the notifier registration.
-import { useEffect, useState, type ReactNode } from 'react';
+// App-wide providers: react-query, i18n, and the notifier host. antd's theme, locale and toast holders (antd-root.tsx)
+// come with each antd page instead of wrapping the app here, so the sign-in page loads no antd; a toast on a page
+// without them (the sign-out message on /login, a failed call) mounts a holder on demand.
+import { lazy, Suspense, useEffect, useState, type ReactNode } from 'react';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
-import { App as AntApp, ConfigProvider } from 'antd';
-import zhCN from 'antd/locale/zh_CN';
-import enUS from 'antd/locale/en_US';
-import { I18nextProvider, useTranslation } from 'react-i18next';
+import { I18nextProvider } from 'react-i18next';
 import { i18n } from '../shared/i18n.ts';
-import { registerNotifiers, TOAST_SECONDS, TOAST_TOP_PX } from '../shared/notify.ts';
+import { onNotifierNeeded } from '../shared/notify.ts';
 import type { HcsError } from '../api/hcs-error.ts';
 
 export function createQueryClient(): QueryClient {
@@ -22,31 +21,24 @@ export function createQueryClient(): QueryClient {
   });
 }
 
-function Notifiers() {
-  const { message, modal } = AntApp.useApp();
-  const { t } = useTranslation();
-  useEffect(() => registerNotifiers(message, modal, t), [message, modal, t]);
-  return null;
-}
-
-function Antd({ children }: { children: ReactNode }) {
-  const { i18n: inst } = useTranslation();
-  return (
-    <ConfigProvider locale={inst.language === 'en_US' ? enUS : zhCN} theme={{ token: { colorPrimary: '#c8102e', zIndexPopupBase: 2000 } }}>
-      <AntApp message={{ top: TOAST_TOP_PX, duration: TOAST_SECONDS, maxCount: 3 }}>
-        <Notifiers />
-        {children}
-      </AntApp>
-    </ConfigProvider>
-  );
-}
+const NotifierHost = lazy(() => import('./antd-root.tsx'));
 
 export function Providers({ children, queryClient }: { children: ReactNode; queryClient?: QueryClient }) {
   const [client] = useState(() => queryClient ?? createQueryClient());
+  const [host, setHost] = useState(false);
+  useEffect(() => {
+    onNotifierNeeded(() => setHost(true));
+    return () => onNotifierNeeded(undefined);
+  }, []);
   return (
     <QueryClientProvider client={client}>
       <I18nextProvider i18n={i18n}>
-        <Antd>{children}</Antd>
+        {children}
+        {host && (
+          <Suspense fallback={null}>
+            <NotifierHost />
+          </Suspense>
+        )}
       </I18nextProvider>
     </QueryClientProvider>
   );

@@ -1,14 +1,20 @@
 // Builds the router from the route table: history mode under /drive/, redirects, lazy pages.
 import { Suspense, type ReactNode } from 'react';
 import { createBrowserRouter, createMemoryRouter, Navigate, Outlet, type RouteObject } from 'react-router-dom';
-import { Spin } from 'antd';
+import { useTranslation } from 'react-i18next';
 import { ROUTES, REDIRECTS, FALLBACK_PATH, type RouteDef } from '../shared/routes.ts';
 import { RequireSession } from './RequireSession.tsx';
 import { Shell } from './Shell.tsx';
 import { AppLayout, FeaturePage, PAGES } from './pages.tsx';
 
+/** Drawn while a page's chunk loads: plain (index.html's CSS), since antd is not in the entry (pages.tsx). */
+function Loading() {
+  const { t } = useTranslation();
+  return <div className="hcs-page-loading" role="status" aria-label={t('common.loading')} />;
+}
+
 function Lazy({ children }: { children: ReactNode }) {
-  return <Suspense fallback={<Spin style={{ display: 'block', margin: '120px auto' }} />}>{children}</Suspense>;
+  return <Suspense fallback={<Loading />}>{children}</Suspense>;
 }
 
 function element(def: RouteDef): ReactNode {

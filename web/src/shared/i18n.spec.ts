@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { browserLanguage, localeResources, resolveLanguage, LANGUAGE_KEY } from './i18n.ts';
+import { browserLanguage, i18n, initI18n, loadLocale, resolveLanguage, LANGUAGE_KEY } from './i18n.ts';
 
 beforeEach(() => localStorage.clear());
 
@@ -31,10 +31,20 @@ describe('language default (spec 9)', () => {
 });
 
 describe('locale resources', () => {
-  it('merges every area file of a language', () => {
-    const r = localeResources();
-    expect((r.en_US.routes as Record<string, string>).personalFile).toBe('Personal File');
-    expect((r.zh_CN.login as Record<string, string>).userValid).toBeTruthy();
-    expect(r.en_US.accountFrozen).toBeTruthy();
+  it('merges every area file of a language', async () => {
+    const [en, zh] = await Promise.all([loadLocale('en_US'), loadLocale('zh_CN')]);
+    expect((en.routes as Record<string, string>).personalFile).toBe('Personal File');
+    expect((zh.login as Record<string, string>).userValid).toBeTruthy();
+    expect(en.accountFrozen).toBeTruthy();
+  });
+
+  it('starts with the language in use only, and fetches the other when the app switches to it (issue #22 weight)', async () => {
+    await initI18n('zh_CN');
+    expect(i18n.hasResourceBundle('zh_CN', 'translation')).toBe(true);
+    expect(i18n.hasResourceBundle('en_US', 'translation')).toBe(false);
+    expect(i18n.t('routes.personalFile')).toBe('个人文件');
+    await initI18n('en_US');
+    expect(i18n.hasResourceBundle('en_US', 'translation')).toBe(true);
+    expect(i18n.t('routes.personalFile')).toBe('Personal File');
   });
 });

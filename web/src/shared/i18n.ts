@@ -1,6 +1,8 @@
 // i18next with one merged namespace per language: every web/src/locales/{lang}/*.json file (split by area) is
 // deep-merged, exactly as the server merges them into /drive/static/i18n/{lang}/translate.json. Keys are therefore
 // global ("login.userValid", "transfer.moreThan80GB"), matching the spec's message keys.
+// Only the language in use is downloaded (one chunk per language, vite.config.ts): the other one is fetched when
+// the app starts in it, which a language change does by reloading the page (shared/account.ts).
 import i18n from 'i18next';
 import { initReactI18next } from 'react-i18next';
 
@@ -11,7 +13,10 @@ export const LANGUAGE_KEY = 'languageId';
 
 type Tree = { [k: string]: string | Tree };
 
-const modules = import.meta.glob<Tree>('../locales/*/*.json', { eager: true, import: 'default' });
+const BUNDLES: Record<Language, Record<string, () => Promise<Tree>>> = {
+  zh_CN: import.meta.glob<Tree>('../locales/zh_CN/*.json', { import: 'default' }),
+  en_US: import.meta.glob<Tree>('../locales/en_US/*.json', { import: 'default' }),
+};
 
 function deepMerge(into: Tree, from: Tree): Tree {
   for (const [k, v] of Object.entries(from)) {
@@ -22,14 +27,11 @@ function deepMerge(into: Tree, from: Tree): Tree {
   return into;
 }
 
-/** Merged translations per language, built from the locale files at build time. */
-export function localeResources(): Record<Language, Tree> {
-  const out: Record<Language, Tree> = { zh_CN: {}, en_US: {} };
-  for (const [path, tree] of Object.entries(modules).sort(([a], [b]) => a.localeCompare(b))) {
-    const lang = /locales\/([^/]+)\//.exec(path)?.[1];
-    if (lang === 'zh_CN' || lang === 'en_US') deepMerge(out[lang], tree);
-  }
-  return out;
+/** The merged translations of one language, from its locale files (fetched on first use). */
+export async function loadLocale(lang: Language): Promise<Tree> {
+  const files = Object.entries(BUNDLES[lang]).sort(([a], [b]) => a.localeCompare(b));
+  const trees = await Promise.all(files.map(([, load]) => load()));
+  return trees.reduce<Tree>((out, tree) => deepMerge(out, tree), {});
 }
 
 export function isLanguage(v: unknown): v is Language {
@@ -66,13 +68,14 @@ export async function resolveLanguage(serverLanguage: () => Promise<string | und
 export async function initI18n(lang: Language): Promise<typeof i18n> {
   if (!i18n.isInitialized) {
     await i18n.use(initReactI18next).init({
-      resources: Object.fromEntries(Object.entries(localeResources()).map(([l, tree]) => [l, { translation: tree }])),
+      resources: { [lang]: { translation: await loadLocale(lang) } },
       lng: lang,
       fallbackLng: false,
       interpolation: { escapeValue: false },
       returnNull: false,
     });
   } else if (i18n.language !== lang) {
+    if (!i18n.hasResourceBundle(lang, 'translation')) i18n.addResourceBundle(lang, 'translation', await loadLocale(lang));
     await i18n.changeLanguage(lang);
   }
   document.documentElement.lang = lang === 'zh_CN' ? 'zh-CN' : 'en-US';

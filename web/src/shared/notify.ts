@@ -12,6 +12,14 @@ export const TOAST_TOP_PX = 20;
 let messageApi: MessageInstance | undefined;
 let modalApi: ModalHookAPI | undefined;
 
+/**
+ * antd is not part of the app's entry (the sign-in page is plain HTML; web/scripts/check-budget.ts): on a page without
+ * it, a toast waits here while `needHost` (set by the app's providers) loads antd's message and modal holders.
+ */
+const hosts: { m: MessageInstance; modal: ModalHookAPI }[] = [];
+const pending: (() => void)[] = [];
+let needHost: (() => void) | undefined;
+
 export type ToastLevel = 'success' | 'info' | 'warning' | 'error';
 
 const FLASH_KEY = 'hcs.flash';
@@ -46,35 +54,73 @@ export function takeFlash(): { level: ToastLevel; key: string } | undefined {
   }
 }
 
-/** Registers antd's context-aware APIs; the first registration of a page shows the previous page's flash. */
-export function registerNotifiers(m: MessageInstance, modal: ModalHookAPI, translate?: (key: string) => string): void {
+/**
+ * Registers antd's context-aware APIs; the first registration of a page shows the previous page's flash. Returns the
+ * unregistration: the next most recent host (if any) takes over, so a toast never goes to an unmounted holder.
+ */
+export function registerNotifiers(m: MessageInstance, modal: ModalHookAPI, translate?: (key: string) => string): () => void {
+  const host = { m, modal };
+  hosts.push(host);
   messageApi = m;
   modalApi = modal;
   const flash = translate && takeFlash();
   if (flash) void messageApi[flash.level]({ content: translate(flash.key), duration: TOAST_SECONDS });
+  for (const show of pending.splice(0)) show();
+  return () => {
+    const i = hosts.lastIndexOf(host);
+    if (i >= 0) hosts.splice(i, 1);
+    const top = hosts.at(-1);
+    messageApi = top?.m;
+    modalApi = top?.modal;
+  };
+}
+
+/** The app's way to mount a holder on demand: called at once when a toast or the previous page's flash is waiting. */
+export function onNotifierNeeded(fn: (() => void) | undefined): void {
+  needHost = fn;
+  // The app is gone (a test unmounted it): what it never showed must not pop up in the next one.
+  if (!fn) pending.length = 0;
+  if (fn && !messageApi && (pending.length > 0 || hasFlash())) fn();
+}
+
+/** Shows now when a holder is mounted; else waits for the one `needHost` mounts (without an app: as a no-op now). */
+function show(fn: () => void): void {
+  if (messageApi || !needHost) return fn();
+  pending.push(fn);
+  needHost();
+}
+
+function hasFlash(): boolean {
+  try {
+    return sessionStorage.getItem(FLASH_KEY) !== null;
+  } catch {
+    return false;
+  }
 }
 
 export function toastError(text: string): void {
-  void messageApi?.error({ content: text, duration: TOAST_SECONDS });
+  show(() => void messageApi?.error({ content: text, duration: TOAST_SECONDS }));
 }
 
 export function toastSuccess(text: string): void {
-  void messageApi?.success({ content: text, duration: TOAST_SECONDS });
+  show(() => void messageApi?.success({ content: text, duration: TOAST_SECONDS }));
 }
 
 export function toastWarning(text: string): void {
-  void messageApi?.warning({ content: text, duration: TOAST_SECONDS });
+  show(() => void messageApi?.warning({ content: text, duration: TOAST_SECONDS }));
 }
 
 /** `seconds`: the spec gives a few infos their own duration (the 'wake up plugin' info shows for 4 s). */
 export function toastInfo(text: string, seconds = TOAST_SECONDS): void {
-  void messageApi?.info({ content: text, duration: seconds });
+  show(() => void messageApi?.info({ content: text, duration: seconds }));
 }
 
 /** An alert with one confirm button; resolves when confirmed. */
 export function alertDialog(opts: { title: string; content: string; okText: string }): Promise<void> {
-  return new Promise((resolve) => {
-    if (!modalApi) return resolve();
-    modalApi.warning({ title: opts.title, content: opts.content, okText: opts.okText, onOk: () => resolve(), zIndex: 2000 });
-  });
+  return new Promise((resolve) =>
+    show(() => {
+      if (!modalApi) return resolve();
+      modalApi.warning({ title: opts.title, content: opts.content, okText: opts.okText, onOk: () => resolve(), zIndex: 2000 });
+    }),
+  );
 }

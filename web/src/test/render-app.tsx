@@ -7,6 +7,7 @@ import { setupServer } from 'msw/node';
 import { http, HttpResponse, type RequestHandler } from 'msw';
 import { vi } from 'vitest';
 import { createQueryClient, Providers } from '../app/providers.tsx';
+import { AntdRoot } from '../app/antd-root.tsx';
 import { createTestRouter } from '../app/router.tsx';
 import { initI18n, type Language } from '../shared/i18n.ts';
 import { hardNav } from '../shared/navigation.ts';
@@ -61,5 +62,9 @@ export async function renderApp(path: string, lang: Language = 'en_US'): Promise
 export async function renderInProviders(ui: ReactElement, lang: Language = 'en_US'): Promise<RenderResult> {
   await initI18n(lang);
   installHttpHooks();
-  return render(<Providers queryClient={createQueryClient()}>{ui}</Providers>);
+  return render(
+    <Providers queryClient={createQueryClient()}>
+      <AntdRoot>{ui}</AntdRoot>
+    </Providers>,
+  );
 }

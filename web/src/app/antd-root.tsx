@@ -1,0 +1,37 @@
+// antd's app-wide context: theme (primary colour, the spec's z-index), locale per language, and the App holders
+// that draw toasts and alerts (registered with shared/notify.ts). Loaded lazily with every page that is drawn with
+// antd (pages.tsx), never in the entry: the sign-in page is plain HTML and must not download antd (issue #22 budget,
+// web/scripts/check-budget.ts). Nested roots (a page inside the signed-in frame) collapse into the outer one, so
+// there is one theme and one toast holder per screen.
+import { createContext, useContext, useEffect, type ReactNode } from 'react';
+import { App as AntApp, ConfigProvider } from 'antd';
+import zhCN from 'antd/es/locale/zh_CN';
+import enUS from 'antd/es/locale/en_US';
+import { useTranslation } from 'react-i18next';
+import { registerNotifiers, TOAST_SECONDS, TOAST_TOP_PX } from '../shared/notify.ts';
+
+const Inside = createContext(false);
+
+function Notifiers() {
+  const { message, modal } = AntApp.useApp();
+  const { t } = useTranslation();
+  useEffect(() => registerNotifiers(message, modal, t), [message, modal, t]);
+  return null;
+}
+
+export function AntdRoot({ children }: { children?: ReactNode }) {
+  const { i18n } = useTranslation();
+  if (useContext(Inside)) return <>{children}</>;
+  return (
+    <Inside.Provider value>
+      <ConfigProvider locale={i18n.language === 'en_US' ? enUS : zhCN} theme={{ token: { colorPrimary: '#c8102e', zIndexPopupBase: 2000 } }}>
+        <AntApp message={{ top: TOAST_TOP_PX, duration: TOAST_SECONDS, maxCount: 3 }}>
+          <Notifiers />
+          {children}
+        </AntApp>
+      </ConfigProvider>
+    </Inside.Provider>
+  );
+}
+
+export default AntdRoot;
