@@ -1,6 +1,6 @@
 // The generic list screen of spec 2 for one library: toolbar (upload, new folder, multi-delete, filter, sort, view),
 // breadcrumbs, table or icon cards, pagination, drop zone, and the dialogs behind the row actions.
-import { useEffect, useMemo, useRef, useState, type DragEvent } from 'react';
+import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ComponentProps, type DragEvent } from 'react';
 import { Breadcrumb, Button, Dropdown, Empty, Input, Modal, Pagination, Segmented, Select, Space, Spin, Typography } from 'antd';
 import {
   AppstoreOutlined,
@@ -34,13 +34,19 @@ import { planUpload, sessionMemory } from '../../shared/transfers/upload-flow.ts
 import { usePrompts } from '../../shared/transfers/use-prompts.tsx';
 import { useTransferSnapshot } from '../../shared/transfers/runtime.ts';
 import type { TransferStore } from '../../shared/transfers/transfer-store.ts';
-import { FileCards } from './FileCards.tsx';
 import { cannotDelete, cannotEdit, FileTable, type RowAction } from './FileTable.tsx';
-import { MoveCopyDialog } from './MoveCopyDialog.tsx';
-import { NameDialog } from './NameDialog.tsx';
-import { PreviewDialog } from './PreviewDialog.tsx';
+import type { MoveCopyDialog as MoveCopyDialogType } from './MoveCopyDialog.tsx';
+import type { NameDialog as NameDialogType } from './NameDialog.tsx';
+import type { PreviewDialog as PreviewDialogType } from './PreviewDialog.tsx';
+import { lazyDialog } from '../../shared/lazy-dialog.tsx';
 import { useItemActions } from './item-actions.tsx';
 import { PAGE_SIZES, useFileList, useViewMode, type SortField } from './list-state.ts';
+
+// The icon view and the dialogs load when first shown: the list is what the screen needs first (issue #22 weight).
+const FileCards = lazy(() => import('./FileCards.tsx').then((m) => ({ default: m.FileCards })));
+const MoveCopyDialog = lazyDialog<ComponentProps<typeof MoveCopyDialogType>>(() => import('./MoveCopyDialog.tsx').then((m) => m.MoveCopyDialog), (p) => p.open);
+const NameDialog = lazyDialog<ComponentProps<typeof NameDialogType>>(() => import('./NameDialog.tsx').then((m) => m.NameDialog), (p) => p.open);
+const PreviewDialog = lazyDialog<ComponentProps<typeof PreviewDialogType>>(() => import('./PreviewDialog.tsx').then((m) => m.PreviewDialog), (p) => p.item !== undefined);
 
 export interface FileBrowserProps {
   libCode: string;
@@ -369,7 +375,9 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
           loading={query.isFetching}
         />
       ) : (
-        <FileCards rows={rows} selected={selected} onSelect={setSelected} onAction={onRow} />
+        <Suspense fallback={<Spin style={{ display: 'block', margin: '48px auto' }} />}>
+          <FileCards rows={rows} selected={selected} onSelect={setSelected} onAction={onRow} />
+        </Suspense>
       )}
 
       <Pagination
