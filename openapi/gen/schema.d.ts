@@ -3729,7 +3729,9 @@ export interface paths {
          *        the union of those roles' authorities.
          *     3. No grant on the chain: in a department space, members of that department or of a sub-department hold
          *        `defaultrole`; managers of that department (or of an ancestor department) and administrators hold
-         *        `manager`. In a group space, members hold every authority. Anyone else holds nothing.
+         *        `manager`. In a group space, full members hold their group role's authorities (groups.yaml GroupRoleCode);
+         *        second-level members hold nothing there beyond the grants on their named folders. Anyone else holds nothing.
+         *        A dissolved group's space reaches nobody, administrators included (step 4 does not apply to it).
          *     4. Administrators always keep `view` and `manage` on department and group spaces, whatever the grants, so
          *        that grants can always be repaired.
          *     5. Visibility is holding `view`: without it an item answers 404 NOT_FOUND (as if it did not exist); with view
@@ -3740,6 +3742,517 @@ export interface paths {
          *        item below it is decided without `download` for the caller: the copy or the zip would hand it out.
          */
         get: operations["explainAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupFile/searchGroup": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The groups the caller belongs to (full or second-level), by name
+         * @description Live groups only (a dissolved group is gone for everyone). With all=true a system administrator sees every live group. Sorted by name.
+         */
+        get: operations["searchGroup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupFile/newGroup": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a group; the caller becomes its group_administrator and owner
+         * @description Any signed-in account may create groups. 409 NAME_EXISTS when a live group has the name; 422 VALIDATION_FAILED for a capacity outside policy (see GroupCapacity). The group's space root (instanceType 2) is created with it.
+         */
+        post: operations["newGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupFile/submitGroupHandover": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Offer the group to another full member (group administrators)
+         * @description Creates a pending handover; one pending before it is cancelled. The receiver must be a full member other than the caller (422 VALIDATION_FAILED otherwise). See HandoverStatus.
+         */
+        post: operations["submitGroupHandover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupFile/precessGroupHandover": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept, decline or cancel a pending handover
+         * @description On accept, atomically: the receiver becomes group_administrator and owner, the submitter group_leader. A handover the caller may not see: 404 NOT_FOUND.
+         */
+        post: operations["precessGroupHandover"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupFile/getHandoverInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Handovers of a group, or those waiting for the caller
+         * @description With groupId (members of the group): its handovers, newest first (at most 50). Without: the pending handovers addressed to the caller, of every group.
+         */
+        get: operations["getHandoverInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupFile/dissolveGroup": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Dissolve a group (its administrators, or system administrators)
+         * @description Atomically: the group is marked dissolved, each top-level item of its space goes to the recycle bin as an entry
+         *     deleted by the dissolver and on at once to the administrators' second-level bin (so the group's bytes are
+         *     released and only administrators can restore or purge them), a pending handover is cancelled. From then on
+         *     nobody reaches the group's files through any call: listings, properties, old download tickets and open upload
+         *     sessions into the group answer NOT_FOUND; its members and grants stay only as history.
+         */
+        post: operations["dissolveGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupFile/updateGroup": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rename, describe or resize a group */
+        post: operations["updateGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupFile/pageGroupFile": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a group space's root folder
+         * @description The same page as Page (listInstances) of the group's root, whose id the page's parentId names: sub-folders are then listed with Page?parentId=. Full members see it as their role allows; a second-level member sees only the passages down to their folders.
+         */
+        get: operations["pageGroupFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupFile/addUserForLarge": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add many full members at once: by user and by department (administrators and leaders of the group) */
+        post: operations["addUserForLarge"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupUser/quitGroup": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Leave a group
+         * @description The last group_administrator cannot leave (409 GROUP_LAST_ADMIN): hand the group over or dissolve it. A pending handover to or from the caller is cancelled.
+         */
+        post: operations["quitGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupUser/searchAll": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** Users and departments to add to a group, by name (members of the group) */
+        get: operations["searchAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupUser/getUserCount": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** How many members a group has (members of the group) */
+        get: operations["getUserCount"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupUser/getSecondGroupUser": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The second-level members of a group with their folders (members of the group) */
+        get: operations["getSecondGroupUser"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupUser/getSubDepartment": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The sub-departments of a department, for adding a department to a group */
+        get: operations["getSubDepartment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupUser/addSecondGroupUser": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Give users a role on named folders of the group only (administrators and leaders of the group) */
+        post: operations["addSecondGroupUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupUser/modGroupUser": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Change a member's group role (administrators of the group) */
+        post: operations["modGroupUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupUser/deleteSecondAuth": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Take folders back from a second-level member (administrators and leaders of the group) */
+        post: operations["deleteSecondAuth"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupUser/deleteGroupUser": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove members (administrators and leaders of the group) */
+        post: operations["deleteGroupUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupUser/updateGroupUserInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Make a second-level member a full member (administrators and leaders of the group) */
+        post: operations["updateGroupUserInfo"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/groupUser/searchGroupUser": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of a group's members (members of the group)
+         * @description Administrators first, then by user name.
+         */
+        get: operations["searchGroupUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -4593,7 +5106,7 @@ export interface components {
          *     specific status with the same code).
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "ROLE_BUILTIN" | "ROLE_IN_USE" | "ROLE_EXISTS" | "GRANT_EXISTS" | "STORAGE_ERROR" | "INTERNAL" | "DEPT_NOT_EMPTY" | "PASSWORD_CHANGE_REQUIRED" | "THUMBNAIL_UNAVAILABLE";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "ROLE_BUILTIN" | "ROLE_IN_USE" | "ROLE_EXISTS" | "GRANT_EXISTS" | "STORAGE_ERROR" | "INTERNAL" | "DEPT_NOT_EMPTY" | "PASSWORD_CHANGE_REQUIRED" | "THUMBNAIL_UNAVAILABLE" | "GROUP_LAST_ADMIN";
         /** @description The `data` of a failure envelope. */
         ErrorData: {
             code: components["schemas"]["ErrorCode"];
@@ -5746,6 +6259,249 @@ export interface components {
         };
         AccessExplanationResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["AccessExplanation"];
+        };
+        /** @description A group's id. */
+        GroupId: string;
+        Group: {
+            groupId: components["schemas"]["GroupId"];
+            groupName: string;
+            description: string;
+            /** @description Bytes; null: unlimited. */
+            capacity: number | null;
+            /** @description Bytes charged to the group: its files, versions and recycle bin. */
+            usedSize: number;
+            /** @description The administrator the group belongs to (the creator, then whoever accepted a handover). */
+            ownerId: string;
+            ownerName: string;
+            /** @description Full and second-level members. */
+            memberCount: number;
+            /** @description Epoch ms. */
+            createTime: number;
+            /** @description The group space's root folder (instanceType 2): list it with Page?parentId=, upload into it with parentId. */
+            rootId: string;
+            /** @enum {string} */
+            instanceType: "2";
+            /** @description The caller's group role; null when not a member (an administrator looking). */
+            myRole?: string | null;
+            /** @enum {integer|null} */
+            myLevel?: 1 | 2 | null;
+        };
+        GroupPage: components["schemas"]["Page"] & {
+            list: components["schemas"]["Group"][];
+        };
+        GroupPageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["GroupPage"];
+        };
+        /** @description Plain text (not Base64): not blank, no leading or trailing whitespace, none of `\ [ ] / : * ? " < > |` (a group's name heads its remote paths, `group:<name>/a`). Unique among live groups, case-insensitively. */
+        GroupName: string;
+        GroupDescription: string;
+        /**
+         * @description Bytes the group's files may hold (1 MiB to 1 PiB). Policy: administrators give any capacity or none (unlimited);
+         *     anyone else gives at most 100 GiB (422 VALIDATION_FAILED beyond), and a group they create without one gets
+         *     10 GiB. A capacity below what the group already holds is refused
+         *     (SPACE_NOT_ENOUGH).
+         */
+        GroupCapacity: number;
+        NewGroupRequest: {
+            groupName: components["schemas"]["GroupName"];
+            description?: components["schemas"]["GroupDescription"];
+            capacity?: components["schemas"]["GroupCapacity"];
+        };
+        GroupResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Group"];
+        };
+        GroupUserId: string;
+        SubmitHandoverRequest: {
+            groupId: components["schemas"]["GroupId"];
+            toUserId: components["schemas"]["GroupUserId"];
+        };
+        /**
+         * @description pending: submitted by an administrator, waiting for the receiver. accepted: the receiver became
+         *     group_administrator and the group's owner; the submitter stays a member as group_leader. declined: the receiver
+         *     refused; nothing changed. cancelled: the submitter withdrew it, or submitted another one, or the receiver left
+         *     the group, or the group was dissolved. Only one handover of a group is pending at a time.
+         * @enum {string}
+         */
+        HandoverStatus: "pending" | "accepted" | "declined" | "cancelled";
+        Handover: {
+            handoverId: string;
+            groupId: string;
+            groupName: string;
+            fromUserId: string;
+            fromUserName: string;
+            toUserId: string;
+            toUserName: string;
+            status: components["schemas"]["HandoverStatus"];
+            /** @description Epoch ms. */
+            createTime: number;
+            /** @description When it left pending (epoch ms). */
+            decideTime: number | null;
+        };
+        HandoverResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Handover"];
+        };
+        ProcessHandoverRequest: {
+            handoverId: string;
+            /**
+             * @description accept and decline: the receiver only; cancel: the submitter or another administrator of the group. Anyone else: 403 FORBIDDEN (NOT_FOUND when they cannot see the group). A handover no longer pending: 409 CONFLICT.
+             * @enum {string}
+             */
+            action: "accept" | "decline" | "cancel";
+        };
+        HandoverListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Handover"][];
+        };
+        GroupIdRequest: {
+            groupId: components["schemas"]["GroupId"];
+        };
+        DissolveResult: {
+            groupId: string;
+            /** @description Top-level items of the group space moved to the recycle bins. */
+            recycled: number;
+        };
+        DissolveResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["DissolveResult"];
+        };
+        /** @description Only the given fields change. Name and description: administrators and leaders of the group; capacity: its administrators (within policy). */
+        UpdateGroupRequest: {
+            groupId: components["schemas"]["GroupId"];
+            groupName?: components["schemas"]["GroupName"];
+            description?: components["schemas"]["GroupDescription"];
+            capacity?: components["schemas"]["GroupCapacity"];
+            /** @description System administrators only: remove the capacity limit. */
+            unlimited?: boolean;
+        };
+        /**
+         * @description A member's role inside the group. Its authorities on the group's files are the role's in the catalogue
+         *     (getAllRoleInfo):
+         *
+         *     | group role | authorities on the group's files | on the group itself |
+         *     |---|---|---|
+         *     | group_administrator | all eleven | everything: settings, capacity, members and their roles, handover, dissolve |
+         *     | group_leader | all but manage | rename and describe; add and remove members who are not administrators; second-level members |
+         *     | file_leader | as operator (editor + delete) | read members |
+         *     | group_ordinary_members | as defaultrole | read members |
+         *     | groupdefaultrole | as defaultrole (the default for added members) | read members |
+         *
+         *     Grants on folders inside the group (SysRoleUser) still win as the nearest level, as anywhere else. System
+         *     administrators manage every group (settings, members, dissolve) and keep view and manage on its files.
+         * @enum {string}
+         */
+        GroupRoleCode: "group_administrator" | "group_leader" | "file_leader" | "group_ordinary_members" | "groupdefaultrole";
+        /**
+         * @description Adds full members: the listed users, and every live (not deleted) user of the listed departments and their
+         *     sub-departments. Set-based (a few statements whatever the number of users), in one transaction. Users already
+         *     members keep their role and level (counted as skipped); deleted or unknown ids are skipped.
+         */
+        AddUsersRequest: {
+            groupId: components["schemas"]["GroupId"];
+            userIds?: components["schemas"]["GroupUserId"][];
+            deptIds?: string[];
+            /** @description Default groupdefaultrole. group_administrator: administrators of the group only. */
+            roleCode?: components["schemas"]["GroupRoleCode"];
+        };
+        AddUsersResult: {
+            added: number;
+            skipped: number;
+        };
+        AddUsersResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["AddUsersResult"];
+        };
+        GroupSubDept: {
+            deptId: string;
+            deptName: string;
+            hasChildren: boolean;
+            /** @description Live users of the department and its sub-departments (what adding it adds at most). */
+            userCount: number;
+        };
+        /** @description Candidates for adding: users and departments whose name matches, each user marked when already a member. */
+        SearchAllResult: {
+            users: {
+                userId: string;
+                userName: string;
+                userRealName: string;
+                deptName: string | null;
+                member: boolean;
+            }[];
+            depts: components["schemas"]["GroupSubDept"][];
+        };
+        SearchAllResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["SearchAllResult"];
+        };
+        UserCount: {
+            total: number;
+            /** @description Full members. */
+            first: number;
+            /** @description Second-level members. */
+            second: number;
+            administrators: number;
+        };
+        UserCountResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["UserCount"];
+        };
+        /**
+         * @description 1: a full member: their group role applies to the whole group space. 2: a second-level member: they hold
+         *     nothing on the group space by default, only their role on the folders named for them (addSecondGroupUser),
+         *     given as grants on those folders (so they show in pageGroupRoleList and explainAccess, reach the folders'
+         *     contents as any grant does, and the folders above them are passages). deleteSecondAuth takes folders back.
+         * @enum {integer}
+         */
+        GroupLevel: 1 | 2;
+        GroupMember: {
+            userId: string;
+            userName: string;
+            userRealName: string;
+            deptName: string | null;
+            roleCode: components["schemas"]["GroupRoleCode"];
+            level: components["schemas"]["GroupLevel"];
+            /** @description Second-level members: the folders named for them (id and name); empty for full members. */
+            folders: {
+                instanceId: string;
+                instanceName: string;
+            }[];
+            /** @description Epoch ms. */
+            joinTime: number;
+        };
+        GroupMemberPage: components["schemas"]["Page"] & {
+            list: components["schemas"]["GroupMember"][];
+        };
+        GroupMemberPageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["GroupMemberPage"];
+        };
+        GroupSubDeptListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["GroupSubDept"][];
+        };
+        /** @description Names folders of the group for users who are not full members; they become second-level members (level 2) with `roleCode` on exactly those folders. A full member named here: 409 CONFLICT. */
+        SecondUserRequest: {
+            groupId: components["schemas"]["GroupId"];
+            userIds: components["schemas"]["GroupUserId"][];
+            /** @description Live folders of this group's space (not its root). */
+            instanceIds: components["schemas"]["InstanceId"][];
+            /** @description Default groupdefaultrole; group_administrator is refused (second-level members administer nothing). */
+            roleCode?: components["schemas"]["GroupRoleCode"];
+        };
+        /** @description Changes a member's group role (administrators of the group). Demoting the last administrator: 409 GROUP_LAST_ADMIN. */
+        ModGroupUserRequest: {
+            groupId: components["schemas"]["GroupId"];
+            userId: components["schemas"]["GroupUserId"];
+            roleCode: components["schemas"]["GroupRoleCode"];
+        };
+        DeleteSecondAuthRequest: {
+            groupId: components["schemas"]["GroupId"];
+            userId: components["schemas"]["GroupUserId"];
+            /** @description Folders to take back; omitted: all of them. A second-level member left with no folder leaves the group. */
+            instanceIds?: components["schemas"]["InstanceId"][];
+        };
+        /** @description Removes members (and a second-level member's folder grants). Leaders may not remove administrators; removing every administrator: 409 GROUP_LAST_ADMIN. */
+        DeleteGroupUsersRequest: {
+            groupId: components["schemas"]["GroupId"];
+            userIds: components["schemas"]["GroupUserId"][];
+        };
+        /** @description Makes a second-level member a full member (level 1): their folder grants go, their role then applies to the whole group space. */
+        UpdateGroupUserRequest: {
+            groupId: components["schemas"]["GroupId"];
+            userId: components["schemas"]["GroupUserId"];
+            roleCode?: components["schemas"]["GroupRoleCode"];
         };
         /** @description A department id. `root` is the company (the root department, seeded; it cannot be deleted or moved). */
         DeptId: string;
@@ -10426,6 +11182,631 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AccessExplanationResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    searchGroup: {
+        parameters: {
+            query?: {
+                /** @description Case-insensitive substring of the name. */
+                keyword?: string;
+                all?: boolean;
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    newGroup: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewGroupRequest"];
+            };
+        };
+        responses: {
+            /** @description The group. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    submitGroupHandover: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SubmitHandoverRequest"];
+            };
+        };
+        responses: {
+            /** @description The pending handover. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandoverResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    precessGroupHandover: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProcessHandoverRequest"];
+            };
+        };
+        responses: {
+            /** @description The handover as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandoverResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getHandoverInfo: {
+        parameters: {
+            query?: {
+                groupId?: components["schemas"]["GroupId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The handovers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HandoverListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    dissolveGroup: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupIdRequest"];
+            };
+        };
+        responses: {
+            /** @description Dissolved. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DissolveResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    updateGroup: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGroupRequest"];
+            };
+        };
+        responses: {
+            /** @description The group as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pageGroupFile: {
+        parameters: {
+            query: {
+                groupId: components["schemas"]["GroupId"];
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+                sortField?: "instanceName" | "fSize" | "createTime" | "updateTime";
+                sortOrder?: "asc" | "desc";
+                keyword?: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstancePageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    addUserForLarge: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddUsersRequest"];
+            };
+        };
+        responses: {
+            /** @description How many were added and skipped. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AddUsersResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    quitGroup: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupIdRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    searchAll: {
+        parameters: {
+            query: {
+                groupId: components["schemas"]["GroupId"];
+                /** @description Case-insensitive substring of the user name, real name or department name. */
+                keyword: string;
+                /** @description At most this many users and this many departments. */
+                limit?: number;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The candidates. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchAllResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getUserCount: {
+        parameters: {
+            query: {
+                groupId: components["schemas"]["GroupId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The counts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserCountResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getSecondGroupUser: {
+        parameters: {
+            query: {
+                groupId: components["schemas"]["GroupId"];
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupMemberPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getSubDepartment: {
+        parameters: {
+            query?: {
+                /** @description Omitted: the company's top departments. */
+                deptId?: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sub-departments, by sort then name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupSubDeptListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    addSecondGroupUser: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecondUserRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    modGroupUser: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModGroupUserRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteSecondAuth: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteSecondAuthRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteGroupUser: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteGroupUsersRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    updateGroupUserInfo: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateGroupUserRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    searchGroupUser: {
+        parameters: {
+            query: {
+                groupId: components["schemas"]["GroupId"];
+                /** @description Case-insensitive substring of user name or real name. */
+                keyword?: string;
+                level?: components["schemas"]["GroupLevel"];
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupMemberPageResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

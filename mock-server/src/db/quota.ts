@@ -108,8 +108,10 @@ export function freeBytes(u: SpaceUsage): number {
   return u.quotaBytes === null ? Infinity : Math.max(0, u.quotaBytes - u.usedBytes - u.reservedBytes);
 }
 
+// The spec's [002] for group files carries the group prefix: the message says so, and fields names the space kind
+// (clients pick their "group space not enough" text from it).
 function spaceError(space: Space, need: number, free: number): AppError {
-  return new AppError('SPACE_NOT_ENOUGH', `not enough space: ${need} bytes needed, ${free} free`, {
+  return new AppError('SPACE_NOT_ENOUGH', `${space.kind === 'group' ? 'group space: ' : ''}not enough space: ${need} bytes needed, ${free} free`, {
     fields: [{ field: 'space', message: space.kind }],
   });
 }

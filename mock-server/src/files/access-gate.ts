@@ -12,7 +12,7 @@ import { PERMISSIONS, type Access, type Permission } from '@hcs/openapi/operatio
 import type { Db } from '../db/sql/tx.ts';
 import { chainOf, getInstanceChains, getInstanceRows, type InstanceRow } from '../db/instances-repo.ts';
 import { applicableGrants, applicableGrantsBelow, applicableGrantsInSpace, applicableGrantsOnChildren, BUILTIN_AUTHORITIES, deptChainOf, managedAmong, type GrantFact } from '../db/roles-repo.ts';
-import { isGroupMember } from '../db/groups-repo.ts';
+import { groupFacts, type GroupFact } from '../db/groups-repo.ts';
 import { AppError } from '../http/errors.ts';
 import { enforceManages } from './manages-gate.ts';
 
@@ -31,7 +31,8 @@ type Facts = {
   deptChain: string[] | null;
   /** Grants that apply to the actor, by instance id; an id present with [] was loaded and has none. */
   grants: Map<string, GrantFact[]>;
-  groups: Map<string, boolean>;
+  /** Groups of the rows' group spaces: dissolved or not, the actor's membership (role and level). */
+  groups: Map<string, GroupFact>;
   /** Department spaces whose department the actor manages (directly or above), by dept id. */
   manages: Map<string, boolean>;
   /** Decisions already taken in this request, by instance id: handlers after the gate reuse them. */
@@ -89,7 +90,7 @@ export async function prepareAccess(db: Db, actor: Actor, rows: Iterable<Instanc
     const managed = actor.isAdmin ? new Set<string>() : await managedAmong(db, actor.userId, [...depts]);
     for (const d of depts) facts.manages.set(d, managed.has(d));
   }
-  for (const g of groups) facts.groups.set(g, await isGroupMember(db, g, actor.userId));
+  if (groups.size > 0) for (const [g, f] of await groupFacts(db, [...groups], actor.userId)) facts.groups.set(g, f);
 }
 
 export interface Decision {
@@ -97,7 +98,7 @@ export interface Decision {
   /** The nearest applicable grants include a deny role. */
   denied: boolean;
   source: 'owner' | 'grant' | 'default' | 'none';
-  /** With source default: the role applied (defaultrole or manager); null for group members. */
+  /** With source default: the role applied (defaultrole or manager; a group member's group role). */
   defaultRole: string | null;
   /** The id of the item or ancestor whose grants decided (source grant). */
   decidedAt: string | null;
@@ -113,6 +114,10 @@ export function decide(actor: Actor, row: InstanceRow, ancestors: readonly Insta
   if (ownsSpace(actor, row)) return { allowed: ALL, denied: false, source: 'owner', defaultRole: null, decidedAt: null, chain: [] };
   const facts = factsOf(actor);
   const chain: Decision['chain'] = [];
+  // A dissolved group's space reaches nobody, whatever grants were made in it (its files wait in the admin bin).
+  if (row.spaceKind === 'group' && facts.groups.get(row.spaceId)?.dissolved !== false) {
+    return { allowed: NONE, denied: false, source: 'none', defaultRole: null, decidedAt: null, chain };
+  }
   let decision: Decision | undefined;
   for (const node of [row, ...[...ancestors].reverse()]) {
     const grants = facts.grants.get(node.id);
@@ -139,8 +144,10 @@ function defaultDecision(actor: Actor, facts: Facts, row: InstanceRow, chain: De
     if (actor.isAdmin || facts.manages.get(row.spaceId)) return by('manager', ALL);
     if (facts.deptChain?.includes(row.spaceId)) return by('defaultrole', BUILTIN_AUTHORITIES.get('defaultrole')!);
   }
-  // Group members hold everything until the groups issue narrows it with group roles.
-  if (row.spaceKind === 'group' && facts.groups.get(row.spaceId)) return by(null, ALL);
+  // A full member holds their group role's authorities on the whole space; a second-level member holds only what
+  // grants on their named folders give (decided above, as the nearest grant).
+  const member = row.spaceKind === 'group' ? facts.groups.get(row.spaceId)?.member : null;
+  if (member?.level === 1) return by(member.roleCode, BUILTIN_AUTHORITIES.get(member.roleCode) ?? NONE);
   return { allowed: NONE, denied: false, source: 'none', defaultRole: null, decidedAt: null, chain };
 }
 

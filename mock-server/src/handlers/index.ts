@@ -20,6 +20,7 @@ import { labelsHandlers } from './labels.ts';
 import { searchHandlers } from './search.ts';
 import { templatesHandlers } from './templates.ts';
 import { adminFilesHandlers } from './admin-files.ts';
+import { groupsHandlers } from './groups.ts';
 
 /**
  * Merges the modules' tables (`modules` maps a module's name to its handlers). Two modules handling one operation is
@@ -60,5 +61,6 @@ export function allHandlers(ctx: AppContext): Handlers {
     search: searchHandlers(ctx),
     templates: templatesHandlers(ctx),
     'admin-files': adminFilesHandlers(ctx),
+    groups: groupsHandlers(ctx),
   });
 }

@@ -162,7 +162,8 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         return { s, proof, replaced };
       });
       if (out.replaced) await discardStorage(out.replaced);
-      if (!out.s) return ok({ uploadflag: 2 }, 'space not enough');
+      // The spec's [002] names group files' space.
+      if (!out.s) return ok({ uploadflag: 2 }, space.kind === 'group' ? 'group space not enough' : 'space not enough');
       const { s, proof } = out;
       return ok({
         uploadflag: proof ? 1 : 3,

@@ -19,6 +19,7 @@ const USED_TABLES = [
   'dept_managers',
   'download_tickets',
   'file_versions',
+  'group_handovers',
   'group_members',
   'groups',
   'instances',

@@ -69,6 +69,9 @@ export interface GroupsTable {
   used_bytes: Generated<number>;
   created_at: number;
   dissolved_at: number | null;
+  description: Generated<string>;
+  name_key: string; // lower-cased name: unique among live groups (008)
+  updated_at: Generated<number>;
 }
 
 export interface GroupMembersTable {
@@ -76,6 +79,19 @@ export interface GroupMembersTable {
   user_id: string;
   role_code: Generated<string>;
   parent_user_id: string | null;
+  level: Generated<1 | 2>; // 1 full member, 2 second-level member (rights on named folders only) (008)
+  created_at: Generated<number>;
+}
+
+/** An offer of a group to another member (008). */
+export interface GroupHandoversTable {
+  id: string;
+  group_id: string;
+  from_user_id: string;
+  to_user_id: string;
+  status: 'pending' | 'accepted' | 'declined' | 'cancelled';
+  created_at: number;
+  decided_at: number | null;
 }
 
 export interface SessionsTable {
@@ -376,6 +392,7 @@ export interface Schema {
   user_labels: UserLabelsTable;
   groups: GroupsTable;
   group_members: GroupMembersTable;
+  group_handovers: GroupHandoversTable;
   sessions: SessionsTable;
   rate_limits: RateLimitsTable;
   business_libs: BusinessLibsTable;

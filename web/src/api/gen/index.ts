@@ -4,6 +4,7 @@ export * from './agent/agent.ts';
 export * from './capacity/capacity.ts';
 export * from './download/download.ts';
 export * from './files/files.ts';
+export * from './groups/groups.ts';
 export * from './libraries/libraries.ts';
 export * from './org/org.ts';
 export * from './roles/roles.ts';

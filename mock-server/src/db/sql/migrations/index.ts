@@ -12,6 +12,7 @@ import { orgMigration } from './004_org.ts';
 import { rolesMigration } from './005_roles.ts';
 import { recycleMigration } from './006_recycle.ts';
 import { searchMigration } from './007_search.ts';
+import { groupsMigration } from './008_groups.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   return {
@@ -22,6 +23,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '005_roles': rolesMigration(dialect),
     '006_recycle': recycleMigration(dialect),
     '007_search': searchMigration(dialect),
+    '008_groups': groupsMigration(dialect),
   };
 }
 

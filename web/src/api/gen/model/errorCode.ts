@@ -118,4 +118,6 @@ export const ErrorCode = {
   PASSWORD_CHANGE_REQUIRED: 'PASSWORD_CHANGE_REQUIRED',
   /** No thumbnail can be made of this file: not an image the server reads, over its size limits, or too slow. */
   THUMBNAIL_UNAVAILABLE: 'THUMBNAIL_UNAVAILABLE',
+  /** The group would be left without an administrator: hand it over (submitGroupHandover) or dissolve it first. */
+  GROUP_LAST_ADMIN: 'GROUP_LAST_ADMIN',
 } as const;

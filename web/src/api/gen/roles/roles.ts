@@ -1608,7 +1608,9 @@ export const getExplainAccessUrl = (params: ExplainAccessParams,) => {
  *    the union of those roles' authorities.
  * 3. No grant on the chain: in a department space, members of that department or of a sub-department hold
  *    `defaultrole`; managers of that department (or of an ancestor department) and administrators hold
- *    `manager`. In a group space, members hold every authority. Anyone else holds nothing.
+ *    `manager`. In a group space, full members hold their group role's authorities (groups.yaml GroupRoleCode);
+ *    second-level members hold nothing there beyond the grants on their named folders. Anyone else holds nothing.
+ *    A dissolved group's space reaches nobody, administrators included (step 4 does not apply to it).
  * 4. Administrators always keep `view` and `manage` on department and group spaces, whatever the grants, so
  *    that grants can always be repaired.
  * 5. Visibility is holding `view`: without it an item answers 404 NOT_FOUND (as if it did not exist); with view
