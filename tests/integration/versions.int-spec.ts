@@ -92,6 +92,19 @@ describe('history versions', () => {
     expect([missing.status, missing.data.code]).toEqual([404, 'NOT_FOUND']);
   });
 
+  it('the current version, numbered as getHistoryVersion lists it, downloads like the others', async () => {
+    // The versions dialog offers every row of the list, the current content (its own number) included.
+    const id = await versioned(alice, 'cur.txt', ['old', 'current!']);
+    const [cur] = await history(alice, id);
+    expect([cur.version, cur.current]).toEqual([2, true]);
+    expect(await read(alice, id, 2)).toBe('current!');
+    const url = await api(alice, '/hcs/controller/API/getS3DownloadUrl', { instanceId: id, version: 2, action: 'download' });
+    expect(url.status, JSON.stringify(url)).toBe(200);
+    expect(await (await fetch(url.data.url)).text()).toBe('current!');
+    // Another user still cannot see it, whichever version they name.
+    expect((await api(bob, '/hcs/controller/API/getDownloadFileInfo', { instanceId: id, version: 2 })).status).toBe(404);
+  });
+
   it('rollback makes the chosen version current, keeps the replaced one, and charges the restored bytes', async () => {
     const id = await versioned(alice, 'roll.txt', ['alpha', 'beta beta']);
     const start = await used();

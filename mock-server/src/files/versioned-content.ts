@@ -9,10 +9,15 @@ import { getVersion, withContentOf } from '../db/versions-repo.ts';
 import { checkAccess, requireAccess } from './access-gate.ts';
 import { AppError } from '../http/errors.ts';
 
-/** `row` with the content of its history `version` (undefined: as it is); the caller needs `version` on it. */
+/**
+ * `row` with the content of its `version` (undefined: as it is); the caller needs `version` on it. The current
+ * content is a version too (getHistoryVersion lists it under the file's own number), kept in the row, not with the
+ * history.
+ */
 export async function atVersion(db: Db, user: SessionUser, row: InstanceRow, version: number | undefined): Promise<InstanceRow> {
   if (version === undefined) return row;
   await requireAccess(db, user, 'version', [row.id]);
+  if (version === row.version) return row;
   return withContentOf(row, await getVersion(db, row.id, version));
 }
 
