@@ -72,6 +72,22 @@ describe('searchPage', () => {
     }
   });
 
+  it('finds what another user shared by a grant, and only that, as the access gate decides', async () => {
+    const adminId = (await call(admin, '/hcs/controller/System/Current/User')).data.userId;
+    const shared = await folder(nora, '共享资料');
+    const inside = await uploadFile(as(nora), '共享的年度报告.txt', Buffer.from('s'), { query: { parentId: shared } });
+    expect((await search(admin, { keyword: '共享的年度' })).list).toEqual([]);
+    const grant = await call(nora, '/hcs/controller/SysRoleUser/setGroupRoleUser', undefined, { instanceId: shared, roleId: 'reader', userIds: [adminId] });
+    expect(grant.ret, JSON.stringify(grant)).toBe(0);
+    const found = await search(admin, { keyword: '共享的年度' });
+    expect(found.list.map((r: any) => [r.instanceId, r.parentNames])).toEqual([[inside, '共享资料']]);
+    // Nora's other files stay out of reach.
+    expect((await search(admin, { keyword: 'holiday' })).list.map((r: any) => r.instanceId)).not.toContain(ids.nora);
+    // Withdrawn: gone again.
+    expect((await call(nora, '/hcs/controller/SysRoleUser/setGroupAuth', undefined, { instanceId: shared, grants: [] })).ret).toBe(0);
+    expect((await search(admin, { keyword: '共享的年度' })).list).toEqual([]);
+  });
+
   it('answers 1 and 2 character keywords (below the trigram length)', async () => {
     expect(names(await search(admin, { keyword: '报' }))).toEqual(['中华人民共和国年度报告.docx']);
     expect(names(await search(admin, { keyword: '计划' }))).toEqual(['年度计划.xlsx']);

@@ -2,10 +2,10 @@
 //
 // Candidates are narrowed in SQL to the caller's spaces (their own, their groups', their department's) and to the
 // filters; the access gate then decides on each candidate row (search.ts). A keyword of 3 or more characters is
-// looked up in the trigram index of 007_search.ts (SQLite FTS5, PostgreSQL pg_trgm); trigrams cannot serve 1 or 2
-// characters, so those walk the caller's spaces in name order through instances_space_name, where a LIMIT stops the
-// walk early for common characters. Either way the substring is checked on the row itself (instr/strpos), so what
-// a trigram index over-selects never reaches the caller.
+// looked up in the trigram index of 007_search.ts (SQLite FTS5, a GIN over trigram arrays on PostgreSQL); trigrams
+// cannot serve 1 or 2 characters, so those walk the caller's spaces in name order through instances_space_name,
+// where a LIMIT stops the walk early for common characters. Either way the substring is checked on the row itself
+// (instr/strpos), so what a trigram index over-selects never reaches the caller.
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { dialectOf } from './sql/tx.ts';
@@ -38,14 +38,34 @@ export interface SearchPosition {
   id: string;
 }
 
-/** The spaces a user reads: their own, their groups' and their department's. */
-export async function readableSpaces(db: Db, user: { userId: string; deptId: string | null }): Promise<Space[]> {
-  const groups = await db.selectFrom('group_members').select('group_id').where('user_id', '=', user.userId).execute();
-  return [
-    { kind: 'user', id: user.userId },
-    ...groups.map((g) => ({ kind: 'group' as const, id: g.group_id })),
-    ...(user.deptId ? [{ kind: 'dept' as const, id: user.deptId }] : []),
-  ];
+/**
+ * The spaces a user may find something in: their own, their groups', their department chain's (`deptChain`, nearest
+ * first), and every space holding a live item granted to them or to one of those departments (another user's
+ * shared folder, a department they do not belong to). A space here only makes its rows candidates: the access
+ * gate decides on each.
+ */
+export async function readableSpaces(db: Db, userId: string, deptChain: readonly string[]): Promise<Space[]> {
+  const [groups, granted] = await Promise.all([
+    db.selectFrom('group_members').select('group_id').where('user_id', '=', userId).execute(),
+    db
+      .selectFrom('grants as g')
+      .innerJoin('instances as i', 'i.id', 'g.instance_id')
+      .select(['i.space_kind', 'i.space_id'])
+      .distinct()
+      .where('i.deleted_at', 'is', null)
+      .where((eb) => {
+        const user = eb.and([eb('g.subject_kind', '=', 'user'), eb('g.subject_id', '=', userId)]);
+        return deptChain.length ? eb.or([user, eb.and([eb('g.subject_kind', '=', 'dept'), eb('g.subject_id', 'in', [...deptChain])])]) : user;
+      })
+      .execute(),
+  ]);
+  const spaces = new Map<string, Space>();
+  const add = (kind: Space['kind'], id: string) => spaces.set(`${kind}:${id}`, { kind, id });
+  add('user', userId);
+  for (const g of groups) add('group', g.group_id);
+  for (const d of deptChain) add('dept', d);
+  for (const g of granted) add(g.space_kind as Space['kind'], g.space_id);
+  return [...spaces.values()];
 }
 
 function spaceClause(spaces: readonly Space[]): RawBuilder<unknown> {
@@ -55,12 +75,17 @@ function spaceClause(spaces: readonly Space[]): RawBuilder<unknown> {
   return sql`(${sql.join(parts, sql` or `)})`;
 }
 
-/** The trigrams of a keyword as an FTS5 query: each quoted (a 3-character string is one token, never a phrase). */
-export function trigramQuery(key: string): string {
+/** The distinct trigrams (runs of 3 code points) of a keyword, as hcs_name_trigrams (007_search.ts) makes them. */
+export function trigrams(key: string): string[] {
   const chars = [...key];
   const grams = new Set<string>();
-  for (let i = 0; i + TRIGRAM_MIN <= chars.length; i++) grams.add(`"${chars.slice(i, i + TRIGRAM_MIN).join('').replaceAll('"', '""')}"`);
-  return [...grams].join(' AND ');
+  for (let i = 0; i + TRIGRAM_MIN <= chars.length; i++) grams.add(chars.slice(i, i + TRIGRAM_MIN).join(''));
+  return [...grams];
+}
+
+/** The trigrams of a keyword as an FTS5 query: each quoted (a 3-character string is one token, never a phrase). */
+export function trigramQuery(key: string): string {
+  return trigrams(key).map((g) => `"${g.replaceAll('"', '""')}"`).join(' AND ');
 }
 
 function escapeLike(s: string): string {
@@ -71,7 +96,7 @@ function whereOf(db: Db, spaces: readonly Space[], f: SearchFilters, key: string
   const pg = dialectOf(db) === 'postgres';
   const w: RawBuilder<unknown>[] = [sql`i.deleted_at is null`, sql`i.parent_id is not null`, spaceClause(spaces)];
   if (key !== undefined) {
-    if (pg && [...key].length >= TRIGRAM_MIN) w.push(sql`i.name_key like ${`%${escapeLike(key)}%`}`);
+    if (pg && [...key].length >= TRIGRAM_MIN) w.push(sql`hcs_name_trigrams(i.name_key) @> cast(${trigrams(key)} as text[])`);
     // strpos/instr are not served by the trigram index: a short keyword walks the space index instead.
     w.push(pg ? sql`strpos(i.name_key, ${key}) > 0` : sql`instr(i.name_key, ${key}) > 0`);
   }

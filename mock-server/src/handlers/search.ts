@@ -6,11 +6,12 @@
 import type { AppContext, Handlers } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
-import { getInstanceRows, type InstanceRow } from '../db/instances-repo.ts';
+import type { InstanceRow } from '../db/instances-repo.ts';
+import { deptChainOf } from '../db/roles-repo.ts';
 import { countMatches, readableSpaces, searchGroups, searchIds, searchUsers, type SearchFilters, type SearchPosition } from '../db/search-repo.ts';
 import { checkAccess } from '../files/access-gate.ts';
 import { callerOf } from '../files/access.ts';
-import { viewsOf } from '../files/wire.ts';
+import { instanceView, viewsOf } from '../files/wire.ts';
 import type { Space } from '../db/quota.ts';
 import { personalise } from './labels.ts';
 
@@ -33,6 +34,21 @@ function decodeCursor(cursor: string): SearchPosition {
 
 export function searchHandlers(ctx: AppContext): Handlers {
   const { db } = ctx;
+
+  /** Views of rows whose ancestors are in `loaded` (the gate's read), reading only a path it lacks. */
+  async function viewsFrom(rows: InstanceRow[], loaded: ReadonlyMap<string, InstanceRow>) {
+    const out = [];
+    for (const row of rows) {
+      const names: string[] = [];
+      let at = row.parentId === null ? undefined : loaded.get(row.parentId);
+      while (at && at.parentId !== null) {
+        names.unshift(at.name);
+        at = loaded.get(at.parentId);
+      }
+      out.push(at || row.parentId === null ? instanceView(row, names) : (await viewsOf(db, [row]))[0]!);
+    }
+    return out;
+  }
   return {
     // The gate checked `view` on query.parentId.
     async searchPage(req) {
@@ -40,7 +56,7 @@ export function searchHandlers(ctx: AppContext): Handlers {
       const q = req.query;
       const pageNo = q.pageNo ?? 1;
       const pageSize = q.pageSize ?? 20;
-      let spaces = await readableSpaces(db, user);
+      let spaces = await readableSpaces(db, user.userId, await deptChainOf(db, user.deptId));
       if (q.instanceType) spaces = spaces.filter((s) => s.kind === KIND_OF_TYPE[q.instanceType!]);
       const f: SearchFilters = {
         keyword: q.keyword?.trim() || undefined,
@@ -48,6 +64,7 @@ export function searchHandlers(ctx: AppContext): Handlers {
         labelId: q.labelId, labelOwner: user.userId, ownerId: q.ownerId, underFolder: q.parentId || undefined,
       };
       const rows: InstanceRow[] = [];
+      const loaded = new Map<string, InstanceRow>();
       let after = q.cursor ? decodeCursor(q.cursor) : undefined;
       let offset = after ? 0 : (pageNo - 1) * pageSize;
       let more = false;
@@ -56,11 +73,11 @@ export function searchHandlers(ctx: AppContext): Handlers {
         const ids = await searchIds(db, spaces, f, { after, offset, limit: pageSize - rows.length + 1 });
         more = ids.length > pageSize - rows.length;
         const take = ids.slice(0, pageSize - rows.length);
-        const refused = await checkAccess(db, user, 'view', take.map((p) => p.id));
-        const byId = new Map((await getInstanceRows(db, take.map((p) => p.id).filter((id) => !refused.has(id)))).map((r) => [r.id, r]));
+        // The gate reads each candidate with its ancestors: the rows and their paths come from there.
+        const refused = await checkAccess(db, user, 'view', take.map((p) => p.id), loaded);
         for (const p of take) {
-          const row = byId.get(p.id);
-          if (row) rows.push(row);
+          const row = loaded.get(p.id);
+          if (row && !refused.has(p.id)) rows.push(row);
         }
         if (!more) break;
         after = take[take.length - 1];
@@ -69,7 +86,7 @@ export function searchHandlers(ctx: AppContext): Handlers {
       const last = rows[rows.length - 1];
       const count = await countMatches(db, spaces, f);
       return ok({
-        list: await personalise(db, user.userId, await viewsOf(db, rows)),
+        list: await personalise(db, user.userId, await viewsFrom(rows, loaded)),
         total: count.total,
         totalExact: count.exact,
         pageNo,

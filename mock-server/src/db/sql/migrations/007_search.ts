@@ -1,12 +1,16 @@
 // 007: favourites, per-user labels, document templates and name search (issue #16 items 2, 3, 5 and 6).
 //
 // Name search matches a substring of name_key (the NFC, lower-cased name) in any script, Chinese included, so a
-// word index will not do: both databases index trigrams of it. SQLite gets an FTS5 table with the trigram
-// tokenizer, kept current by triggers on instances (the same transaction as every insert, rename and delete); its
-// rowid is the instance row's, and search re-checks the name on the instance it joins, so an entry could only ever
-// cost time, never return a wrong row. PostgreSQL gets a pg_trgm GIN index on name_key, which the database keeps
-// current itself. Trigrams cannot serve a keyword of 1 or 2 characters: those scan the caller's spaces through
-// instances_space_name instead (search-repo.ts).
+// word index will not do: both databases index the name's trigrams (runs of 3 code points). SQLite gets an FTS5
+// table with the trigram tokenizer, kept current by triggers on instances (the same transaction as every insert,
+// rename and delete); its rowid is the instance row's, and search re-checks the name on the instance it joins, so an
+// entry could only ever cost time, never return a wrong row. PostgreSQL gets a GIN index over hcs_name_trigrams(
+// name_key), the same trigrams as an array, which the database keeps current itself. Not pg_trgm: it takes trigrams
+// only of what the database's LC_CTYPE calls letters and digits, and under the C ctype (tests/pg/postgres.sh, and
+// any cluster initialised without a UTF-8 locale) it finds none in Chinese, so its index could not serve a CJK
+// keyword at all (show_trgm('财务说明') is empty there; the search fell back to reading every row). Trigrams cannot
+// serve a keyword of 1 or 2 characters: those scan the caller's spaces through instances_space_name instead
+// (search-repo.ts).
 import { sql, type Kysely } from 'kysely';
 import type { Migration } from 'kysely/migration';
 import type { SqlDialect } from '../tx.ts';
@@ -70,8 +74,12 @@ export function searchMigration(dialect: SqlDialect): Migration {
       await db.schema.createIndex('instances_created_all').on('instances').columns(['created_at', 'id']).execute();
 
       if (dialect === 'postgres') {
-        await sql`create extension if not exists pg_trgm`.execute(db);
-        await sql`create index instances_name_trgm on instances using gin (name_key gin_trgm_ops)`.execute(db);
+        // Immutable (substr and char_length of the argument only), so it may define an index; search-repo.ts asks
+        // hcs_name_trigrams(name_key) @> the keyword's trigrams, which that index answers.
+        await sql`create function hcs_name_trigrams(t text) returns text[] language sql immutable strict parallel safe as $$
+          select coalesce(array_agg(distinct substr(t, i, 3)), '{}'::text[]) from generate_series(1, char_length(t) - 2) as i
+        $$`.execute(db);
+        await sql`create index instances_name_trigrams on instances using gin (hcs_name_trigrams(name_key))`.execute(db);
         return;
       }
       await sql`create virtual table instances_fts using fts5(name_key, tokenize = 'trigram', detail = 'none')`.execute(db);
