@@ -174,4 +174,48 @@ describe('organisation in the browser (zh_CN)', () => {
     expect(await why.getByTestId('access-chain').innerText()).toContain('操作者');
     await clean(member, 'explain access', [`${MEMBER} 用户`]);
   });
+
+  it('the administrator imports accounts from CSV with a report per row, deletes, restores and purges one', async () => {
+    const page = (current = admin.page);
+    await page.goto(`${e2e.baseUrl}/drive/departmentManage`);
+    await page.getByTestId(`dept-node-${DEPT}`).click();
+    await expect.poll(() => page.getByTestId('dept-title').innerText()).toBe(DEPT);
+    await page.getByTestId('user-import').click();
+    const csv = `userName,password,realName\nfrank,Frank#Pass-2024,Frank\n${MEMBER},Dave#Pass-2024,Duplicate\n`;
+    await page.getByTestId('import-file-input').setInputFiles({ name: 'accounts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    expect(await page.getByTestId('import-summary').innerText()).toContain('成功 1 个，失败 1 个');
+    // Line 3 is the taken name, said in Chinese for an account (not a file).
+    expect(await page.getByTestId('import-reason-3').innerText()).toBe(`用户名“${MEMBER}”已被占用（已删除的账号在彻底删除前仍占用其用户名）`);
+    await clean(page, 'import report', ['frank', 'accounts.csv', 'userName,password,realName,dept,quota,expires,email,phone,labels', 'CSV']);
+    await page.locator('.ant-modal').getByRole('button', { name: '关闭' }).click();
+    await page.getByTestId('user-row-frank').waitFor();
+
+    // Delete: the account goes to the deleted list, and comes back whole with restore.
+    await page.getByTestId('user-more-frank').click();
+    await page.getByRole('menuitem', { name: '删除' }).click();
+    await page.getByTestId('confirm-ok').click();
+    await page.getByTestId('user-row-frank').waitFor({ state: 'detached' });
+    await page.getByTestId('tab-deleted').click();
+    await page.getByTestId('user-restore-frank').click();
+    await page.getByTestId('user-restore-frank').waitFor({ state: 'detached' });
+    await page.getByTestId('tab-users').click();
+    await page.getByTestId('user-row-frank').waitFor();
+
+    // Purge asks where the files go: without a receiving account it refuses, then hands them to the member.
+    await page.getByTestId('user-more-frank').click();
+    await page.getByRole('menuitem', { name: '删除' }).click();
+    await page.getByTestId('confirm-ok').click();
+    await page.getByTestId('user-row-frank').waitFor({ state: 'detached' });
+    await page.getByTestId('tab-deleted').click();
+    await page.getByTestId('user-purge-frank').click();
+    await page.getByTestId('purge-form-ok').click();
+    await page.getByText('请选择接收文件的账号').waitFor();
+    await page.getByTestId('purge-hand-over').click();
+    await page.keyboard.type(MEMBER);
+    await page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)').getByText(`${MEMBER} 用户 (${MEMBER})`).click();
+    await clean(page, 'purge dialog', ['frank', `${MEMBER} 用户 (${MEMBER})`]);
+    await page.getByTestId('purge-form-ok').click();
+    await page.getByTestId('purge-form').waitFor({ state: 'hidden' });
+    await page.getByTestId('user-purge-frank').waitFor({ state: 'detached' });
+  });
 });

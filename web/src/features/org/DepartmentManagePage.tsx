@@ -13,14 +13,14 @@ import type { DeptTreeNode } from '../../api/gen/model/deptTreeNode.ts';
 import type { UserAdmin } from '../../api/gen/model/userAdmin.ts';
 import type { UserBatchResponse } from '../../api/gen/model/userBatchResponse.ts';
 import type { ListDeptUsersState } from '../../api/gen/model/listDeptUsersState.ts';
-import { codeMessage, errorMessage } from '../../shared/error-message.ts';
+import { errorMessage } from '../../shared/error-message.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
 import { toastError, toastSuccess, toastWarning } from '../../shared/notify.ts';
 import { DeptDialog, type DeptDialogMode } from './DeptDialog.tsx';
 import { UserDialog, type UserDialogState } from './UserDialog.tsx';
 import { DeleteDeptDialog, MoveUsersDialog, PurgeDialog, ResetPasswordDialog } from './ActionDialogs.tsx';
 import { ImportDialog } from './ImportDialog.tsx';
-import { findDept } from './org-shared.ts';
+import { findDept, orgCodeMessage } from './org-shared.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 
@@ -101,7 +101,7 @@ export default function DepartmentManagePage() {
     const done = res.data?.done.length ?? 0;
     if (done > 0) toastSuccess(t(doneKey, { count: done }));
     if (failed.length > 0) {
-      const reasons = [...new Set(failed.map((f) => codeMessage(f.code) ?? t('errors.unexpected')))].join(t('files.reasonSeparator'));
+      const reasons = [...new Set(failed.map((f) => orgCodeMessage('user', f.code)))].join(t('files.reasonSeparator'));
       toastWarning(t('org.user.batchFailed', { count: failed.length, reason: reasons }));
     }
     reload();

@@ -8,8 +8,7 @@ import { saveDept } from '../../api/gen/org/org.ts';
 import type { DeptInfo } from '../../api/gen/model/deptInfo.ts';
 import type { DeptTreeNode } from '../../api/gen/model/deptTreeNode.ts';
 import type { SaveDeptRequest } from '../../api/gen/model/saveDeptRequest.ts';
-import { errorMessage } from '../../shared/error-message.ts';
-import { bytesToGb, deptOptions, gbToBytes, orgRules } from './org-shared.ts';
+import { bytesToGb, deptOptions, gbToBytes, orgErrorMessage, orgRules } from './org-shared.ts';
 import { UserPicker } from './UserPicker.tsx';
 
 export type DeptDialogMode = { mode: 'create'; parentId: string } | { mode: 'edit'; dept: DeptInfo } | { mode: 'move'; dept: DeptInfo };
@@ -59,7 +58,7 @@ export function DeptDialog({ state, tree, onClose, onSaved }: { state: DeptDialo
       onSaved(res.data?.id ?? (state.mode === 'create' ? '' : state.dept.id));
       onClose();
     } catch (err) {
-      setFailed(errorMessage(err, { name: v.name }));
+      setFailed(orgErrorMessage('dept', err, { name: v.name ?? (state.mode === 'create' ? '' : state.dept.name) }));
     } finally {
       setBusy(false);
     }

@@ -7,8 +7,7 @@ import { saveUser } from '../../api/gen/org/org.ts';
 import type { DeptTreeNode } from '../../api/gen/model/deptTreeNode.ts';
 import type { UserAdmin } from '../../api/gen/model/userAdmin.ts';
 import type { SaveUserRequest } from '../../api/gen/model/saveUserRequest.ts';
-import { errorMessage } from '../../shared/error-message.ts';
-import { bytesToGb, dayToExpiry, deptOptions, encryptForServer, expiryToDay, gbToBytes, orgRules } from './org-shared.ts';
+import { bytesToGb, dayToExpiry, deptOptions, encryptForServer, expiryToDay, gbToBytes, orgErrorMessage, orgRules } from './org-shared.ts';
 
 interface Values {
   userName?: string;
@@ -78,7 +77,7 @@ export function UserDialog({ state, tree, onClose, onSaved }: { state: UserDialo
       onSaved();
       onClose();
     } catch (err) {
-      setFailed(errorMessage(err, { name: v.userName }));
+      setFailed(orgErrorMessage('user', err, { name: v.userName ?? (state.mode === 'edit' ? state.user.userName : '') }));
     } finally {
       setBusy(false);
     }

@@ -13,6 +13,7 @@ import { UserDialog } from './UserDialog.tsx';
 import { DeptDialog } from './DeptDialog.tsx';
 import { RoleDialog } from './RoleDialog.tsx';
 import { PurgeDialog, ResetPasswordDialog } from './ActionDialogs.tsx';
+import { ImportDialog } from './ImportDialog.tsx';
 import { dayToExpiry, deptOptions, NEVER_EXPIRES } from './org-shared.ts';
 import type { UserAdmin } from '../../api/gen/model/userAdmin.ts';
 
@@ -120,8 +121,7 @@ describe('account dialog', () => {
     type('user-confirm-password', 'Carol-pass1');
     fireEvent.click(screen.getByTestId('user-dialog-ok'));
     const alert = await screen.findByTestId('user-dialog-error');
-    expect(alert.textContent).toContain('carol');
-    expect(alert.textContent).not.toContain('taken');
+    expect(alert.textContent).toBe('The user name "carol" is taken (deleted accounts keep theirs until purged)');
   });
 
   it('an expiry day is the end of that day (UTC); empty is never', () => {
@@ -155,7 +155,7 @@ describe('department dialog', () => {
     fireEvent.click(screen.getByTestId('dept-dialog-ok'));
     const alert = await screen.findByTestId('dept-dialog-error');
     expect(alert.textContent).not.toContain('over the parent');
-    expect(alert.textContent).toMatch(/[\u4e00-\u9fff]/);
+    expect(alert.textContent).toContain('上级部门的剩余容量');
   });
 
   it('a department never moves under itself: it and its sub-departments are disabled in the picker', () => {
@@ -224,5 +224,25 @@ describe('reset password and purge', () => {
     fireEvent.click(screen.getByTestId('purge-form-ok'));
     await waitFor(() => expect(posted).toHaveLength(1));
     expect(posted[0]).toEqual({ path: '/hcs/controller/Users/realDeleteUser', body: { userId: 'u-1' } });
+  });
+});
+
+describe('CSV import', () => {
+  it('sends the file as it is (text/csv, not a JSON string) and shows each failed row\'s reason by code', async () => {
+    const csv = 'userName,password\ncarol,Carol-pass1\nbob,Bob-pass12\n';
+    let sent: { type: string | null; body: string; deptId: string | null } | undefined;
+    server.use(
+      http.post('*/hcs/controller/Users/importUsers', async ({ request }) => {
+        sent = { type: request.headers.get('content-type'), body: await request.text(), deptId: new URL(request.url).searchParams.get('deptId') };
+        return ok({ created: 1, failed: 1, rows: [{ row: 2, userName: 'carol', status: 'created', userId: 'u-2' }, { row: 3, userName: 'bob', status: 'failed', code: 'NAME_EXISTS', message: 'taken' }] });
+      }),
+    );
+    let imported = 0;
+    await renderInProviders(<ImportDialog open deptId="sales" deptName="Sales" onClose={noop} onImported={() => imported++} />, 'zh_CN');
+    fireEvent.change(await screen.findByTestId('import-file-input'), { target: { files: [new File([csv], 'a.csv', { type: 'text/csv' })] } });
+    expect((await screen.findByTestId('import-summary')).textContent).toBe('成功 1 个，失败 1 个');
+    expect(sent).toEqual({ type: 'text/csv; charset=utf-8', body: csv, deptId: 'sales' });
+    expect(screen.getByTestId('import-reason-3').textContent).toBe('用户名“bob”已被占用（已删除的账号在彻底删除前仍占用其用户名）');
+    expect(imported).toBe(1);
   });
 });

@@ -7,6 +7,9 @@ import type { DeptTreeNode } from '../../api/gen/model/deptTreeNode.ts';
 import { getPlatformInfo } from '../../api/gen/session/session.ts';
 import { encryptPassword } from '../../shared/wire-encoding.ts';
 import { nameProblem, PASSWORD_MIN_LENGTH, passwordStrength } from '../../shared/format.ts';
+import { HcsError } from '../../api/hcs-error.ts';
+import { codeMessage, errorMessage, type MessageParams } from '../../shared/error-message.ts';
+import { i18n } from '../../shared/i18n.ts';
 
 export interface DeptOption {
   value: string;
@@ -123,4 +126,20 @@ export function orgRules(t: TFunction) {
   ];
   const required = (key: string): Rule[] => [{ required: true, message: t(key) }];
   return { deptName, userName, password, confirm, email, phone, quota, labels, required };
+}
+
+/**
+ * What went wrong, said for what the screen was doing: some codes mean something more precise here than their
+ * general message (NAME_EXISTS is a taken user name, not a file; SPACE_NOT_ENOUGH is over the parent department's
+ * remaining quota), from org.codes.<subject>.<CODE>; everything else is the general message by code.
+ */
+export type OrgSubject = 'user' | 'dept';
+
+export function orgCodeMessage(subject: OrgSubject, code: string, params: MessageParams = {}): string {
+  const key = `org.codes.${subject}.${code}`;
+  return i18n.exists(key) ? i18n.t(key, params) : (codeMessage(code, params) ?? i18n.t('errors.unexpected'));
+}
+
+export function orgErrorMessage(subject: OrgSubject, err: unknown, params: MessageParams = {}): string {
+  return err instanceof HcsError && i18n.exists(`org.codes.${subject}.${err.code}`) ? orgCodeMessage(subject, err.code, params) : errorMessage(err, params);
 }
