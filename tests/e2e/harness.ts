@@ -24,7 +24,8 @@ export interface E2E {
 
 export async function startE2E(opts: { env?: Record<string, string> } = {}): Promise<E2E> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium package`);
-  const webIndex = new URL('../../web/dist/index.html', import.meta.url).pathname;
+  // HCS_WEB_DIST in the env serves a private build (one that others rebuilding web/dist cannot pull away mid-run).
+  const webIndex = opts.env?.HCS_WEB_DIST ? join(opts.env.HCS_WEB_DIST, 'index.html') : new URL('../../web/dist/index.html', import.meta.url).pathname;
   if (!existsSync(webIndex)) throw new Error('web/dist is missing: run `npm run build -w web` first (npm test does)');
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
   const server = await startServer(opts);
@@ -88,7 +89,7 @@ export async function visibleTextProblems(page: Page, opts: { lang: 'zh_CN' | 'e
   for (const a of [...(opts.allow ?? [])].sort((x, y) => y.length - x.length)) text = text.split(a).join(' ');
   const KEY_PATTERNS = [
     // namespace.key as the locale files spell them
-    /\b(?:login|transfer|files|errors|common|layout|routes|account|table|home|share|agreement|org)\.[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*/,
+    /\b(?:login|transfer|files|errors|common|layout|routes|account|table|home|share|agreement|org|recycle|favourites|tags|versions|templates|search|fileManagement)\.[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*/,
     // word.camelCase
     /\b[a-z]+(?:\.[a-z][A-Za-z0-9]*)*\.[a-z]+[A-Z][A-Za-z0-9]*\b/,
     // a lone camelCase or PascalCase key (accountFrozen, LoginOutSuccessful)

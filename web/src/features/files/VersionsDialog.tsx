@@ -69,8 +69,10 @@ export default function VersionsDialog({ item, onClose, onChanged }: { item: Ins
     });
   };
   const canPreview = previewKind(item?.fType) !== 'none';
+  // The actions column fits "Download", "Preview" and "Roll back" on one line (at 200 px the English roll back stuck
+  // out past the dialog's edge); the SHA-256 column takes what is left, two lines of hex.
   return (
-    <Modal open={item !== undefined} title={t('versions.titleOf', { name: item?.instanceName ?? '' })} onCancel={onClose} footer={null} width={1000} destroyOnHidden>
+    <Modal open={item !== undefined} title={t('versions.titleOf', { name: item?.instanceName ?? '' })} onCancel={onClose} footer={null} width={1080} destroyOnHidden>
       {holder}
       {query.isError ? (
         <Typography.Text type="danger" data-testid="versions-error">
@@ -103,7 +105,7 @@ export default function VersionsDialog({ item, onClose, onChanged }: { item: Ins
             {
               title: t('files.actions'),
               key: 'actions',
-              width: 200,
+              width: 250,
               render: (_: unknown, r) => (
                 <Space size={0}>
                   <Button type="link" size="small" onClick={() => act(r, 'download')} data-testid={`version-download-${r.version}`}>

@@ -26,6 +26,12 @@ import { toastError, toastSuccess, toastWarning } from '../../shared/notify.ts';
 import { conflictQuestion, restoreWithConflicts, type RestoreOutcome } from './restore.tsx';
 
 const PAGE_SIZES = [10, 20, 30, 40, 50, 100];
+// The name keeps this much room and the table scrolls sideways rather than squeezing it; the other columns are sized
+// so that the administrators' bin, with owner and purge time, still fits at 1366 px (it left the name a few
+// characters). The actions fit "Restore" and "Delete for good" side by side.
+const NAME_MIN_WIDTH = 200;
+const SELECTION_WIDTH = 32;
+const ACTIONS_WIDTH = 210;
 type Row = RecycleItem & Partial<Pick<SecRecycleItem, 'ownerName' | 'ownerKind' | 'purgeTime'>>;
 type SortField = 'instanceName' | 'fSize' | 'deleteTime' | 'purgeTime';
 
@@ -132,6 +138,7 @@ export function BinScreen({ admin }: { admin: boolean }) {
       sorter: true,
       sortOrder: order('instanceName'),
       ellipsis: true,
+      minWidth: NAME_MIN_WIDTH,
       render: (v: string, r) => (
         <Space>
           {r.classifierId === 'Folder' ? <FolderFilled style={{ color: '#e8a33d' }} /> : <FileOutlined />}
@@ -139,9 +146,9 @@ export function BinScreen({ admin }: { admin: boolean }) {
         </Space>
       ),
     },
-    ...(admin ? [{ title: t('files.owner'), dataIndex: 'ownerName', key: 'ownerName', width: 140, ellipsis: true }] : []),
-    { title: t('recycle.originalPath'), dataIndex: 'originalPath', key: 'originalPath', width: 220, ellipsis: true, render: (v: string) => '/' + v },
-    { title: t('files.size'), dataIndex: 'fSize', key: 'fSize', width: 110, sorter: true, sortOrder: order('fSize'), render: (v: number) => formatSize(v) },
+    ...(admin ? [{ title: t('files.owner'), dataIndex: 'ownerName', key: 'ownerName', width: 100, ellipsis: true }] : []),
+    { title: t('recycle.originalPath'), dataIndex: 'originalPath', key: 'originalPath', width: admin ? 120 : 220, ellipsis: true, render: (v: string) => '/' + v },
+    { title: t('files.size'), dataIndex: 'fSize', key: 'fSize', width: 100, sorter: true, sortOrder: order('fSize'), render: (v: number) => formatSize(v) },
     { title: t('recycle.deleteTime'), dataIndex: 'deleteTime', key: 'deleteTime', width: 170, sorter: true, sortOrder: order('deleteTime'), render: (v: number) => formatDate(v) },
     ...(admin
       ? [{ title: t('recycle.purgeTime'), dataIndex: 'purgeTime', key: 'purgeTime', width: 170, sorter: true, sortOrder: order('purgeTime'), render: (v: number) => formatDate(v) }]
@@ -149,7 +156,7 @@ export function BinScreen({ admin }: { admin: boolean }) {
     {
       title: t('files.actions'),
       key: 'actions',
-      width: 170,
+      width: ACTIONS_WIDTH,
       render: (_: unknown, r) => (
         <Space size={0}>
           <Button type="link" size="small" onClick={() => void restore([r])} data-testid={`bin-restore-${r.instanceName}`}>
@@ -203,7 +210,7 @@ export function BinScreen({ admin }: { admin: boolean }) {
           loading={query.isFetching}
           pagination={false}
           locale={{ emptyText: t('recycle.nothing') }}
-          scroll={{ x: 900 }}
+          scroll={{ x: columns.reduce((sum, c) => sum + (typeof c.width === 'number' ? c.width : NAME_MIN_WIDTH), SELECTION_WIDTH) }}
           rowSelection={{ selectedRowKeys: selected.map((s) => s.instanceId), onChange: (_, sel) => setSelected(sel) }}
           onChange={(_p, _f, sorter) => {
             const s = Array.isArray(sorter) ? sorter[0] : sorter;
