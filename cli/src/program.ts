@@ -6,6 +6,7 @@ import { registerAdmin } from './commands/admin.ts';
 import { registerAgent } from './commands/agent.ts';
 import { registerFav } from './commands/fav.ts';
 import { registerFiles } from './commands/files.ts';
+import { registerGroup } from './commands/group.ts';
 import { registerSearch } from './commands/search.ts';
 import { registerSession } from './commands/session.ts';
 import { registerTag } from './commands/tag.ts';
@@ -55,6 +56,7 @@ export function buildProgram(io: Io): Command {
   registerAccess(program, io);
   registerTrash(program, io);
   registerVersions(program, io);
+  registerGroup(program, io);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   const parseAsync = program.parseAsync.bind(program);
   program.parseAsync = (argv, opts) => parseAsync(argv && !opts?.from ? rollbackArgv(argv) : argv, opts);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { decodeName } from '@hcs/openapi/client';
 import { createApi } from './api.ts';
 import { EXIT } from './exit-codes.ts';
-import { formatRemote, nameProblem, parseRemote, parseRemotePath, pickDept, RemoteFs, type Instance } from './remote-path.ts';
+import { formatRemote, nameProblem, parseRemote, parseRemotePath, pickDept, pickGroup, RemoteFs, type Instance } from './remote-path.ts';
 
 describe('parseRemotePath', () => {
   it('splits and normalises', () => {
@@ -47,6 +47,25 @@ describe('parseRemote', () => {
     expect(formatRemote({ kind: 'dept', ref: 'Sales' }, [])).toBe('dept:Sales/');
     expect(formatRemote({ kind: 'personal' }, ['a'])).toBe('/a');
     expect(formatRemote(undefined, [])).toBe('/');
+  });
+});
+
+describe('group: paths', () => {
+  it('group:<name or id> names a group space, formats back, and refuses a missing name', () => {
+    expect(parseRemote('group:Apollo/docs/../q1')).toEqual({ space: { kind: 'group', ref: 'Apollo' }, segments: ['q1'] });
+    expect(parseRemote('group:grp_1')).toEqual({ space: { kind: 'group', ref: 'grp_1' }, segments: [] });
+    expect(formatRemote({ kind: 'group', ref: 'Apollo' }, ['a'])).toBe('group:Apollo/a');
+    expect(() => parseRemote('group:/x')).toThrow(expect.objectContaining({ exitCode: EXIT.USAGE, message: expect.stringContaining('name the group') }));
+    expect(() => parseRemotePath('group:Apollo/x')).toThrow(/invalid remote path/);
+  });
+  it('picks a group by id, then by name without case; an unknown one is not found', () => {
+    const groups = [
+      { groupId: 'g1', groupName: 'Apollo', rootId: 'r1' },
+      { groupId: 'g2', groupName: 'g1', rootId: 'r2' },
+    ];
+    expect(pickGroup('g1', groups).rootId).toBe('r1');
+    expect(pickGroup('APOLLO', groups).rootId).toBe('r1');
+    expect(() => pickGroup('Gemini', groups)).toThrow(expect.objectContaining({ exitCode: EXIT.REFUSED, code: 'NOT_FOUND' }));
   });
 });
 

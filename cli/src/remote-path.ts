@@ -3,14 +3,16 @@
 // instances by id only. Paths are normalised lexically first, so ".." can never climb above the root.
 // `dept:<department name or id>/docs/a` starts the walk at that department's space root instead: the
 // department is picked from those the caller can reach (getNPDept), and the listing with deptId names its root.
+// `group:<group name or id>/docs/a` starts at a group space's root: the group is picked from the caller's groups
+// (searchGroup), which name their roots.
 import { encodeName, FORBIDDEN_NAME_CHARS, MAX_NAME_LENGTH, nameProblem as sharedNameProblem, type components, type NameProblem } from '@hcs/openapi/client';
 import type { Api } from './api.ts';
 import { CliError, EXIT, usageError } from './exit-codes.ts';
 
 export type Instance = components['schemas']['Instance'];
 
-/** The space a remote path starts in: the caller's personal library, or a department's space. */
-export type Space = { kind: 'personal' } | { kind: 'dept'; ref: string };
+/** The space a remote path starts in: the caller's personal library, a department's space or a group's. */
+export type Space = { kind: 'personal' } | { kind: 'dept'; ref: string } | { kind: 'group'; ref: string };
 export const PERSONAL: Space = { kind: 'personal' };
 
 /** A parsed remote path: its space and the validated segments below that space's root. */
@@ -20,6 +22,7 @@ export interface RemotePath {
 }
 
 const DEPT_PREFIX = 'dept:';
+const GROUP_PREFIX = 'group:';
 
 // The contract's name rules (shared with the server and the web), in the CLI's words.
 const MESSAGES: Record<NameProblem, string> = {
@@ -59,22 +62,40 @@ export function formatRemotePath(segments: readonly string[]): string {
 }
 
 /**
- * Splits `/a/b` (personal) or `dept:<name or id>/a/b` (a department space) into its space and segments. Only the
- * `dept:` prefix names another space, so a personal path never changes meaning (a name cannot hold ':').
+ * Splits `/a/b` (personal), `dept:<name or id>/a/b` (a department space) or `group:<name or id>/a/b` (a group
+ * space) into its space and segments. Only these prefixes name another space, so a personal path never changes
+ * meaning (a name cannot hold ':').
  */
 export function parseRemote(path: string): RemotePath {
-  if (!path.startsWith(DEPT_PREFIX)) return { space: PERSONAL, segments: parseRemotePath(path) };
-  const rest = path.slice(DEPT_PREFIX.length);
+  const [prefix, kind, what] = path.startsWith(DEPT_PREFIX) ? [DEPT_PREFIX, 'dept', 'department'] as const
+    : path.startsWith(GROUP_PREFIX) ? [GROUP_PREFIX, 'group', 'group'] as const : [];
+  if (!prefix) return { space: PERSONAL, segments: parseRemotePath(path) };
+  const rest = path.slice(prefix.length);
   const slash = rest.indexOf('/');
   const ref = (slash < 0 ? rest : rest.slice(0, slash)).trim();
-  if (!ref) throw usageError(`invalid remote path "${path}": name the department after dept: (dept:<name or id>/folder)`);
-  return { space: { kind: 'dept', ref }, segments: parseRemotePath(slash < 0 ? '' : rest.slice(slash)) };
+  if (!ref) throw usageError(`invalid remote path "${path}": name the ${what} after ${prefix} (${prefix}<name or id>/folder)`);
+  return { space: { kind, ref }, segments: parseRemotePath(slash < 0 ? '' : rest.slice(slash)) };
 }
 
-/** The path as the user writes it: `/a/b` or `dept:Sales/a/b`. */
+/** The path as the user writes it: `/a/b`, `dept:Sales/a/b` or `group:Apollo/a/b`. */
 export function formatRemote(space: Space | undefined, segments: readonly string[]): string {
   const tail = formatRemotePath(segments);
-  return space?.kind === 'dept' ? `${DEPT_PREFIX}${space.ref}${tail}` : tail;
+  if (space?.kind === 'dept') return `${DEPT_PREFIX}${space.ref}${tail}`;
+  return space?.kind === 'group' ? `${GROUP_PREFIX}${space.ref}${tail}` : tail;
+}
+
+/** A group as the picker needs it. */
+export interface GroupRef {
+  groupId: string;
+  groupName: string;
+  rootId: string;
+}
+
+/** The group `ref` names among the caller's: an id first, else the name without case (unique among live groups). */
+export function pickGroup<G extends GroupRef>(ref: string, groups: readonly G[]): G {
+  const hit = groups.find((g) => g.groupId === ref) ?? groups.find((g) => g.groupName.toLowerCase() === ref.trim().toLowerCase());
+  if (!hit) throw new CliError(EXIT.REFUSED, `no group "${ref}" that you belong to`, 'NOT_FOUND');
+  return hit;
 }
 
 /** A department as the pickers need it: its id, name and the names from the root down to it. */
@@ -132,10 +153,23 @@ export function notFound(path: string): CliError {
   return new CliError(EXIT.REFUSED, `no such file or folder: ${path}`, 'NOT_FOUND');
 }
 
+/** Every group the caller belongs to, page by page. */
+export async function myGroups(api: Api): Promise<GroupRef[]> {
+  const out: GroupRef[] = [];
+  for (let pageNo = 1; ; pageNo++) {
+    const page = (await api.call((c) => c.GET('/hcs/controller/groupFile/searchGroup', { params: { query: { pageNo, pageSize: 1000 } } }))).data;
+    if (!page) break;
+    out.push(...page.list);
+    if (page.list.length === 0 || pageNo * page.pageSize >= page.total) break;
+  }
+  return out;
+}
+
 export class RemoteFs {
   /** Space roots by space key ('personal' or 'dept:<ref>'). */
   private readonly roots = new Map<string, Promise<string>>();
   private reachable: Promise<DeptRef[]> | undefined;
+  private groups: Promise<GroupRef[]> | undefined;
   private readonly api: Api;
   constructor(api: Api) {
     this.api = api;
@@ -152,15 +186,22 @@ export class RemoteFs {
     return pickDept(ref, await this.reachableDepts());
   }
 
+  /** The group a `group:` path names among the caller's groups (see pickGroup). */
+  async group(ref: string): Promise<GroupRef> {
+    this.groups ??= myGroups(this.api);
+    return pickGroup(ref, await this.groups);
+  }
+
   /**
    * A space's root folder id: the server names it in the listing of the space (no parentId); a department space's
    * root is made on first use.
    */
   root(space: Space = PERSONAL): Promise<string> {
-    const key = space.kind === 'dept' ? `${DEPT_PREFIX}${space.ref}` : 'personal';
+    const key = space.kind === 'personal' ? 'personal' : formatRemote(space, []);
     let id = this.roots.get(key);
     if (!id) {
       id = (async () => {
+        if (space.kind === 'group') return (await this.group(space.ref)).rootId;
         const query = space.kind === 'dept' ? { pageSize: 1, instanceType: '3', deptId: (await this.dept(space.ref)).id } : { pageSize: 1 };
         const res = await this.api.call((c) => c.GET('/hcs/controller/Page', { params: { query } }));
         if (!res.data) throw new CliError(EXIT.REFUSED, 'the server returned no library root', 'BAD_RESPONSE');
