@@ -24,6 +24,9 @@ export type HcsRequestInit = RequestInit & { quiet?: boolean };
 export async function hcsFetch<T>(url: string, options?: HcsRequestInit): Promise<T> {
   const { quiet = false, ...init } = options ?? {};
   const headers = new Headers(init.headers);
+  // orval's fetch client writes every non-binary body with JSON.stringify, a text/* one too (importUsers' CSV): that
+  // is a JSON string literal here, and the server must get the text itself.
+  if (/^text\//.test(headers.get('Content-Type') ?? '') && typeof init.body === 'string') init.body = textBody(init.body);
   headers.set('X-Requested-With', 'XMLHttpRequest');
   headers.set('traceId', newTraceId());
   const user = hooks.userName?.();
@@ -68,6 +71,15 @@ export async function hcsFetch<T>(url: string, options?: HcsRequestInit): Promis
   );
   hooks.onError?.(err, quiet);
   throw err;
+}
+
+function textBody(body: string): string {
+  try {
+    const v: unknown = JSON.parse(body);
+    return typeof v === 'string' ? v : body;
+  } catch {
+    return body;
+  }
 }
 
 export default hcsFetch;

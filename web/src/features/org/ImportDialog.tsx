@@ -4,10 +4,8 @@ import { useEffect, useState } from 'react';
 import { Alert, Button, Modal, Space, Table, Tag, Typography } from 'antd';
 import { UploadOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
-import { getImportUsersUrl } from '../../api/gen/org/org.ts';
-import { hcsFetch } from '../../api/http.ts';
+import { importUsers } from '../../api/gen/org/org.ts';
 import type { ImportReport } from '../../api/gen/model/importReport.ts';
-import type { ImportReportResponse } from '../../api/gen/model/importReportResponse.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { orgCodeMessage } from './org-shared.ts';
 
@@ -35,14 +33,7 @@ export function ImportDialog({ open, deptId, deptName, onClose, onImported }: { 
     }
     setBusy(true);
     try {
-      // The contract's URL through the app's one fetch, with the file as the body: the generated importUsers sends
-      // every body through JSON.stringify, which would turn the CSV into one quoted JSON string.
-      const res = await hcsFetch<ImportReportResponse>(getImportUsersUrl({ deptId }), {
-        method: 'POST',
-        headers: { 'Content-Type': 'text/csv; charset=utf-8' },
-        body: await file.text(),
-        quiet: true,
-      });
+      const res = await importUsers(await file.text(), { deptId }, { quiet: true });
       setReport(res.data);
       onImported();
     } catch (err) {

@@ -241,7 +241,7 @@ describe('CSV import', () => {
     await renderInProviders(<ImportDialog open deptId="sales" deptName="Sales" onClose={noop} onImported={() => imported++} />, 'zh_CN');
     fireEvent.change(await screen.findByTestId('import-file-input'), { target: { files: [new File([csv], 'a.csv', { type: 'text/csv' })] } });
     expect((await screen.findByTestId('import-summary')).textContent).toBe('成功 1 个，失败 1 个');
-    expect(sent).toEqual({ type: 'text/csv; charset=utf-8', body: csv, deptId: 'sales' });
+    expect(sent).toEqual({ type: 'text/csv', body: csv, deptId: 'sales' });
     expect(screen.getByTestId('import-reason-3').textContent).toBe('用户名“bob”已被占用（已删除的账号在彻底删除前仍占用其用户名）');
     expect(imported).toBe(1);
   });
