@@ -6480,7 +6480,7 @@ export interface components {
             /** @description Default groupdefaultrole; group_administrator is refused (second-level members administer nothing). */
             roleCode?: components["schemas"]["GroupRoleCode"];
         };
-        /** @description Changes a member's group role (administrators of the group). Demoting the last administrator: 409 GROUP_LAST_ADMIN. */
+        /** @description Changes a full member's group role (administrators of the group). Demoting the last administrator: 409 GROUP_LAST_ADMIN; a second-level member: 409 CONFLICT (their role is the one on their folders). An administrator demoted withdraws the handover they offered (cancelled). */
         ModGroupUserRequest: {
             groupId: components["schemas"]["GroupId"];
             userId: components["schemas"]["GroupUserId"];

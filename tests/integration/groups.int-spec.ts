@@ -101,10 +101,16 @@ describe('groups: create, read, update', () => {
   it('searchGroup lists only the caller\'s groups (all for administrators with all=true), by keyword', async () => {
     const mine = await owner.api(`${GF}/searchGroup`);
     expect(mine.data.list.map((g: any) => g.groupName)).toEqual(['Apollo', 'Gemini']);
+    expect(mine.data.list[0].groupName).toBe('Apollo');
     expect((await owner.api(`${GF}/searchGroup`, { keyword: 'pol' })).data.list.map((g: any) => g.groupName)).toEqual(['Apollo']);
     expect((await outsider.api(`${GF}/searchGroup`)).data).toMatchObject({ total: 0, list: [] });
     // all=true is an administrator's view; anyone else still gets their own groups.
     expect((await outsider.api(`${GF}/searchGroup`, { all: 'true' })).data.total).toBe(0);
+    // LIKE's wildcards in a keyword are plain characters.
+    await newGroup(owner, 'Under_score');
+    await newGroup(owner, 'Underxscore');
+    expect((await owner.api(`${GF}/searchGroup`, { keyword: 'r_s' })).data.list.map((g: any) => g.groupName)).toEqual(['Under_score']);
+    expect((await owner.api(`${GU}/searchAll`, { groupId: mine.data.list[0].groupId, keyword: '%' })).data.users).toEqual([]);
     const all = await admin.api(`${GF}/searchGroup`, { all: 'true' });
     expect(all.data.list.map((g: any) => g.groupName)).toEqual(expect.arrayContaining(['Apollo', 'Gemini', 'Huge', 'Unlimited']));
   });
@@ -291,6 +297,7 @@ describe('group roles inside the group space', () => {
     expect((await owner.api(`${GU}/addSecondGroupUser`, undefined, { groupId: g.groupId, userIds: [outsider.id], instanceIds: [g.rootId] })).data.code).toBe('VALIDATION_FAILED');
     expect((await owner.api(`${GU}/addSecondGroupUser`, undefined, { groupId: g.groupId, userIds: [outsider.id], instanceIds: [elsewhere], roleCode: 'group_administrator' })).data.code).toBe('VALIDATION_FAILED');
 
+    expect((await owner.api(`${GU}/modGroupUser`, undefined, { groupId: g.groupId, userId: second.id, roleCode: 'group_administrator' })).data.code).toBe('CONFLICT');
     expect(outcome(await owner.api(`${GU}/deleteSecondAuth`, undefined, { groupId: g.groupId, userId: second.id }))).toBe('Y');
     expect(outcome(await second.api('/hcs/controller/Page', { parentId: elsewhere }))).toBe('N');
     expect(outcome(await second.api(`${GU}/getSecondGroupUser`, { groupId: g.groupId }))).toBe('N'); // no folder left: not a member
@@ -361,7 +368,15 @@ describe('handover', () => {
     ]);
     expect(outcome(await process(member, third.handoverId, 'accept'))).toBe('?CONFLICT');
 
-    const accepted = (await process(leader, fourth.handoverId, 'accept')).data;
+    // An offer made by an administrator who is then demoted is withdrawn.
+    expect(outcome(await owner.api(`${GU}/modGroupUser`, undefined, { groupId: g.groupId, userId: member.id, roleCode: 'group_administrator' }))).toBe('Y');
+    expect(outcome(await member.api(`${GU}/modGroupUser`, undefined, { groupId: g.groupId, userId: owner.id, roleCode: 'group_leader' }))).toBe('Y');
+    expect((await process(leader, fourth.handoverId, 'accept')).data.code).toBe('CONFLICT');
+    expect((await member.api(`${GF}/getHandoverInfo`, { groupId: g.groupId })).data[0]).toMatchObject({ handoverId: fourth.handoverId, status: 'cancelled' });
+    expect(outcome(await member.api(`${GU}/modGroupUser`, undefined, { groupId: g.groupId, userId: owner.id, roleCode: 'group_administrator' }))).toBe('Y');
+    expect(outcome(await owner.api(`${GU}/modGroupUser`, undefined, { groupId: g.groupId, userId: member.id, roleCode: 'groupdefaultrole' }))).toBe('Y');
+    const fifth = (await submit(leader)).data;
+    const accepted = (await process(leader, fifth.handoverId, 'accept')).data;
     expect(accepted).toMatchObject({ status: 'accepted', decideTime: expect.any(Number) });
     const now = (await leader.api(`${GF}/searchGroup`, { keyword: 'handover' })).data.list[0];
     expect(now).toMatchObject({ ownerId: leader.id, myRole: 'group_administrator' });

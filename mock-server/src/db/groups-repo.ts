@@ -93,7 +93,7 @@ export async function listGroups(
 ): Promise<{ rows: GroupRow[]; total: number }> {
   let q = groupQuery(db, userId);
   if (!f.all) q = q.where('me.user_id', 'is not', null);
-  if (f.keyword) q = q.where('g.name_key', 'like', `%${escapeLike(f.keyword.toLowerCase())}%`);
+  if (f.keyword) q = q.where(contains('g.name_key', f.keyword));
   const total = await db.selectFrom(q.as('x')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const rows = await q.orderBy('g.name_key').orderBy('g.id').limit(page.limit).offset(page.offset).execute();
   return { rows: rows.map(toGroup), total: Number(total.n) };
@@ -101,6 +101,12 @@ export async function listGroups(
 
 function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** `column` contains `keyword` (lower-cased), LIKE's wildcards taken literally (SQLite has no default escape). */
+function contains(column: string, keyword: string, lower = false) {
+  const ref = lower ? sql`lower(${sql.ref(column)})` : sql.ref(column);
+  return sql<boolean>`${ref} like ${`%${escapeLike(keyword.toLowerCase())}%`} escape '\\'`;
 }
 
 function nameTakenError(): AppError {
@@ -172,8 +178,8 @@ export async function listMembers(
     .where('m.group_id', '=', groupId);
   if (f.level) q = q.where('m.level', '=', f.level);
   if (f.keyword) {
-    const k = `%${escapeLike(f.keyword.toLowerCase())}%`;
-    q = q.where((eb) => eb.or([eb('u.user_name_key', 'like', k), eb(eb.fn('lower', ['u.real_name']), 'like', k)]));
+    const k = f.keyword;
+    q = q.where((eb) => eb.or([contains('u.user_name_key', k), contains('u.real_name', k, true)]));
   }
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const rows = await q
@@ -313,10 +319,17 @@ async function secondOnly(db: Db, groupId: string, userIds: readonly string[]): 
   return r.map((x) => x.user_id);
 }
 
-export async function setRole(db: Db, groupId: string, userId: string, roleCode: string): Promise<void> {
+/** A full member's new group role; one who is no longer an administrator withdraws the handover they offered. */
+export async function setRole(db: Db, groupId: string, userId: string, roleCode: string, now = Date.now()): Promise<void> {
   await atomically(db, async (trx) => {
-    if (roleCode !== 'group_administrator') await assertAdminLeft(trx, groupId, [userId]);
+    if (roleCode === 'group_administrator') {
+      await trx.updateTable('group_members').set({ role_code: roleCode }).where('group_id', '=', groupId).where('user_id', '=', userId).execute();
+      return;
+    }
+    await assertAdminLeft(trx, groupId, [userId]);
     await trx.updateTable('group_members').set({ role_code: roleCode }).where('group_id', '=', groupId).where('user_id', '=', userId).execute();
+    await trx.updateTable('group_handovers').set({ status: 'cancelled', decided_at: now })
+      .where('group_id', '=', groupId).where('status', '=', 'pending').where('from_user_id', '=', userId).execute();
   });
 }
 
@@ -426,14 +439,13 @@ export async function subDepartments(db: Db, parentId: string | null, limit = 10
 
 /** Users and departments whose names contain the keyword, users marked when members of the group. */
 export async function searchCandidates(db: Db, groupId: string, keyword: string, limit: number) {
-  const k = `%${escapeLike(keyword.toLowerCase())}%`;
   const users = await db.selectFrom('users as u').leftJoin('departments as d', 'd.id', 'u.dept_id')
     .leftJoin('group_members as m', (j) => j.onRef('m.user_id', '=', 'u.id').on('m.group_id', '=', groupId))
     .select(['u.id', 'u.user_name', 'u.real_name', 'd.name as dept_name', 'm.user_id as member'])
     .where('u.deleted_at', 'is', null)
-    .where((eb) => eb.or([eb('u.user_name_key', 'like', k), eb(eb.fn('lower', ['u.real_name']), 'like', k)]))
+    .where((eb) => eb.or([contains('u.user_name_key', keyword), contains('u.real_name', keyword, true)]))
     .orderBy('u.user_name_key').limit(limit).execute();
-  const depts = await db.selectFrom('departments').select('id').where('name_key', 'like', k).orderBy('name_key').limit(limit).execute();
+  const depts = await db.selectFrom('departments').select('id').where(contains('name_key', keyword)).orderBy('name_key').limit(limit).execute();
   const deptRows = depts.length === 0 ? [] : await subDeptsByIds(db, depts.map((d) => d.id));
   return {
     users: users.map((u) => ({ userId: u.id, userName: u.user_name, userRealName: u.real_name ?? u.user_name, deptName: u.dept_name ?? null, member: u.member !== null })),

@@ -260,7 +260,10 @@ export function groupsHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const b = req.body;
       const g = await roleIn(user, b.groupId, 'roles');
-      if (!(await memberOf(db, g.id, b.userId))) throw new AppError('NOT_FOUND', 'not a member of the group');
+      const m = await memberOf(db, g.id, b.userId);
+      if (!m) throw new AppError('NOT_FOUND', 'not a member of the group');
+      // A second-level member's role is the one granted on their folders: changed with those (addSecondGroupUser).
+      if (m.level === 2) throw new AppError('CONFLICT', 'a second-level member: make them a full member first (updateGroupUserInfo)');
       await setRole(db, g.id, b.userId, b.roleCode);
       return done();
     },

@@ -42,7 +42,7 @@ import type { GroupRoleCode } from './groupRoleCode.ts';
 import type { GroupUserId } from './groupUserId.ts';
 
 /**
- * Changes a member's group role (administrators of the group). Demoting the last administrator: 409 GROUP_LAST_ADMIN.
+ * Changes a full member's group role (administrators of the group). Demoting the last administrator: 409 GROUP_LAST_ADMIN; a second-level member: 409 CONFLICT (their role is the one on their folders). An administrator demoted withdraws the handover they offered (cancelled).
  */
 export interface ModGroupUserRequest {
   groupId: GroupId;
