@@ -95,5 +95,25 @@ describe('access decision cost', () => {
       expect((await hiddenChildren(listing.db, me, chain.row)).size).toBe(0); // a reader grant still lets her see it
       expect(listing.count() - before).toBe(1);
     });
+
+    it('group spaces: one query for the memberships of every group met, whatever the number of groups', async () => {
+      const db = opened().db;
+      const folders: InstanceRow[] = [];
+      for (let i = 0; i < 3; i++) {
+        const groupId = `g${newId().slice(0, 8)}`;
+        const now = Date.now();
+        await db.insertInto('groups').values({ id: groupId, name: groupId, name_key: groupId, owner_id: owner.userId, quota_bytes: null, created_at: now }).execute();
+        await db.insertInto('group_members').values({ group_id: groupId, user_id: member.userId, role_code: i === 0 ? 'group_ordinary_members' : 'file_leader', level: 1, created_at: now }).execute();
+        const root = await getOrCreateRoot(db, { kind: 'group', id: groupId }, 'NetDisk', owner.userId);
+        folders.push(await insertInstance(db, { parent: root, name: 'f', isFolder: true, createdBy: owner.userId }));
+      }
+      const one = counting(db);
+      await checkAccess(one.db, { ...member }, 'view', [folders[0]!.id]);
+      const three = counting(db);
+      const refused = await checkAccess(three.db, { ...member }, 'delete', folders.map((f) => f.id));
+      expect(three.count()).toBe(one.count());
+      // The group role decides: an ordinary member may not delete, a file leader may.
+      expect([...refused.keys()]).toEqual([folders[0]!.id]);
+    });
   });
 });
