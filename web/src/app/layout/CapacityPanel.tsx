@@ -2,6 +2,7 @@
 // is unlimited (isLimist "0"). Personal/Department toggle; the department view exists only for NetDisk.
 import { Progress, Segmented, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
+import { Link } from 'react-router-dom';
 import { useGetGroupCapInfo, useGetUserCapInfo } from '../../api/gen/capacity/capacity.ts';
 import { NETDISK } from '../../shared/libraries.ts';
 import { updateStore, useStore, useUserInfo, type CapacityScope } from '../../shared/session.ts';
@@ -59,6 +60,12 @@ export function CapacityPanel({ libCode }: { libCode: string }) {
         />
       )}
       <div>{body}</div>
+      {scope === 'department' && (
+        // The spec's NetDisk menu has no department entry: the department view of the capacity leads to its files.
+        <Link to="/departFile" data-testid="capacity-dept-files">
+          {t('layout.capacity.openDeptFiles')}
+        </Link>
+      )}
     </div>
   );
 }
