@@ -40,7 +40,7 @@ export interface OperationInfo {
 
 export const operations = {
   addFavourite: { method: 'POST', path: '/hcs/controller/collectionFile', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"view","ids":["body.ids"],"each":true}] },
-  addOrUpdateGroupInstance: { method: 'POST', path: '/hcs/controller/addOrUpdateGroupInstance', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
+  addOrUpdateGroupInstance: { method: 'POST', path: '/hcs/controller/addOrUpdateGroupInstance', tag: 'groups', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   addSecondGroupUser: { method: 'POST', path: '/hcs/controller/groupUser/addSecondGroupUser', tag: 'groups', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },
   addTemplate: { method: 'POST', path: '/hcs/controller/fileTemplate', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"view","ids":["body.instanceId"],"each":false}] },
   addUserForLarge: { method: 'POST', path: '/hcs/controller/groupFile/addUserForLarge', tag: 'groups', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },

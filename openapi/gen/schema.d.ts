@@ -1729,7 +1729,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Create or update a group root folder */
+        /**
+         * The root folder of a group's space in a library, created on first use
+         * @description Members of the group (and system administrators); anyone else: 404 NOT_FOUND. The root carries instanceType 2 and the caller's permissions on it (a second-level member holds none there: the root is only a passage to their folders).
+         */
         post: operations["addOrUpdateGroupInstance"];
         delete?: never;
         options?: never;
@@ -5698,6 +5701,8 @@ export interface components {
             /** @description The history version to make current. */
             version: number;
         };
+        /** @description A group's id. */
+        GroupId: string;
         SearchPage: components["schemas"]["Page"] & {
             list: components["schemas"]["Instance"][];
             /** @description false when more than 10,000 names match: total is then 10,000 and the search should be narrowed. */
@@ -6260,8 +6265,6 @@ export interface components {
         AccessExplanationResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["AccessExplanation"];
         };
-        /** @description A group's id. */
-        GroupId: string;
         Group: {
             groupId: components["schemas"]["GroupId"];
             groupName: string;
@@ -8931,9 +8934,25 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    groupId: components["schemas"]["GroupId"];
+                    /** @default NetDisk */
+                    libCode?: string;
+                };
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description The root. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };

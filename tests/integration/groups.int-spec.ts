@@ -84,6 +84,9 @@ describe('groups: create, read, update', () => {
     expect(root.data.parentId).toBe(g.rootId);
     const page = await owner.api(`${GF}/pageGroupFile`, { groupId: g.groupId });
     expect(page.data).toMatchObject({ parentId: g.rootId, total: 0 });
+    const inst = await owner.api('/hcs/controller/addOrUpdateGroupInstance', undefined, { groupId: g.groupId });
+    expect(inst.data).toMatchObject({ instanceId: g.rootId, instanceType: '2', classifierId: 'Folder' });
+    expect(outcome(await outsider.api('/hcs/controller/addOrUpdateGroupInstance', undefined, { groupId: g.groupId }))).toBe('N');
   });
 
   it('refuses a taken name (any case), a bad name and a capacity beyond policy', async () => {

@@ -6,11 +6,12 @@ import type { AppContext, Handlers } from '../context.ts';
 import { done, ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
 import { callerOf, listFolderFor } from '../files/access.ts';
-import { permissionsOfChildren } from '../files/access-gate.ts';
-import { instanceView } from '../files/wire.ts';
+import { permissionsFor, permissionsOfChildren } from '../files/access-gate.ts';
+import { instanceView, viewOf } from '../files/wire.ts';
 import { personalise } from './labels.ts';
 import { transaction } from '../db/sql/tx.ts';
-import { deleteToRecycle, getInstanceRows } from '../db/instances-repo.ts';
+import { deleteToRecycle, getInstanceRows, getOrCreateRoot } from '../db/instances-repo.ts';
+import { usableLib } from '../db/libraries-repo.ts';
 import { moveToSecondLevel } from '../db/recycle-repo.ts';
 import { endSession } from '../db/uploads-repo.ts';
 import {
@@ -145,6 +146,14 @@ export function groupsHandlers(ctx: AppContext): Handlers {
         total: listed.total, pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, nextCursor: listed.nextCursor, parentId: folder.id,
         breadcrumbs: [{ instanceId: folder.id, instanceName: folder.name }],
       });
+    },
+
+    async addOrUpdateGroupInstance(req) {
+      const user = callerOf(req.user);
+      const g = await roleIn(user, req.body.groupId, 'read');
+      const lib = await usableLib(db, req.body.libCode || 'NetDisk', user.isAdmin);
+      const root = await getOrCreateRoot(db, { kind: 'group', id: g.id }, lib.libCode, user.userId);
+      return ok(await viewOf(db, root, await permissionsFor(db, user, root)));
     },
 
     async submitGroupHandover(req) {

@@ -75,7 +75,6 @@ import type {
 
 import {
   getAddFavouriteResponseMock,
-  getAddOrUpdateGroupInstanceResponseMock,
   getAddTemplateResponseMock,
   getCopyInstancesResponseMock,
   getCreateFileSharingResponseMock,
@@ -127,7 +126,7 @@ import {
   getStreamVideoResponseMock
 } from './files.faker.ts';
 
-export { getListInstancesResponseMock, getCreateInstancesResponseMock, getCreateOfficeFileResponseMock, getGetInstanceResponseMock, getModifyInstanceResponseMock, getDeleteInstancesResponseMock, getMoveInstancesResponseMock, getCopyInstancesResponseMock, getPageRecycleResponseMock, getRestoreInstancesResponseMock, getRemoveRecycledResponseMock, getEmptyRecycleResponseMock, getMoveSecRecycleResponseMock, getPageSecRecycleResponseMock, getRestoreSecRecycleResponseMock, getDeleteSecRecycleResponseMock, getEmptySecRecycleResponseMock, getGetTreeFolderResponseMock, getGetTreeFolderDataResponseMock, getGetParentAuthResponseMock, getGetFolderInfoResponseMock, getSaveInstanceRemarkResponseMock, getSaveInstanceLabelResponseMock, getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getAddFavouriteResponseMock, getDeleteFavouriteResponseMock, getPageFavouritesResponseMock, getGetHistoryVersionResponseMock, getRollbackFileResponseMock, getAddOrUpdateGroupInstanceResponseMock, getSearchPageResponseMock, getSearchUserPageResponseMock, getSearchGroupPageResponseMock, getPageFilesForManagerResponseMock, getPreviewVideoResponseMock, getRecycleFilesForManagerResponseMock, getRestoreFilesForManagerResponseMock, getStreamVideoResponseMock, getListLabelsResponseMock, getCreateLabelResponseMock, getModifyLabelResponseMock, getDeleteLabelResponseMock, getListTemplatesResponseMock, getAddTemplateResponseMock, getDeleteTemplateResponseMock } from './files.faker.ts';
+export { getListInstancesResponseMock, getCreateInstancesResponseMock, getCreateOfficeFileResponseMock, getGetInstanceResponseMock, getModifyInstanceResponseMock, getDeleteInstancesResponseMock, getMoveInstancesResponseMock, getCopyInstancesResponseMock, getPageRecycleResponseMock, getRestoreInstancesResponseMock, getRemoveRecycledResponseMock, getEmptyRecycleResponseMock, getMoveSecRecycleResponseMock, getPageSecRecycleResponseMock, getRestoreSecRecycleResponseMock, getDeleteSecRecycleResponseMock, getEmptySecRecycleResponseMock, getGetTreeFolderResponseMock, getGetTreeFolderDataResponseMock, getGetParentAuthResponseMock, getGetFolderInfoResponseMock, getSaveInstanceRemarkResponseMock, getSaveInstanceLabelResponseMock, getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getAddFavouriteResponseMock, getDeleteFavouriteResponseMock, getPageFavouritesResponseMock, getGetHistoryVersionResponseMock, getRollbackFileResponseMock, getSearchPageResponseMock, getSearchUserPageResponseMock, getSearchGroupPageResponseMock, getPageFilesForManagerResponseMock, getPreviewVideoResponseMock, getRecycleFilesForManagerResponseMock, getRestoreFilesForManagerResponseMock, getStreamVideoResponseMock, getListLabelsResponseMock, getCreateLabelResponseMock, getModifyLabelResponseMock, getDeleteLabelResponseMock, getListTemplatesResponseMock, getAddTemplateResponseMock, getDeleteTemplateResponseMock } from './files.faker.ts';
 
 
 export const getListInstancesMockHandler = (overrideResponse?: InstancePageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<InstancePageResponse> | InstancePageResponse), options?: RequestHandlerOptions) => {
@@ -550,18 +549,6 @@ export const getRollbackFileMockHandler = (overrideResponse?: InstanceResponse |
   }, options)
 }
 
-export const getAddOrUpdateGroupInstanceMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.post('*/hcs/controller/addOrUpdateGroupInstance', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getAddOrUpdateGroupInstanceResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
 export const getSearchPageMockHandler = (overrideResponse?: SearchPageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<SearchPageResponse> | SearchPageResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/es/searchPage', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
@@ -778,7 +765,6 @@ export const getFilesMock = () => [
   getPageFavouritesMockHandler(),
   getGetHistoryVersionMockHandler(),
   getRollbackFileMockHandler(),
-  getAddOrUpdateGroupInstanceMockHandler(),
   getSearchPageMockHandler(),
   getSearchUserPageMockHandler(),
   getSearchGroupPageMockHandler(),

@@ -55,12 +55,14 @@ import type {
   HandoverListResponse,
   HandoverResponse,
   InstancePageResponse,
+  InstanceResponse,
   OkResponse,
   SearchAllResponse,
   UserCountResponse
 } from '../model';
 
 import {
+  getAddOrUpdateGroupInstanceResponseMock,
   getAddSecondGroupUserResponseMock,
   getAddUserForLargeResponseMock,
   getDeleteGroupUserResponseMock,
@@ -83,8 +85,20 @@ import {
   getUpdateGroupUserInfoResponseMock
 } from './groups.faker.ts';
 
-export { getSearchGroupResponseMock, getNewGroupResponseMock, getSubmitGroupHandoverResponseMock, getPrecessGroupHandoverResponseMock, getGetHandoverInfoResponseMock, getDissolveGroupResponseMock, getUpdateGroupResponseMock, getPageGroupFileResponseMock, getAddUserForLargeResponseMock, getQuitGroupResponseMock, getSearchAllResponseMock, getGetUserCountResponseMock, getGetSecondGroupUserResponseMock, getGetSubDepartmentResponseMock, getAddSecondGroupUserResponseMock, getModGroupUserResponseMock, getDeleteSecondAuthResponseMock, getDeleteGroupUserResponseMock, getUpdateGroupUserInfoResponseMock, getSearchGroupUserResponseMock } from './groups.faker.ts';
+export { getAddOrUpdateGroupInstanceResponseMock, getSearchGroupResponseMock, getNewGroupResponseMock, getSubmitGroupHandoverResponseMock, getPrecessGroupHandoverResponseMock, getGetHandoverInfoResponseMock, getDissolveGroupResponseMock, getUpdateGroupResponseMock, getPageGroupFileResponseMock, getAddUserForLargeResponseMock, getQuitGroupResponseMock, getSearchAllResponseMock, getGetUserCountResponseMock, getGetSecondGroupUserResponseMock, getGetSubDepartmentResponseMock, getAddSecondGroupUserResponseMock, getModGroupUserResponseMock, getDeleteSecondAuthResponseMock, getDeleteGroupUserResponseMock, getUpdateGroupUserInfoResponseMock, getSearchGroupUserResponseMock } from './groups.faker.ts';
 
+
+export const getAddOrUpdateGroupInstanceMockHandler = (overrideResponse?: InstanceResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<InstanceResponse> | InstanceResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/addOrUpdateGroupInstance', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getAddOrUpdateGroupInstanceResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
 
 export const getSearchGroupMockHandler = (overrideResponse?: GroupPageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<GroupPageResponse> | GroupPageResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/groupFile/searchGroup', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
@@ -326,6 +340,7 @@ export const getSearchGroupUserMockHandler = (overrideResponse?: GroupMemberPage
   }, options)
 }
 export const getGroupsMock = () => [
+  getAddOrUpdateGroupInstanceMockHandler(),
   getSearchGroupMockHandler(),
   getNewGroupMockHandler(),
   getSubmitGroupHandoverMockHandler(),

@@ -53,6 +53,7 @@ import type {
 } from '@tanstack/react-query';
 
 import type {
+  AddOrUpdateGroupInstanceBody,
   AddUsersRequest,
   AddUsersResponse,
   DeleteGroupUsersRequest,
@@ -71,6 +72,7 @@ import type {
   HandoverListResponse,
   HandoverResponse,
   InstancePageResponse,
+  InstanceResponse,
   ModGroupUserRequest,
   NewGroupRequest,
   OkResponse,
@@ -112,6 +114,121 @@ const withQueryKey = <T extends object, K>(query: T, queryKey: K): T & { queryKe
   }
   return result;
 };
+
+export const getAddOrUpdateGroupInstanceUrl = () => {
+
+
+
+
+  return `/hcs/controller/addOrUpdateGroupInstance`
+}
+
+/**
+ * Members of the group (and system administrators); anyone else: 404 NOT_FOUND. The root carries instanceType 2 and the caller's permissions on it (a second-level member holds none there: the root is only a passage to their folders).
+ * @summary The root folder of a group's space in a library, created on first use
+ */
+export const addOrUpdateGroupInstance = async (addOrUpdateGroupInstanceBody: AddOrUpdateGroupInstanceBody, options?: Parameters<typeof hcsFetch>[1]): Promise<InstanceResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<InstanceResponse>(getAddOrUpdateGroupInstanceUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(addOrUpdateGroupInstanceBody)
+  }
+);}
+
+
+
+
+
+export const getAddOrUpdateGroupInstanceQueryKey = (addOrUpdateGroupInstanceBody?: AddOrUpdateGroupInstanceBody,) => {
+    return [
+    'POST', `/hcs/controller/addOrUpdateGroupInstance`, addOrUpdateGroupInstanceBody
+    ] as const;
+    }
+
+
+export const getAddOrUpdateGroupInstanceQueryOptions = <TData = Awaited<ReturnType<typeof addOrUpdateGroupInstance>>, TError = ErrorResponse>(addOrUpdateGroupInstanceBody: AddOrUpdateGroupInstanceBody, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addOrUpdateGroupInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getAddOrUpdateGroupInstanceQueryKey(addOrUpdateGroupInstanceBody);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof addOrUpdateGroupInstance>>> = ({ signal }) => addOrUpdateGroupInstance(addOrUpdateGroupInstanceBody, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof addOrUpdateGroupInstance>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type AddOrUpdateGroupInstanceQueryResult = NonNullable<Awaited<ReturnType<typeof addOrUpdateGroupInstance>>>
+export type AddOrUpdateGroupInstanceQueryError = ErrorResponse
+
+
+export function useAddOrUpdateGroupInstance<TData = Awaited<ReturnType<typeof addOrUpdateGroupInstance>>, TError = ErrorResponse>(
+ addOrUpdateGroupInstanceBody: AddOrUpdateGroupInstanceBody, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof addOrUpdateGroupInstance>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof addOrUpdateGroupInstance>>,
+          TError,
+          Awaited<ReturnType<typeof addOrUpdateGroupInstance>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useAddOrUpdateGroupInstance<TData = Awaited<ReturnType<typeof addOrUpdateGroupInstance>>, TError = ErrorResponse>(
+ addOrUpdateGroupInstanceBody: AddOrUpdateGroupInstanceBody, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addOrUpdateGroupInstance>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof addOrUpdateGroupInstance>>,
+          TError,
+          Awaited<ReturnType<typeof addOrUpdateGroupInstance>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useAddOrUpdateGroupInstance<TData = Awaited<ReturnType<typeof addOrUpdateGroupInstance>>, TError = ErrorResponse>(
+ addOrUpdateGroupInstanceBody: AddOrUpdateGroupInstanceBody, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addOrUpdateGroupInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary The root folder of a group's space in a library, created on first use
+ */
+
+export function useAddOrUpdateGroupInstance<TData = Awaited<ReturnType<typeof addOrUpdateGroupInstance>>, TError = ErrorResponse>(
+ addOrUpdateGroupInstanceBody: AddOrUpdateGroupInstanceBody, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addOrUpdateGroupInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getAddOrUpdateGroupInstanceQueryOptions(addOrUpdateGroupInstanceBody,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
 
 export const getSearchGroupUrl = (params?: SearchGroupParams,) => {
   const normalizedParams = new URLSearchParams();

@@ -43,6 +43,7 @@ export * from './accessExplanationResponse.ts';
 export * from './accessExplanationSource.ts';
 export * from './accessStep.ts';
 export * from './accountState.ts';
+export * from './addOrUpdateGroupInstanceBody.ts';
 export * from './addTemplateRequest.ts';
 export * from './addUsersRequest.ts';
 export * from './addUsersResponse.ts';
