@@ -4,8 +4,10 @@
 // names (raw and wire-encoded) and ids, non-JSON bodies, wrong content types. They go out signed in, anonymous, and
 // anonymous without X-Requested-With. Every answer must be a 4xx envelope with a code the contract lists (501
 // NOT_IMPLEMENTED only where the server has no handler), leak no internals, and arrive; the server must still work.
-// Then a second user calls every operation with the first user's ids, and nothing of the first user's is read or
-// changed. The seed is printed; HCS_FUZZ_SEED repeats a run, HCS_FUZZ_CASES sets the cases per operation.
+// Then a second user, who manages a department of his own (issue #14), calls every operation with the first user's ids
+// (her files, her account, her department), and nothing of the first user's is read or changed; the access gate
+// refuses him on every permission and manages mark. The seed is printed; HCS_FUZZ_SEED repeats a run,
+// HCS_FUZZ_CASES sets the cases per operation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { encodeName } from '@hcs/openapi/client';
@@ -13,7 +15,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { contractOps, errorCodes, operationFor, type ContractOp } from '../helpers/contract.ts';
 import { uploadFile, signedStorageRequest, type ApiCall } from '../helpers/upload.ts';
 import {
-  baseDraft, build, casesOf, fuzzSeed, kindsOf, pickCases, Rng, slotLabel, slotsOf, withSlot, type BuiltRequest, type Draft, type Kind, type Pool,
+  baseDraft, build, casesOf, fuzzSeed, kindsOf, pickCases, Rng, slotLabel, slotsOf, withSlot, type BuiltRequest, type Draft, type Kind, type Pool, type Slot,
 } from '../helpers/fuzz.ts';
 import { createUser } from '../../mock-server/src/db/users-repo.ts';
 import { allHandlers } from '../../mock-server/src/handlers/index.ts';
@@ -293,8 +295,66 @@ async function replenish(actor: Actor, round: number): Promise<void> {
   const open = async (fId: string) => (await actor.api('/hcs/controller/API/getPartInfo', { fId })).data != null;
   const checks = await Promise.all([...(pool.folder ?? []).slice(0, 1).map(alive), ...(pool.file ?? []).slice(0, 1).map(alive), ...(pool.session ?? []).slice(0, 1).map(open)]);
   if (checks.every(Boolean)) return;
-  for (const k of Object.keys(pool) as Kind[]) if (k !== 'userId' && k !== 'userName') delete pool[k];
+  // The account and its department stay: only the files and uploads are made again.
+  for (const k of Object.keys(pool) as Kind[]) if (k !== 'userId' && k !== 'userName' && k !== 'deptId') delete pool[k];
   await createObjects(actor, `r${round}`);
+}
+
+// ---- the organisation's access mark ----
+
+/**
+ * A place where an operation's department-manager mark (issue #14, `{ manages: dept | user, ids, each }`) reads the
+ * departments or accounts it names: administrators, or a manager of that department (of that account's department)
+ * or of one above it, pass; an id that does not exist is NOT_FOUND, one outside the caller's subtree FORBIDDEN (per
+ * item in a batch with `each`). These slots take department and account ids whatever their names (`id` is a
+ * department there, not an instance), and only these: `userIds` of a grant names whom a caller shares with.
+ */
+interface ManagesSlot {
+  slot: Slot;
+  at: string;
+  kind: 'userId' | 'deptId';
+  each: boolean;
+}
+
+function managesSlotsOf(o: ContractOp): ManagesSlot[] {
+  const mark = o.op['x-hcs-access'];
+  if (typeof mark === 'string') return [];
+  return ([mark].flat() as Array<{ manages?: 'dept' | 'user'; ids: string[]; each?: boolean }>).flatMap((need) =>
+    need.manages === undefined
+      ? []
+      : need.ids.map((at) => {
+          const [from, name] = at.split('.') as [string, string];
+          const slot = slotsOf(o).find((x) => x.where === from && x.name === name);
+          if (!slot) throw new Error(`${o.id}: ${at} is not a slot of the request`);
+          return { slot, at, kind: need.manages === 'user' ? ('userId' as const) : ('deptId' as const), each: need.each === true };
+        }),
+  );
+}
+
+/** What a slot names: the manages mark's kind where it reads the slot, else what its name says. */
+function kindsIn(o: ContractOp, slot: Slot): Kind[] {
+  const m = managesSlotsOf(o).find((x) => x.slot.where === slot.where && x.slot.name === slot.name);
+  return m ? [m.kind] : kindsOf(slot.name);
+}
+
+/** A value for a slot: a list slot (userIds) takes it as its one item. */
+const slotValue = (slot: Slot, v: string): unknown => ([slot.schema.type].flat().includes('array') ? [v] : v);
+
+function isPresent(d: Draft, slot: Slot): boolean {
+  if (slot.where === 'path') return true;
+  if (slot.where === 'query') return d.query.some(([k]) => k === slot.name);
+  if (slot.where === 'header') return slot.name in d.headers;
+  return slot.at.length === 1 && !!d.body && typeof d.body === 'object' && slot.name in (d.body as object);
+}
+
+/** baseDraft, with the caller's own department and account where a manages mark reads them (so that mark passes). */
+function ownDraft(o: ContractOp, pool: Pool): Draft {
+  let d = baseDraft(o, pool);
+  for (const m of managesSlotsOf(o)) {
+    const v = pool[m.kind]?.[0];
+    if (v !== undefined && (m.slot.required || isPresent(d, m.slot))) d = withSlot(o, d, m.slot, slotValue(m.slot, v));
+  }
+  return d;
 }
 
 // ---- the fuzz run ----
@@ -424,15 +484,30 @@ describe("a second user calling every operation with the first user's ids", () =
   const ops = [...contractOps].sort((a, b) => Number(a.mutating) - Number(b.mutating));
 
   /**
+   * What of Alice's account only administrators and managers of her department see (getUserInfo, getUserLabels,
+   * listByGroupId): the pickers never show these, so a manages check that lets Bob through shows in his answers.
+   */
+  const ALICE_PRIVATE = { email: 'alice.private.7f3e@example.test', phone: '5550142917', label: 'alice-private-label-7f3e' };
+  /**
+   * The organisation every signed-in user sees by design (the contract: getDeptTree "visible to every signed-in
+   * user"; pickDeptUsers and getDeptUserTree list every live account's id and names for pickers): Bob may meet
+   * Alice's account id, user name and department there and in answers naming them. They stay secret from anonymous
+   * callers; her email, phone and labels (ALICE_PRIVATE) stay secret from Bob.
+   */
+  const DIRECTORY: ReadonlySet<string> = new Set<Kind>(['userId', 'userName', 'deptId']);
+
+  /**
    * Alice's identifiers and names, each with its other forms (a name and its wire encoding): none may reach Bob unless
    * he sent it in that request. Names, content hashes and upload ids are values a client chooses: once Bob has sent
    * one, it may be his own too (a folder he named so), and answers may carry it from then on.
    */
-  const secrets = () =>
-    Object.entries(alice.pool).flatMap(([k, vs]) =>
-      (vs ?? []).map((v) => ({ forms: k === 'name' ? [v, encodeName(v)] : [v], choosable: k === 'name' || k === 'sha256' || k === 'uploadId', told: false })),
-    );
-  const idsOf = () => [alice.userId, ...(['instance', 'session', 'proofId', 'uploadId', 'objectKey'] as Kind[]).flatMap((k) => alice.pool[k] ?? [])];
+  const secrets = () => [
+    ...Object.entries(alice.pool).flatMap(([k, vs]) =>
+      (vs ?? []).map((v) => ({ forms: k === 'name' ? [v, encodeName(v)] : [v], choosable: k === 'name' || k === 'sha256' || k === 'uploadId', directory: DIRECTORY.has(k), told: false })),
+    ),
+    ...Object.values(ALICE_PRIVATE).map((v) => ({ forms: [v], choosable: false, directory: false, told: false })),
+  ];
+  const idsOf = () => [alice.userId, ...(['instance', 'session', 'proofId', 'uploadId', 'objectKey', 'deptId'] as Kind[]).flatMap((k) => alice.pool[k] ?? [])];
 
   async function snapshot() {
     const store = srv.built.ctx.store();
@@ -467,6 +542,20 @@ describe("a second user calling every operation with the first user's ids", () =
     bob = await signUp(srv, 'bob-second-user');
     await createObjects(alice, 'a');
     await createObjects(bob, 'b');
+    // The organisation: Alice is a member of dept-a. Bob manages dept-b, so the manages marks meet a real manager:
+    // his own department is dept-b1 below it, with an account he administers (bob-member); Bob himself stays in the
+    // root department, outside what he manages. Alice and dept-a are outside his subtree.
+    const { token: adminToken } = await srv.login();
+    const admin = apiOf(srv, () => adminToken);
+    const dept = async (body: Record<string, unknown>) => (await must('create department', admin('/hcs/controller/sysGroup/setGroupInfo', undefined, body))).id as string;
+    const deptA = await dept({ name: 'dept-a' });
+    const deptB = await dept({ name: 'dept-b', managerIds: [bob.userId] });
+    const deptB1 = await dept({ name: 'dept-b1', parentId: deptB });
+    await must('place Alice', admin('/hcs/controller/Users/setUserInfo', undefined, { userId: alice.userId, deptId: deptA, email: ALICE_PRIVATE.email, phone: ALICE_PRIVATE.phone, labels: [ALICE_PRIVATE.label] }));
+    const member = await createUser(srv.built.ctx.db, { userName: 'bob-member', password: 'bob-member#Fuzz-pass-1', deptId: deptB1 });
+    add(alice.pool, 'deptId', deptA);
+    add(bob.pool, 'deptId', deptB1);
+    bob.pool.userId = [member.id, ...(bob.pool.userId ?? [])];
     before = await snapshot();
     expect(before.listing.length).toBeGreaterThanOrEqual(4);
     // The files' content and the staged upload are in storage (the other sessions have stored nothing yet).
@@ -488,21 +577,21 @@ describe("a second user calling every operation with the first user's ids", () =
       replenishNext = o.mutating;
       const callers: Caller[] = [{ name: 'second user', token: bob.token, csrf: true }, { name: 'anonymous', csrf: true }];
       // Tickets are bearer links by design (whoever holds one may use it): passing Alice's own is no test of access.
-      const slots = slotsOf(o).filter((s) => kindsOf(s.name).length && !kindsOf(s.name).includes('ticket'));
+      const slots = slotsOf(o).filter((s) => kindsIn(o, s).length && !kindsIn(o, s).includes('ticket'));
       for (const caller of callers) {
         if (!caller.token && !o.public) continue;
         for (const variant of [0, 1]) {
           // The second variant picks other enum values (another action, verb or conflict policy) for the same ids.
-          let base: Draft = baseDraft(o, bob.pool);
+          let base: Draft = ownDraft(o, bob.pool);
           if (variant === 1) {
             for (const s of slotsOf(o)) if (Array.isArray(s.schema.enum) && s.schema.enum.length > 1) base = withSlot(o, base, s, rng.pick(s.schema.enum));
           }
           const drafts: Array<{ label: string; draft: Draft }> = [];
           for (const s of slots) {
-            for (const k of kindsOf(s.name)) {
+            for (const k of kindsIn(o, s)) {
               for (const v of alice.pool[k] ?? []) {
                 const value = k === 'name' && s.schema.pattern === '^[A-Za-z0-9_]+$' ? encodeName(v) : v;
-                drafts.push({ label: `${s.where} ${s.name} = Alice's ${k}`, draft: withSlot(o, base, s, value) });
+                drafts.push({ label: `${s.where} ${s.name} = Alice's ${k}`, draft: withSlot(o, base, s, slotValue(s, value)) });
                 // A batch mixing the caller's own id with Alice's.
                 if (s.name === 'ids' && bob.pool.instance?.[0]) drafts.push({ label: `${s.name} = own and Alice's ${k}`, draft: withSlot(o, base, s, `${bob.pool.instance[0]},${value}`) });
               }
@@ -520,7 +609,7 @@ describe("a second user calling every operation with the first user's ids", () =
                 const sentNow = value.forms.some((x) => sentText.includes(x));
                 if (sentNow && value.choosable) value.told = true;
                 const seen = value.forms.find((x) => answer.text.includes(x));
-                if (seen && !sentNow && !value.told) findings.push({ op: o.id, caller: caller.name, label: d.label, status: answer.status, kind: "answers with Alice's value", detail: seen });
+                if (seen && !sentNow && !value.told && !(value.directory && caller.token)) findings.push({ op: o.id, caller: caller.name, label: d.label, status: answer.status, kind: "answers with Alice's value", detail: seen });
               }
             }
           }
@@ -531,24 +620,46 @@ describe("a second user calling every operation with the first user's ids", () =
     console.log(`cross-user: ${tally}, ${findings.length} finding(s)`);
 
     // What Alice has, through her own eyes and in storage and the database, is exactly what it was.
-    const after = await snapshot();
-    expect.soft(after.user, 'her account').toEqual(before.user);
-    expect.soft(after.capacity, 'her capacity').toEqual(before.capacity);
-    expect.soft(after.listing, 'her files and folders').toEqual(before.listing);
-    expect.soft(after.sessions, 'her unfinished uploads').toEqual(before.sessions);
-    expect.soft(after.objects, 'her stored bytes').toEqual(before.objects);
-    expect.soft(after.rows, 'every database row naming her objects').toEqual(before.rows);
+    // Her own calls failing (her account disabled, deleted or its password reset by Bob) is itself a finding.
+    const after = await snapshot().catch((e: Error) => {
+      findings.push({ op: '(afterwards)', caller: 'first user', label: 'her own calls', status: 'none', kind: 'her session no longer works', detail: e.message });
+      return undefined;
+    });
+    if (after) {
+      expect.soft(after.user, 'her account').toEqual(before.user);
+      expect.soft(after.capacity, 'her capacity').toEqual(before.capacity);
+      expect.soft(after.listing, 'her files and folders').toEqual(before.listing);
+      expect.soft(after.sessions, 'her unfinished uploads').toEqual(before.sessions);
+      expect.soft(after.objects, 'her stored bytes').toEqual(before.objects);
+      expect.soft(after.rows, 'every database row naming her objects').toEqual(before.rows);
+    }
     report(findings, 'cross-user calls');
   });
 
-  it("is refused by the access gate on every operation with a permission mark, before the handler: 404, or per item in a batch", async () => {
+  it("is refused by the access gate on every operation with an access mark, before the handler: 404 or 403, or per item in a batch", async () => {
     const bobCaller: Caller = { name: 'second user', token: bob.token, csrf: true };
+    const ask = async (o: ContractOp, draft: Draft) => {
+      const a = await send(srv.baseUrl, build(o, draft), bobCaller);
+      if (!a || !('text' in a)) throw new Error(`${o.id}: no answer`);
+      return { status: a.status, body: JSON.parse(a.text) as { ret: number; data: any } };
+    };
     let checked = 0;
     let beforeHandler = 0;
+    let managesChecked = 0;
+    let managerReads = 0;
+    let adminOnly = 0;
     for (const o of contractOps) {
       const mark = o.op['x-hcs-access'];
+      // Administrators' operations refuse a department manager too: managing a subtree is not administration.
+      if (mark === 'admin') {
+        const a = await ask(o, ownDraft(o, bob.pool));
+        expect.soft([a.status, a.body.data?.code], `${o.id} (administrators only) called by a department manager`).toEqual([403, 'FORBIDDEN']);
+        adminOnly++;
+        continue;
+      }
       if (typeof mark === 'string') continue;
-      for (const need of [mark].flat() as Array<{ permission: string; ids: string[]; each?: boolean }>) {
+      for (const need of [mark].flat() as Array<{ permission?: string; ids: string[]; each?: boolean }>) {
+        if (need.permission === undefined) continue;
         for (const at of need.ids) {
           const [from, name] = at.split('.') as [string, string];
           const slot = slotsOf(o).find((x) => x.where === from && x.name === name);
@@ -556,12 +667,7 @@ describe("a second user calling every operation with the first user's ids", () =
           const kind = kindsOf(name).includes('folder') ? 'folder' : 'instance';
           const theirs = alice.pool[kind]![0]!;
           const own = bob.pool[kind]![0]!;
-          const ask = async (id: string) => {
-            const a = await send(srv.baseUrl, build(o, withSlot(o, baseDraft(o, bob.pool), slot!, id)), bobCaller);
-            if (!a || !('text' in a)) throw new Error(`${o.id}: no answer`);
-            return { status: a.status, body: JSON.parse(a.text) as { ret: number; data: any } };
-          };
-          const refused = await ask(theirs);
+          const refused = await ask(o, withSlot(o, ownDraft(o, bob.pool), slot!, theirs));
           if (need.each) {
             expect.soft(refused.status, `${o.id} ${at}`).toBe(200);
             expect.soft(refused.body.data?.failed, `${o.id} ${at}`).toEqual([expect.objectContaining({ instanceId: theirs, code: 'NOT_FOUND' })]);
@@ -570,16 +676,49 @@ describe("a second user calling every operation with the first user's ids", () =
             expect.soft([refused.status, refused.body.data?.code], `${o.id} ${at} = Alice's ${kind}`).toEqual([404, 'NOT_FOUND']);
             // Where no handler exists yet, the caller's own id reaches it (501): the refusal above came from the gate.
             if (!implemented.has(o.id)) {
-              expect.soft((await ask(own)).status, `${o.id} ${at} = Bob's own ${kind}`).toBe(501);
+              expect.soft((await ask(o, withSlot(o, ownDraft(o, bob.pool), slot!, own))).status, `${o.id} ${at} = Bob's own ${kind}`).toBe(501);
               beforeHandler++;
             }
           }
           checked++;
         }
       }
+      // Manages marks: Bob manages dept-b. Alice's account and dept-a are outside his subtree (FORBIDDEN: the
+      // organisation chart is no secret), an id nobody has is NOT_FOUND; every other place the request names keeps
+      // Bob's own department and account, which he does administer, so the refusal is this place's.
+      const manages = managesSlotsOf(o);
+      for (const m of manages) {
+        const cases: Array<[string, string, number, string]> = [
+          [m.kind === 'userId' ? alice.userId : alice.pool.deptId![0]!, "Alice's", 403, 'FORBIDDEN'],
+          [m.kind === 'userId' ? 'no-such-account' : 'no-such-department', 'an unknown', 404, 'NOT_FOUND'],
+        ];
+        for (const [id, whose, status, code] of cases) {
+          const what = `${o.id} ${m.at} = ${whose} ${m.kind}`;
+          const refused = await ask(o, withSlot(o, ownDraft(o, bob.pool), m.slot, slotValue(m.slot, id)));
+          if (m.each) {
+            // Batches over accounts answer per account (UserBatchResult: done, failed[{ userId, code }]).
+            expect.soft(refused.status, what).toBe(200);
+            expect.soft(refused.body.data?.failed, what).toEqual([expect.objectContaining({ [m.kind]: id, code })]);
+            expect.soft(refused.body.data?.done, what).toEqual([]);
+          } else {
+            expect.soft([refused.status, refused.body.data?.code], what).toEqual([status, code]);
+          }
+          managesChecked++;
+        }
+      }
+      // And the rule's other half: what lies below the department Bob manages passes (dept-b1 and its member). Reads
+      // only: a change here would alter Bob's organisation under the other checks.
+      if (manages.length && !o.mutating) {
+        const own = await ask(o, ownDraft(o, bob.pool));
+        expect.soft([own.status, own.body.ret], `${o.id} on what Bob manages`).toEqual([200, 0]);
+        managerReads++;
+      }
     }
     expect(checked).toBeGreaterThan(20);
     expect(beforeHandler).toBeGreaterThan(3);
+    expect(managesChecked).toBeGreaterThan(30);
+    expect(managerReads).toBeGreaterThan(4);
+    expect(adminOnly).toBeGreaterThan(3);
   });
 
   it("leaves the first user's tickets unused and their files' bytes intact", async () => {
