@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
-import { migrateToLatest } from './migrations/index.ts';
+import { migrateToLatest, migrationsFor } from './migrations/index.ts';
 import { openSqlDatabase } from './open.ts';
 import { createTestPgDatabase } from '../../../../tests/helpers/pg.ts';
 import { DIALECTS, openTestDatabase, type TestDatabase } from './test-databases.ts';
@@ -18,25 +18,37 @@ const USED_TABLES = [
   'departments',
   'dept_managers',
   'download_tickets',
+  'favourites',
   'file_versions',
+  'grants',
   'group_handovers',
   'group_members',
   'groups',
+  'instance_labels',
   'instances',
   'jobs',
+  'labels',
   'leases',
   'menus',
   'op_logs',
   'proof_challenges',
   'rate_limits',
   'recycle_entries',
+  'role_auths',
+  'roles',
   'sessions',
   'sys_config',
+  'templates',
   'upload_parts',
   'upload_sessions',
   'user_labels',
   'users',
 ];
+
+/** SQLite's FTS5 name index (007_search) and the shadow tables FTS5 keeps for it. */
+const SQLITE_FTS_TABLES = ['instances_fts', 'instances_fts_config', 'instances_fts_content', 'instances_fts_data', 'instances_fts_docsize', 'instances_fts_idx'];
+
+const tablesOn = (dialect: string): string[] => (dialect === 'sqlite' ? [...USED_TABLES, ...SQLITE_FTS_TABLES].sort() : USED_TABLES);
 
 async function tableNames(db: Db): Promise<string[]> {
   const tables = await db.introspection.getTables();
@@ -64,10 +76,10 @@ describe.each(DIALECTS)('migrations on $dialect', ({ dialect, skip }) => {
 
   it.skipIf(skip !== undefined)('create exactly the tables the server uses, and apply nothing the second time', async () => {
     opened = await openTestDatabase(dialect);
-    expect(await tableNames(opened.db)).toEqual(USED_TABLES);
+    expect(await tableNames(opened.db)).toEqual(tablesOn(dialect));
     expect(await migrateToLatest(opened.db, dialect)).toEqual([]);
     const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(opened.db);
-    expect(applied.rows.map((r) => r.name)).toEqual(['001_core', '002_jobs', '003_leases', '004_org']);
+    expect(applied.rows.map((r) => r.name)).toEqual(Object.keys(migrationsFor(dialect)));
   });
 
   it.skipIf(skip !== undefined)('keep names unique per folder among live entries only, and one root per space and library', async () => {
@@ -117,8 +129,8 @@ describe.each(DIALECTS)('migrations on $dialect', ({ dialect, skip }) => {
     try {
       const nodes = await Promise.all(Array.from({ length: 4 }, () => openSqlDatabase({ dataDir: tmpdir(), databaseUrl: pg.url, poolSize: 2 })));
       const applied = await sql<{ name: string }>`select name from kysely_migration order by name`.execute(nodes[0]!.db);
-      expect(applied.rows.map((r) => r.name)).toEqual(['001_core', '002_jobs', '003_leases', '004_org']);
-      expect(await tableNames(nodes[3]!.db)).toEqual(USED_TABLES);
+      expect(applied.rows.map((r) => r.name)).toEqual(Object.keys(migrationsFor(dialect)));
+      expect(await tableNames(nodes[3]!.db)).toEqual(tablesOn('postgres'));
       await Promise.all(nodes.map((n) => n.close()));
     } finally {
       await pg.drop();
@@ -270,7 +282,7 @@ describe('a wave-1 SQLite data dir', () => {
       ]);
       const user = await db.selectFrom('users').select(['user_name', 'password_hash']).where('id', '=', 'u1').executeTakeFirstOrThrow();
       expect(user).toEqual({ user_name: 'Alice', password_hash: 'scrypt$x' });
-      expect(await tableNames(db)).toEqual([...USED_TABLES, 'wave1_favourites'].sort());
+      expect(await tableNames(db)).toEqual([...tablesOn('sqlite'), 'wave1_favourites'].sort());
     } finally {
       await close();
     }
