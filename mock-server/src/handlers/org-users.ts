@@ -22,7 +22,8 @@ import {
 import { purgeUser } from '../db/purge-user.ts';
 import { deptSpacesGranted } from '../files/access-gate.ts';
 import type { components } from '@hcs/openapi/schema';
-import { parseSize } from '@hcs/transfer-core';
+// Only the size grammar: the package's index would bring the transfer engine (and its DOM types) into the server.
+import { parseSize } from '@hcs/transfer-core/format';
 import type { ErrorCode } from '@hcs/openapi/operations';
 
 type S = components['schemas'];
