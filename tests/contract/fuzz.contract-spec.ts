@@ -544,7 +544,8 @@ describe("a second user calling every operation with the first user's ids", () =
     await createObjects(bob, 'b');
     // The organisation: Alice is a member of dept-a. Bob manages dept-b, so the manages marks meet a real manager:
     // his own department is dept-b1 below it, with an account he administers (bob-member); Bob himself stays in the
-    // root department, outside what he manages. Alice and dept-a are outside his subtree.
+    // root department, outside what he manages. Alice and dept-a are outside his subtree. Calls that keep Bob's own
+    // values where a manages mark reads them act on his organisation; bob-member keeps dept-b1 from being deleted so.
     const { token: adminToken } = await srv.login();
     const admin = apiOf(srv, () => adminToken);
     const dept = async (body: Record<string, unknown>) => (await must('create department', admin('/hcs/controller/sysGroup/setGroupInfo', undefined, body))).id as string;
