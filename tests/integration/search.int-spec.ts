@@ -11,7 +11,8 @@ let srv: TestServer;
 let admin: string;
 let nora: string;
 let noraId: string;
-const ids: Record<string, string> = {};
+// Filled in beforeAll, read by the tests after it.
+const ids = {} as Record<'deep' | 'docs' | 'nora' | 'other' | 'pct' | 'photo' | 'plan' | 'report', string>;
 
 async function call(token: string, path: string, query?: Record<string, string | number>, body?: unknown): Promise<Env> {
   const qs = query ? '?' + new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
