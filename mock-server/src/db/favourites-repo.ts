@@ -39,10 +39,3 @@ export async function listFavourites(db: Db, userId: string): Promise<{ instance
     .execute();
   return rows.map((r) => ({ instanceId: r.instance_id, createdAt: r.created_at }));
 }
-
-/** Which of these ids the user has favourited (a listing page's). */
-export async function favouritesAmong(db: Db, userId: string, instanceIds: readonly string[]): Promise<Set<string>> {
-  if (instanceIds.length === 0) return new Set();
-  const rows = await db.selectFrom('favourites').select('instance_id').where('user_id', '=', userId).where('instance_id', 'in', [...new Set(instanceIds)]).execute();
-  return new Set(rows.map((r) => r.instance_id));
-}

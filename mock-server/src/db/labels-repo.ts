@@ -1,5 +1,6 @@
 // Per-user labels (issue #16 item 3): a user's own names and colours, attached to any items they can see. Nobody
 // else sees them, so every query is keyed by the user.
+import { sql } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { asNameExists } from './sql/errors.ts';
 import { atomically } from './sql/tx.ts';
@@ -120,23 +121,34 @@ export async function saveItemLabels(db: Db, userId: string, instanceId: string,
 }
 
 /** The user's labels on each of these items, in one query (a listing page's). */
-export async function labelsOf(db: Db, userId: string, instanceIds: readonly string[]): Promise<Map<string, LabelRef[]>> {
-  const out = new Map<string, LabelRef[]>();
-  if (instanceIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('instance_labels as il')
-    .innerJoin('labels as l', 'l.id', 'il.label_id')
-    .select(['il.instance_id', 'l.id', 'l.name', 'l.color'])
-    .where('il.user_id', '=', userId)
-    .where('il.instance_id', 'in', [...new Set(instanceIds)])
-    .orderBy('l.name_key')
-    .execute();
-  for (const r of rows) {
-    let list = out.get(r.instance_id);
-    if (!list) out.set(r.instance_id, (list = []));
-    list.push({ labelId: r.id, name: r.name, color: r.color });
+/**
+ * The caller's own marks on these items, in one query (a listing pays one round trip for them, not two): their labels
+ * on each, in name order, and which of them are their favourites.
+ */
+export async function personalMarks(db: Db, userId: string, instanceIds: readonly string[]): Promise<{ labels: Map<string, LabelRef[]>; favourites: Set<string> }> {
+  const labels = new Map<string, LabelRef[]>();
+  const favourites = new Set<string>();
+  const wanted = [...new Set(instanceIds)];
+  if (wanted.length === 0) return { labels, favourites };
+  // A favourite is a row with no label; name_key orders the labels (where the database puts the favourites' nulls
+  // does not matter).
+  const rows = await sql<{ instance_id: string; label_id: string | null; name: string | null; color: string | null }>`
+    select il.instance_id, l.id as label_id, l.name, l.color, l.name_key
+      from instance_labels il join labels l on l.id = il.label_id
+      where il.user_id = ${userId} and il.instance_id in (${sql.join(wanted)})
+    union all
+    select f.instance_id, null, null, null, null from favourites f where f.user_id = ${userId} and f.instance_id in (${sql.join(wanted)})
+    order by 5`.execute(db);
+  for (const r of rows.rows) {
+    if (r.label_id === null) {
+      favourites.add(r.instance_id);
+      continue;
+    }
+    let list = labels.get(r.instance_id);
+    if (!list) labels.set(r.instance_id, (list = []));
+    list.push({ labelId: r.label_id, name: r.name!, color: r.color! });
   }
-  return out;
+  return { labels, favourites };
 }
 
 /** The user's label of this name (case-insensitive), if any. */

@@ -6,17 +6,16 @@ import type { Db } from '../db/sql/tx.ts';
 import { done, ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
 import { getLive, setRemark } from '../db/instances-repo.ts';
-import { createLabel, deleteLabel, labelsOf, listLabels, modifyLabel, saveItemLabels, type LabelRef } from '../db/labels-repo.ts';
-import { favouritesAmong } from '../db/favourites-repo.ts';
+import { createLabel, deleteLabel, listLabels, modifyLabel, personalMarks, saveItemLabels, type LabelRef } from '../db/labels-repo.ts';
 import { callerOf } from '../files/access.ts';
 import { viewOf } from '../files/wire.ts';
 
 export const DEFAULT_LABEL_COLOR = '#1677ff';
 
-/** The caller's labels and favourite mark on each view, in two queries for the whole list. */
+/** The caller's labels and favourite mark on each view, in one query for the whole list. */
 export async function personalise<T extends { instanceId: string }>(db: Db, userId: string, views: T[]): Promise<(T & { labels: LabelRef[]; isFavourite: boolean })[]> {
   const ids = views.map((v) => v.instanceId);
-  const [labels, favourites] = await Promise.all([labelsOf(db, userId, ids), favouritesAmong(db, userId, ids)]);
+  const { labels, favourites } = await personalMarks(db, userId, ids);
   return views.map((v) => ({ ...v, labels: labels.get(v.instanceId) ?? [], isFavourite: favourites.has(v.instanceId) }));
 }
 
