@@ -64,7 +64,8 @@ export function PropertiesDialog({
   return (
     <Modal open={item !== undefined} title={t('files.properties')} onCancel={onClose} footer={null} destroyOnHidden>
       {item && (
-        <Descriptions column={1} size="small" bordered data-testid="properties">
+        // Field names on one line: at the dialog's width the column was narrow enough to break 创建时间 in two.
+        <Descriptions column={1} size="small" bordered styles={{ label: { whiteSpace: 'nowrap' } }} data-testid="properties">
           <Descriptions.Item label={t('files.name')}>{item.instanceName}</Descriptions.Item>
           <Descriptions.Item label={t('files.type')}>{item.classifierId === 'Folder' ? t('files.folder') : item.fType || t('files.category.9')}</Descriptions.Item>
           {item.classifierId === 'File' && <Descriptions.Item label={t('files.size')}>{`${formatSize(item.fSize)} (${item.fSize} B)`}</Descriptions.Item>}
