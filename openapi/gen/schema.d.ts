@@ -995,11 +995,13 @@ export interface paths {
         };
         /**
          * A page of the caller's recycle bin
-         * @description The entries of the caller's personal bin (instanceType 1) or of their department's (instanceType 3), each
-         *     with its original path and deletion time. Entries stay `HCS_RECYCLE_DAYS` days (default 30), then move to the
-         *     administrators' second-level bin. They keep counting against the space's quota until they leave the bin.
-         *     A department's bin lists only the entries the caller may delete (restore or purge), as the access gate decides
-         *     for each; it is read whole for that, up to 10,000 entries.
+         * @description The entries of the caller's personal bin (instanceType 1), of a group's (instanceType 2 with `groupId`) or of
+         *     their department's (instanceType 3), each with its original path and deletion time. Entries stay
+         *     `HCS_RECYCLE_DAYS` days (default 30), then move to the administrators' second-level bin. They keep counting
+         *     against the space's quota until they leave the bin. A group's or department's bin lists only the entries the
+         *     caller may delete (restore or purge), as the access gate decides for each (a group member without the delete
+         *     authority sees none); it is read whole for that, up to 10,000 entries. instanceType 2 without `groupId` is
+         *     400 BAD_REQUEST; a group the caller is not a member of (nor a system administrator) is 404 NOT_FOUND.
          */
         get: operations["pageRecycle"];
         put?: never;
@@ -1088,8 +1090,10 @@ export interface paths {
         put?: never;
         /**
          * Empty the caller's recycle bin
-         * @description removeRecycled for every entry of the caller's personal bin (instanceType 1) or their department's (3); in a
-         *     department's bin only the entries the caller may delete (as pageRecycle lists them).
+         * @description removeRecycled for every entry of the caller's personal bin (instanceType 1), a group's (2, with `groupId`) or
+         *     their department's (3); in a group's or department's bin only the entries the caller may delete (as pageRecycle
+         *     lists them). instanceType 2 without `groupId` is 400 BAD_REQUEST; a group the caller is not a member of (nor a
+         *     system administrator) is 404 NOT_FOUND.
          */
         post: operations["emptyRecycle"];
         delete?: never;
@@ -5493,6 +5497,8 @@ export interface components {
         BatchResultResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["BatchResult"];
         };
+        /** @description A group's id. */
+        GroupId: string;
         /**
          * @description One entry of a recycle bin: what was deleted in one go (a file, or a folder with everything that was under it),
          *     where it was and when.
@@ -5701,8 +5707,6 @@ export interface components {
             /** @description The history version to make current. */
             version: number;
         };
-        /** @description A group's id. */
-        GroupId: string;
         SearchPage: components["schemas"]["Page"] & {
             list: components["schemas"]["Instance"][];
             /** @description false when more than 10,000 names match: total is then 10,000 and the search should be narrowed. */
@@ -8083,7 +8087,9 @@ export interface operations {
     pageRecycle: {
         parameters: {
             query?: {
-                instanceType?: "1" | "3";
+                instanceType?: "1" | "2" | "3";
+                /** @description The group whose bin, with instanceType 2 (ignored otherwise). */
+                groupId?: components["schemas"]["GroupId"];
                 /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
@@ -8187,7 +8193,9 @@ export interface operations {
     emptyRecycle: {
         parameters: {
             query?: {
-                instanceType?: "1" | "3";
+                instanceType?: "1" | "2" | "3";
+                /** @description The group whose bin, with instanceType 2 (ignored otherwise). */
+                groupId?: components["schemas"]["GroupId"];
             };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */

@@ -392,6 +392,36 @@ describe('handover', () => {
   });
 });
 
+describe('group recycle bin', () => {
+  it('pageRecycle and emptyRecycle with groupId list and empty only what the caller may delete; outsiders get 404', async () => {
+    const g = await newGroup(owner, 'Bin');
+    await addUsers(owner, g.groupId, [member], 'group_ordinary_members'); // no delete authority
+    const a = await fileIn(owner, 'a.txt', g.rootId);
+    const b = await fileIn(owner, 'b.txt', g.rootId);
+    expect(outcome(await owner.api('/hcs/controller/delete', { ids: [a, b].join(',') }))).toBe('Y');
+    const bin = (u: TestUser, q: Record<string, unknown> = {}) => u.api('/hcs/controller/pageRecycle', { instanceType: '2', groupId: g.groupId, ...q });
+    const names = async (u: TestUser) => (await bin(u)).data.list.map((e: any) => e.instanceName).sort();
+
+    expect(await names(owner)).toEqual(['a.txt', 'b.txt']);
+    expect((await bin(owner, { keyword: 'b' })).data.total).toBe(1);
+    expect(await names(member)).toEqual([]);
+    expect(outcome(await bin(outsider))).toBe('N');
+    expect(outcome(await owner.api('/hcs/controller/pageRecycle', { instanceType: '2' }))).toBe('?BAD_REQUEST');
+
+    const empty = async (u: TestUser): Promise<Env> => {
+      const res = await srv.call(`/hcs/controller/emptyRecycle?instanceType=2&groupId=${g.groupId}`, { method: 'POST', token: u.token });
+      return { status: res.status, ...((await res.json()) as object) } as Env;
+    };
+    expect(outcome(await empty(outsider))).toBe('N');
+    expect((await empty(member)).data.count).toBe(0);
+    expect(await names(owner)).toEqual(['a.txt', 'b.txt']);
+    expect((await empty(owner)).data.count).toBe(2);
+    expect(await names(owner)).toEqual([]);
+    const levels = await srv.sql.all<{ level: number }>('SELECT level FROM recycle_entries WHERE space_kind = ? AND space_id = ?', 'group', g.groupId);
+    expect(levels.map((e) => Number(e.level))).toEqual([2, 2]);
+  });
+});
+
 describe('dissolve', () => {
   it('only administrators dissolve; afterwards no former member reaches any file, old tickets and open uploads included', async () => {
     const g = await newGroup(owner, 'Dissolve me');

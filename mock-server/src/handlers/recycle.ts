@@ -6,6 +6,7 @@ import type { AppContext, Handlers } from '../context.ts';
 import { ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
 import { getInstanceRow } from '../db/instances-repo.ts';
+import { getGroup } from '../db/groups-repo.ts';
 import {
   deleteEntry, entriesOf, entryOfInstance, entryOfRow, listRecycle, moveToSecondLevel, restoreEntry, type RecycleEntry, type RecycleLevel,
 } from '../db/recycle-repo.ts';
@@ -88,13 +89,22 @@ export function recycleHandlers(ctx: AppContext): Handlers {
 
   const ownSpace = (user: SessionUser, space: Space) => space.kind === 'user' && space.id === user.userId;
 
+  /** The bin a call names: a group's (instanceType 2) must be a live group the caller belongs to, as the groups calls see it. */
+  async function binOf(user: SessionUser, instanceType: string | undefined, groupId: string | undefined): Promise<Space> {
+    if (instanceType !== '2') return defaultSpace(user, instanceType);
+    if (!groupId) throw new AppError('BAD_REQUEST', 'a group\'s recycle bin needs groupId');
+    const g = await getGroup(db, groupId, user.userId);
+    if (!g || (g.myRole === null && !user.isAdmin)) throw new AppError('NOT_FOUND', 'no such group');
+    return { kind: 'group', id: g.id };
+  }
+
   return {
     async pageRecycle(req) {
       const user = callerOf(req.user);
       const q = req.query;
       const pageNo = q.pageNo ?? 1;
       const pageSize = q.pageSize ?? 20;
-      const space = defaultSpace(user, q.instanceType ?? '1');
+      const space = await binOf(user, q.instanceType, q.groupId);
       const filter = { keyword: q.keyword?.trim() || undefined, sortField: q.sortField ?? 'deleteTime', sortOrder: q.sortOrder ?? 'desc' } as const;
       if (!ownSpace(user, space)) {
         const all = await deletableIn(user, space, filter);
@@ -121,7 +131,7 @@ export function recycleHandlers(ctx: AppContext): Handlers {
 
     async emptyRecycle(req) {
       const user = callerOf(req.user);
-      const space = defaultSpace(user, req.query.instanceType ?? '1');
+      const space = await binOf(user, req.query.instanceType, req.query.groupId);
       if (ownSpace(user, space)) return ok(await drain(1, space, (e) => moveToSecondLevel(db, e.id)));
       let count = 0;
       let bytes = 0;

@@ -1090,11 +1090,13 @@ export const getPageRecycleUrl = (params?: PageRecycleParams,) => {
 }
 
 /**
- * The entries of the caller's personal bin (instanceType 1) or of their department's (instanceType 3), each
- * with its original path and deletion time. Entries stay `HCS_RECYCLE_DAYS` days (default 30), then move to the
- * administrators' second-level bin. They keep counting against the space's quota until they leave the bin.
- * A department's bin lists only the entries the caller may delete (restore or purge), as the access gate decides
- * for each; it is read whole for that, up to 10,000 entries.
+ * The entries of the caller's personal bin (instanceType 1), of a group's (instanceType 2 with `groupId`) or of
+ * their department's (instanceType 3), each with its original path and deletion time. Entries stay
+ * `HCS_RECYCLE_DAYS` days (default 30), then move to the administrators' second-level bin. They keep counting
+ * against the space's quota until they leave the bin. A group's or department's bin lists only the entries the
+ * caller may delete (restore or purge), as the access gate decides for each (a group member without the delete
+ * authority sees none); it is read whole for that, up to 10,000 entries. instanceType 2 without `groupId` is
+ * 400 BAD_REQUEST; a group the caller is not a member of (nor a system administrator) is 404 NOT_FOUND.
  * @summary A page of the caller's recycle bin
  */
 export const pageRecycle = async (params?: PageRecycleParams, options?: Parameters<typeof hcsFetch>[1]): Promise<RecyclePageResponse> => {
@@ -1424,8 +1426,10 @@ export const getEmptyRecycleUrl = (params?: EmptyRecycleParams,) => {
 }
 
 /**
- * removeRecycled for every entry of the caller's personal bin (instanceType 1) or their department's (3); in a
- * department's bin only the entries the caller may delete (as pageRecycle lists them).
+ * removeRecycled for every entry of the caller's personal bin (instanceType 1), a group's (2, with `groupId`) or
+ * their department's (3); in a group's or department's bin only the entries the caller may delete (as pageRecycle
+ * lists them). instanceType 2 without `groupId` is 400 BAD_REQUEST; a group the caller is not a member of (nor a
+ * system administrator) is 404 NOT_FOUND.
  * @summary Empty the caller's recycle bin
  */
 export const emptyRecycle = async (params?: EmptyRecycleParams, options?: Parameters<typeof hcsFetch>[1]): Promise<EmptyResultResponse> => {

@@ -43,5 +43,6 @@ export type EmptyRecycleInstanceType = typeof EmptyRecycleInstanceType[keyof typ
 
 export const EmptyRecycleInstanceType = {
   NUMBER_1: '1',
+  NUMBER_2: '2',
   NUMBER_3: '3',
 } as const;

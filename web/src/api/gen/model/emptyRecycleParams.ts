@@ -38,7 +38,12 @@
  * OpenAPI spec version: 0.1.0
  */
 import type { EmptyRecycleInstanceType } from './emptyRecycleInstanceType.ts';
+import type { GroupId } from './groupId.ts';
 
 export type EmptyRecycleParams = {
 instanceType?: EmptyRecycleInstanceType;
+/**
+ * The group whose bin, with instanceType 2 (ignored otherwise).
+ */
+groupId?: GroupId;
 };

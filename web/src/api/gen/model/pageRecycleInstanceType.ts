@@ -43,5 +43,6 @@ export type PageRecycleInstanceType = typeof PageRecycleInstanceType[keyof typeo
 
 export const PageRecycleInstanceType = {
   NUMBER_1: '1',
+  NUMBER_2: '2',
   NUMBER_3: '3',
 } as const;

@@ -37,6 +37,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { GroupId } from './groupId.ts';
 import type { PageNoParameter } from './pageNoParameter.ts';
 import type { PageRecycleInstanceType } from './pageRecycleInstanceType.ts';
 import type { PageRecycleSortField } from './pageRecycleSortField.ts';
@@ -45,6 +46,10 @@ import type { PageSizeParameter } from './pageSizeParameter.ts';
 
 export type PageRecycleParams = {
 instanceType?: PageRecycleInstanceType;
+/**
+ * The group whose bin, with instanceType 2 (ignored otherwise).
+ */
+groupId?: GroupId;
 /**
  * At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor).
  * @minimum 1
