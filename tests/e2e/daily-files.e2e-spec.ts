@@ -456,6 +456,7 @@ describe('the same screens in en_US', () => {
     await visit('recycleBinManage', 'sec-recycle-page', `bin-row-${NOTES_COPY}`);
     expect(await binRowFits(p, NOTES_COPY)).toEqual({ name: true, actions: true, noScroll: true });
     await shot(p, 'daily-files-recycle-manage-en');
+    expect(await p.getByTestId('pagination').locator('.ant-pagination-total-text').innerText()).toBe('1 item');
     await visit('myCollect', 'favourites-page', 'pagination');
     await visit('tagRemark', 'tag-remark-page', `tag-${LABEL}`);
     await visit(`quickSearch?keyword=${encodeURIComponent('纪要')}`, 'search-page', `row-name-${NOTES}`);

@@ -154,7 +154,7 @@ export default function FileManagementPage() {
         total={query.data?.total ?? 0}
         pageSizeOptions={['10', '20', '30', '40', '50', '100']}
         showSizeChanger
-        showTotal={(n) => t('files.total', { total: n })}
+        showTotal={(n) => t('files.total', { total: n, count: n })}
         onChange={(pageNo, pageSize) => setPage(pageSize !== page.pageSize ? { pageNo: 1, pageSize } : { pageNo, pageSize })}
       />
     </div>

@@ -388,7 +388,7 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
         pageSizeOptions={PAGE_SIZES.map(String)}
         showSizeChanger
         showQuickJumper
-        showTotal={(total) => t('files.total', { total })}
+        showTotal={(total) => t('files.total', { total, count: total })}
         onChange={(pageNo, pageSize) => (pageSize !== state.pageSize ? update({ pageSize }) : update({ pageNo }))}
         data-testid="pagination"
       />

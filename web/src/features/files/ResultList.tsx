@@ -83,7 +83,7 @@ export function ResultList({ rows, total, pageNo, pageSize, onPage, loading, err
         total={total}
         pageSizeOptions={PAGE_SIZES.map(String)}
         showSizeChanger
-        showTotal={(n) => t('files.total', { total: n })}
+        showTotal={(n) => t('files.total', { total: n, count: n })}
         onChange={onPage}
         data-testid="pagination"
       />

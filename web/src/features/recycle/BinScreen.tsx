@@ -227,7 +227,7 @@ export function BinScreen({ admin }: { admin: boolean }) {
         total={query.data?.total ?? 0}
         pageSizeOptions={PAGE_SIZES.map(String)}
         showSizeChanger
-        showTotal={(n) => t('files.total', { total: n })}
+        showTotal={(n) => t('files.total', { total: n, count: n })}
         onChange={(pageNo, pageSize) => setPage(pageSize !== page.pageSize ? { pageNo: 1, pageSize } : { pageNo, pageSize })}
         data-testid="pagination"
       />
