@@ -255,7 +255,7 @@ export default function DepartmentManagePage() {
     total: listData.data?.total ?? 0,
     showSizeChanger: true,
     pageSizeOptions: PAGE_SIZES.map(String),
-    showTotal: (total: number) => t('files.total', { total }),
+    showTotal: (total: number) => t('files.total', { total, count: total }),
     onChange: (pageNo: number, pageSize: number) => setPage(pageSize !== page.pageSize ? { pageNo: 1, pageSize } : { pageNo, pageSize }),
   };
 
