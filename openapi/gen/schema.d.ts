@@ -6611,7 +6611,10 @@ export interface components {
          *     the parent's quota minus its used bytes plus this department's own used bytes (409 SPACE_NOT_ENOUGH), nor go
          *     below what the department already uses. Department managers create and change departments strictly inside the
          *     subtree they manage; changing a department itself (name, parent, quota, managers) needs a manager of a department
-         *     above it, so nobody raises their own quota.
+         *     above it, so nobody raises their own quota. A manager may name as `managerIds` only accounts of the subtree they
+         *     manage (the one holding the department, or the new department's parent): naming anyone else is 403 FORBIDDEN
+         *     with `managerIds` in `fields`, and nothing is saved; managers already appointed may stay in the list.
+         *     Administrators appoint anyone.
          */
         SaveDeptRequest: {
             id?: components["schemas"]["DeptId"];

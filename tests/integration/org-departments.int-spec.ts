@@ -29,7 +29,7 @@ async function mkDept(name: string, parentId?: string, extra: Record<string, unk
   return r.body.data.id as string;
 }
 
-async function member(name: string, deptId: string): Promise<{ id: string; token: string }> {
+async function member(name: string, deptId: string | null): Promise<{ id: string; token: string }> {
   const password = `${name}#Pass-word-1`;
   const u = await createUser(s.built.ctx.db, { userName: name, password, deptId });
   return { id: u.id, token: (await s.login(name, password)).token };
@@ -190,6 +190,32 @@ describe('department managers', () => {
     const plainReach = (await get(plain.token, 'sysGroup/getNPDept')).body.data.map((d: any) => d.id);
     expect(plainReach.sort()).toEqual(['root', rd, web].sort());
     expect((await get(admin, 'sysGroup/getNPDept')).body.data.every((d: any) => d.via === 'admin')).toBe(true);
+  });
+
+  it('lets managers appoint managers only from inside the subtree they manage; administrators appoint anyone', async () => {
+    const ops = await mkDept('Support');
+    const night = await mkDept('Night shift', ops);
+    const finance = await mkDept('Treasury');
+    const chief = await member('ops-chief', ops);
+    await post(admin, 'sysGroup/setGroupInfo', { id: ops, managerIds: [chief.id] });
+    const insider = await member('ops-insider', night);
+    const outsider = await member('fin-outsider', finance);
+    const homeless = await member('no-dept', null);
+
+    for (const ids of [[outsider.id], [insider.id, outsider.id], [homeless.id]]) {
+      const r = await post(chief.token, 'sysGroup/setGroupInfo', { id: night, managerIds: ids });
+      expect([r.status, r.body.data.code]).toEqual([403, 'FORBIDDEN']);
+      expect(r.body.msg).toMatch(/outside/);
+    }
+    const created = await post(chief.token, 'sysGroup/setGroupInfo', { name: 'Weekend', parentId: ops, managerIds: [outsider.id] });
+    expect([created.status, created.body.data.code]).toEqual([403, 'FORBIDDEN']);
+    // Nothing was appointed: the outsider still administers nothing there.
+    expect((await get(outsider.token, 'sysGroup/getGroupInfo', { id: night })).status).toBe(403);
+
+    expect((await post(chief.token, 'sysGroup/setGroupInfo', { id: night, managerIds: [insider.id] })).status).toBe(200);
+    // An administrator appoints from anywhere, and a manager's later edit may keep that appointment.
+    expect((await post(admin, 'sysGroup/setGroupInfo', { id: night, managerIds: [insider.id, outsider.id] })).status).toBe(200);
+    expect((await post(chief.token, 'sysGroup/setGroupInfo', { id: night, name: 'Night', managerIds: [insider.id, outsider.id] })).status).toBe(200);
   });
 });
 

@@ -160,6 +160,30 @@ export function orgUsersHandlers(ctx: AppContext): Handlers {
     return ROOT_DEPT_ID;
   };
 
+  /**
+   * A manager who names managers hands out power over the department: only to accounts of the subtree they manage
+   * (the one holding `chain`, the department or its parent), or an outsider would gain rights there. Managers already
+   * appointed (by an administrator) may stay; administrators appoint anyone.
+   */
+  async function assertAppointable(
+    actor: SessionUser, chainOf: () => Promise<readonly string[]>, managerIds: readonly string[] | undefined, current: readonly string[],
+  ): Promise<void> {
+    if (actor.isAdmin || !managerIds) return;
+    const newcomers = [...new Set(managerIds)].filter((id) => !current.includes(id));
+    if (newcomers.length === 0) return;
+    const managed = new Set(await managedDeptIds(db, actor.userId));
+    const roots = (await chainOf()).filter((id) => managed.has(id));
+    const accounts = await db.selectFrom('users').select(['id', 'user_name', 'dept_id']).where('id', 'in', newcomers).where('deleted_at', 'is', null).execute();
+    for (const a of accounts) {
+      const chain = a.dept_id === null ? [] : (await mustGetDept(db, a.dept_id)).chain;
+      if (!chain.some((id) => roots.includes(id))) {
+        throw new AppError('FORBIDDEN', `${a.user_name} is outside the departments you manage and cannot be made a manager here`, {
+          fields: [{ field: 'managerIds', message: 'outside your departments' }],
+        });
+      }
+    }
+  }
+
   /** Departments whose accounts a listing may show: the subtree of deptId (or just it). */
   const deptScope = async (deptId: string | undefined, includeSub: boolean): Promise<string[]> => {
     const { all, byId } = await deptIndex();
@@ -290,12 +314,15 @@ export function orgUsersHandlers(ctx: AppContext): Handlers {
       let saved: DeptRow;
       if (b.id === undefined) {
         if (b.name === undefined) throw new AppError('VALIDATION_FAILED', 'a new department needs a name', { fields: [{ field: 'name', message: 'required' }] });
-        saved = await createDept(db, { ...b, name: b.name, parentId: orRoot(user, b.parentId) });
+        const parentId = orRoot(user, b.parentId);
+        await assertAppointable(user, async () => (await mustGetDept(db, parentId)).chain, b.managerIds, []);
+        saved = await createDept(db, { ...b, name: b.name, parentId });
       } else {
         if (!user.isAdmin) {
           const d = await mustGetDept(db, b.id);
           const managed = new Set(await managedDeptIds(db, user.userId));
           if (!managesAbove(managed, d)) throw new AppError('FORBIDDEN', 'changing a department needs a manager of a department above it');
+          await assertAppointable(user, async () => d.chain, b.managerIds, (await managersOf(db, d.id)).map((m) => m.userId));
         }
         saved = await updateDept(db, b.id, b);
       }
