@@ -995,7 +995,8 @@ export interface paths {
         };
         /**
          * A page of the caller's recycle bin
-         * @description The entries of the caller's personal bin (instanceType 1), of a group's (instanceType 2 with `groupId`) or of
+         * @description The entries of the caller's personal bin (instanceType 1; with the entries of groups the caller dissolved, see
+         *     dissolveGroup), of a group's (instanceType 2 with `groupId`) or of
          *     their department's (instanceType 3), each with its original path and deletion time. Entries stay
          *     `HCS_RECYCLE_DAYS` days (default 30), then move to the administrators' second-level bin. They keep counting
          *     against the space's quota until they leave the bin. A group's or department's bin lists only the entries the
@@ -3915,6 +3916,10 @@ export interface paths {
          *     released and only administrators can restore or purge them), a pending handover is cancelled. From then on
          *     nobody reaches the group's files through any call: listings, properties, old download tickets and open upload
          *     sessions into the group answer NOT_FOUND; its members and grants stay only as history.
+         *     The dissolver's own recycle bin (pageRecycle, instanceType 1) lists these entries too, as theirs (deletedBy
+         *     the dissolver, instanceType 2), so they know what went where; the bytes count against nobody, and only
+         *     administrators restore or purge them (restoreSecRecycle, deleteSecRecycle): restoreInstances and removeRecycled
+         *     on them answer 404 NOT_FOUND for the dissolver as for every former member.
          */
         post: operations["dissolveGroup"];
         delete?: never;

@@ -467,6 +467,17 @@ describe('dissolve', () => {
     expect(outcome(await owner.api(`${GF}/dissolveGroup`, undefined, { groupId: g.groupId }))).toBe('N');
     const bin = await srv.sql.all<{ level: number }>('SELECT level FROM recycle_entries WHERE space_kind = ? AND space_id = ?', 'group', g.groupId);
     expect(bin.map((e) => Number(e.level))).toEqual([2]);
+    // The dissolver's own bin shows what dissolving put away, as theirs; nobody else's does, and nobody acts on it there.
+    const mine = (await owner.api('/hcs/controller/pageRecycle')).data;
+    expect(mine.list.filter((e: any) => e.instanceId === folder)).toEqual([
+      expect.objectContaining({ instanceName: 'work', instanceType: '2', deletedBy: owner.id }),
+    ]);
+    for (const u of [member, leader]) expect((await u.api('/hcs/controller/pageRecycle')).data.list.some((e: any) => e.instanceId === folder)).toBe(false);
+    for (const u of [owner, member]) {
+      expect(outcome(await u.api('/hcs/controller/restore', { ids: folder }))).toBe('N');
+      expect(outcome(await u.api('/hcs/controller/remove/delete', { ids: folder }))).toBe('N');
+    }
+    expect((await admin.api('/hcs/controller/pageSecRecycle')).data.list.some((e: any) => e.instanceId === folder)).toBe(true);
     // The name is free again.
     expect((await newGroup(owner, 'Dissolve me')).groupName).toBe('Dissolve me');
   });

@@ -121,12 +121,22 @@ export interface RecycleQuery {
   sortOrder: 'asc' | 'desc';
   pageNo: number;
   pageSize: number;
+  /**
+   * Also the entries that dissolving groups put away, for the account that dissolved them: they sit in the
+   * second-level bin (dissolving deletes at or after the group's dissolved_at, the only deletions it has then).
+   */
+  dissolvedBy?: string;
 }
 
 /** A page of a bin with its total. Bins are paged by offset: they hold what was deleted, not a folder's millions. */
 export async function listRecycle(db: Db, q: RecycleQuery): Promise<{ rows: RecycleEntry[]; total: number }> {
-  const where = [sql`r.level = ${q.level}`];
-  if (q.space) where.push(sql`r.space_kind = ${q.space.kind} and r.space_id = ${q.space.id}`);
+  const bin = q.space ? sql`r.level = ${q.level} and r.space_kind = ${q.space.kind} and r.space_id = ${q.space.id}` : sql`r.level = ${q.level}`;
+  const where = [
+    q.dissolvedBy === undefined
+      ? bin
+      : sql`((${bin}) or (r.level = 2 and r.space_kind = 'group' and r.deleted_by = ${q.dissolvedBy}
+          and exists (select 1 from groups g where g.id = r.space_id and g.dissolved_at is not null and r.deleted_at >= g.dissolved_at)))`,
+  ];
   if (q.keyword) where.push(sql`i.name_key like ${`%${escapeLike(nameKey(q.keyword))}%`} escape '\\'`);
   const filter = sql.join(where, sql` and `);
   // Both from fixed lists, never from the request's text.

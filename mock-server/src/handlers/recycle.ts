@@ -111,7 +111,8 @@ export function recycleHandlers(ctx: AppContext): Handlers {
         const list = all.slice((pageNo - 1) * pageSize, pageNo * pageSize).map(recycleItem);
         return ok({ list, total: all.length, pageNo, pageSize, nextCursor: null });
       }
-      const { rows, total } = await listRecycle(db, { ...filter, space, level: 1, pageNo, pageSize });
+      // A group's dissolver finds what dissolving put away in their own bin (instanceType 2), restored by administrators only.
+      const { rows, total } = await listRecycle(db, { ...filter, space, level: 1, pageNo, pageSize, dissolvedBy: user.userId });
       return ok({ list: rows.map(recycleItem), total, pageNo, pageSize, nextCursor: null });
     },
 

@@ -1090,7 +1090,8 @@ export const getPageRecycleUrl = (params?: PageRecycleParams,) => {
 }
 
 /**
- * The entries of the caller's personal bin (instanceType 1), of a group's (instanceType 2 with `groupId`) or of
+ * The entries of the caller's personal bin (instanceType 1; with the entries of groups the caller dissolved, see
+ * dissolveGroup), of a group's (instanceType 2 with `groupId`) or of
  * their department's (instanceType 3), each with its original path and deletion time. Entries stay
  * `HCS_RECYCLE_DAYS` days (default 30), then move to the administrators' second-level bin. They keep counting
  * against the space's quota until they leave the bin. A group's or department's bin lists only the entries the

@@ -805,6 +805,10 @@ export const getDissolveGroupUrl = () => {
  * released and only administrators can restore or purge them), a pending handover is cancelled. From then on
  * nobody reaches the group's files through any call: listings, properties, old download tickets and open upload
  * sessions into the group answer NOT_FOUND; its members and grants stay only as history.
+ * The dissolver's own recycle bin (pageRecycle, instanceType 1) lists these entries too, as theirs (deletedBy
+ * the dissolver, instanceType 2), so they know what went where; the bytes count against nobody, and only
+ * administrators restore or purge them (restoreSecRecycle, deleteSecRecycle): restoreInstances and removeRecycled
+ * on them answer 404 NOT_FOUND for the dissolver as for every former member.
  * @summary Dissolve a group (its administrators, or system administrators)
  */
 export const dissolveGroup = async (groupIdRequest: GroupIdRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<DissolveResponse> => {
