@@ -146,7 +146,7 @@ export const operations = {
   listMenus: { method: 'GET', path: '/hcs/controller/BusinessLibs/Menus', tag: 'libraries', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   listReachableDepts: { method: 'GET', path: '/hcs/controller/sysGroup/getNPDept', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   listSubtreeDepts: { method: 'GET', path: '/hcs/controller/sysGroup/getAllSubDept', tag: 'org', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
-  listSysConfigMenus: { method: 'GET', path: '/hcs/controller/BusinessLibs/Menus/sysConfig', tag: 'libraries', public: false, csrf: true, raw: false, mutating: false, access: 'admin' },
+  listSysConfigMenus: { method: 'GET', path: '/hcs/controller/BusinessLibs/Menus/sysConfig', tag: 'libraries', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   listTemplates: { method: 'GET', path: '/hcs/controller/fileTemplate', tag: 'files', public: false, csrf: true, raw: false, mutating: false, access: 'signed-in' },
   login: { method: 'GET', path: '/hcs/services/System/Token', tag: 'session', public: true, csrf: true, raw: false, mutating: false, access: 'public' },
   logout: { method: 'GET', path: '/hcs/controller/System/sso/logout', tag: 'session', public: false, csrf: true, raw: false, mutating: true, access: 'signed-in' },

@@ -520,7 +520,7 @@ export interface paths {
         };
         /**
          * Business libraries visible to the user
-         * @description The home screen calls it with isShow=1 and isHome=1. SysConfig is listed only for administrators.
+         * @description The home screen calls it with isShow=1 and isHome=1. SysConfig is listed for administrators and for department managers (whose SysConfig menu holds only Department management, see listSysConfigMenus); other administrator-only libraries for administrators only.
          */
         get: operations["listBusinessLibs"];
         put?: never;
@@ -593,7 +593,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The administration (SysConfig) menu; administrators only (403 otherwise) */
+        /**
+         * The administration (SysConfig) menu, cut to what the caller may use
+         * @description Administrators get every entry. A department manager (managedDeptIds of the current user not empty) gets only
+         *     the entries a manager may use: Department management (/departmentManage, which shows the managed subtree) under
+         *     its parent entry. Anyone else is refused with FORBIDDEN (403).
+         */
         get: operations["listSysConfigMenus"];
         put?: never;
         post?: never;
@@ -5107,6 +5112,12 @@ export interface components {
             languageId?: "zh_CN" | "en_US";
             /** @description The password was generated or reset and should be changed. */
             mustChangePassword?: boolean;
+            /**
+             * @description The departments this user manages (dept_managers). A manager administers the accounts and sub-departments of
+             *     each of these subtrees (the `manages` access mark), reaches /departmentManage and gets its entry in the
+             *     SysConfig menu (listSysConfigMenus). Empty for everyone else; administrators need none to administer all.
+             */
+            managedDeptIds?: string[];
         };
         CurrentUserResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["CurrentUser"];

@@ -8,9 +8,13 @@ import { listBusinessLibs, listMenus, menuTree, usableLib, type BusinessLib, typ
 import { spaceUsage, freeBytes, type Space } from '../db/quota.ts';
 import { SYSCONFIG } from '../db/seed.ts';
 import { isGroupMember } from '../db/groups-repo.ts';
+import { managedDeptIds } from '../db/departments-repo.ts';
 import type { components } from '@hcs/openapi/schema';
 
 type Schemas = components['schemas'];
+
+/** SysConfig entries a department manager may use (their screens scope themselves to the managed subtree). */
+const MANAGER_MENUS = new Set(['departmentManage']);
 
 const UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'];
 
@@ -94,12 +98,14 @@ export function librariesHandlers(ctx: AppContext): Handlers {
     async listBusinessLibs(req) {
       const user = signedIn(req);
       const q = req.query;
+      const manager = !user.isAdmin && (await managedDeptIds(db, user.userId)).length > 0;
       const libs = await listBusinessLibs(db, {
-        includeAdminOnly: user.isAdmin,
+        includeAdminOnly: user.isAdmin || manager,
         ...(q.isShow !== undefined ? { isShow: q.isShow === 1 } : {}),
         ...(q.isHome !== undefined ? { isHome: q.isHome === 1 } : {}),
       });
-      return ok(libs.map(libView));
+      // A manager's way in to Department management; the other administrator-only libraries stay hidden.
+      return ok(libs.filter((l) => !manager || !l.adminOnly || l.libCode === SYSCONFIG).map(libView));
     },
 
     async getBusinessMenu(req) {
@@ -121,9 +127,19 @@ export function librariesHandlers(ctx: AppContext): Handlers {
       return ok(menuTree(await listMenus(db, codes)).map(menuView));
     },
 
-    // Administrators only: the contract's access mark (x-hcs-access: admin), enforced by the route layer.
-    async listSysConfigMenus() {
-      return ok(menuTree(await listMenus(db, [SYSCONFIG])).map(menuView));
+    // Administrators see it all; a department manager only the entries that work for a manager, so the menu
+    // never leads them to a screen that would answer FORBIDDEN.
+    async listSysConfigMenus(req) {
+      const user = signedIn(req);
+      const tree = menuTree(await listMenus(db, [SYSCONFIG]));
+      if (user.isAdmin) return ok(tree.map(menuView));
+      if ((await managedDeptIds(db, user.userId)).length === 0) throw new AppError('FORBIDDEN', 'the administration menu is for administrators and department managers');
+      const keep = (m: MenuNode): MenuNode | null => {
+        if (MANAGER_MENUS.has(m.menuCode)) return m;
+        const children = m.children.map(keep).filter((c): c is MenuNode => c !== null);
+        return children.length > 0 ? { ...m, children } : null;
+      };
+      return ok(tree.map(keep).filter((m): m is MenuNode => m !== null).map(menuView));
     },
 
     async getUserCapInfo(req) {

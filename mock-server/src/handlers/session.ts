@@ -12,6 +12,7 @@ import { getPasswordHash, getUserById, setPasswordHash, setUserLanguage, type Us
 import { getSysConfig } from '../db/libraries-repo.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
 import { CONFIG_KEYS } from '../db/seed.ts';
+import { managedDeptIds } from '../db/departments-repo.ts';
 import type { components } from '@hcs/openapi/schema';
 
 type Schemas = components['schemas'];
@@ -38,7 +39,7 @@ function loadAgreements(): Record<Lang, { title: string; content: string }> {
 }
 
 /** The spec's current-user fields (section 3) plus what the web app needs to decide its first screen. */
-export function currentUserView(user: User) {
+export function currentUserView(user: User, managed?: string[]) {
   return {
     userId: user.id,
     userName: user.userName,
@@ -50,6 +51,8 @@ export function currentUserView(user: User) {
     isAdmin: user.isAdmin,
     ...(isLang(user.languageId) ? { languageId: user.languageId } : {}),
     mustChangePassword: user.mustChangePassword,
+    // Tells the web app and the CLI where a department manager may administer (absent where nobody asked).
+    ...(managed ? { managedDeptIds: managed } : {}),
   } satisfies Schemas['CurrentUser'];
 }
 
@@ -85,7 +88,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
   const currentUser = async (req: FastifyRequest) => {
     const user = await getUserById(db, signedIn(req).userId);
     if (!user) throw new AppError('UNAUTHENTICATED', MSG.unauthenticated);
-    return ok(currentUserView(user));
+    return ok(currentUserView(user, await managedDeptIds(db, user.id)));
   };
 
   return {
@@ -122,7 +125,7 @@ export function sessionHandlers(ctx: AppContext): Handlers {
           token: session.kind === 'token' ? token : '',
           expiresAt: session.expiresAt,
           idleTimeoutMs: session.idleMs,
-          user: currentUserView(user),
+          user: currentUserView(user, await managedDeptIds(db, user.id)),
         });
       } catch (err) {
         await record('failure', err instanceof AppError ? err.code : 'INTERNAL', null);

@@ -104,7 +104,7 @@ export const getListBusinessLibsUrl = (params?: ListBusinessLibsParams,) => {
 }
 
 /**
- * The home screen calls it with isShow=1 and isHome=1. SysConfig is listed only for administrators.
+ * The home screen calls it with isShow=1 and isHome=1. SysConfig is listed for administrators and for department managers (whose SysConfig menu holds only Department management, see listSysConfigMenus); other administrator-only libraries for administrators only.
  * @summary Business libraries visible to the user
  */
 export const listBusinessLibs = async (params?: ListBusinessLibsParams, options?: Parameters<typeof hcsFetch>[1]): Promise<BusinessLibListResponse> => {
@@ -412,7 +412,10 @@ export const getListSysConfigMenusUrl = () => {
 }
 
 /**
- * @summary The administration (SysConfig) menu; administrators only (403 otherwise)
+ * Administrators get every entry. A department manager (managedDeptIds of the current user not empty) gets only
+ * the entries a manager may use: Department management (/departmentManage, which shows the managed subtree) under
+ * its parent entry. Anyone else is refused with FORBIDDEN (403).
+ * @summary The administration (SysConfig) menu, cut to what the caller may use
  */
 export const listSysConfigMenus = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<MenuListResponse> => {
 
@@ -483,7 +486,7 @@ export function useListSysConfigMenus<TData = Awaited<ReturnType<typeof listSysC
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary The administration (SysConfig) menu; administrators only (403 otherwise)
+ * @summary The administration (SysConfig) menu, cut to what the caller may use
  */
 
 export function useListSysConfigMenus<TData = Awaited<ReturnType<typeof listSysConfigMenus>>, TError = ErrorResponse>(

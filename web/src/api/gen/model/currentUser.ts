@@ -60,4 +60,10 @@ export interface CurrentUser {
   languageId?: CurrentUserLanguageId;
   /** The password was generated or reset and should be changed. */
   mustChangePassword?: boolean;
+  /**
+     * The departments this user manages (dept_managers). A manager administers the accounts and sub-departments of
+     * each of these subtrees (the `manages` access mark), reaches /departmentManage and gets its entry in the
+     * SysConfig menu (listSysConfigMenus). Empty for everyone else; administrators need none to administer all.
+     */
+  managedDeptIds?: string[];
 }
