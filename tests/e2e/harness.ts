@@ -89,7 +89,7 @@ export async function visibleTextProblems(page: Page, opts: { lang: 'zh_CN' | 'e
   for (const a of [...(opts.allow ?? [])].sort((x, y) => y.length - x.length)) text = text.split(a).join(' ');
   const KEY_PATTERNS = [
     // namespace.key as the locale files spell them
-    /\b(?:login|transfer|files|errors|common|layout|routes|account|table|home|share|agreement|org|recycle|favourites|tags|versions|templates|search|fileManagement)\.[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*/,
+    /\b(?:login|transfer|files|errors|common|layout|routes|account|table|home|share|agreement|org|recycle|favourites|tags|versions|templates|search|fileManagement|groups)\.[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*/,
     // word.camelCase
     /\b[a-z]+(?:\.[a-z][A-Za-z0-9]*)*\.[a-z]+[A-Z][A-Za-z0-9]*\b/,
     // a lone camelCase or PascalCase key (accountFrozen, LoginOutSuccessful)

@@ -128,9 +128,9 @@ describe('layout rules', () => {
   it('a screen whose call the contract lacks shows the page\'s own "not available" text and asks the server nothing', async () => {
     signIn();
     const asked = requestsDuring();
-    await renderApp('/groupFile', 'zh_CN');
+    await renderApp('/clusterSync', 'zh_CN');
     expect(await screen.findByText('此服务器暂不支持该功能')).toBeTruthy();
-    expect(asked().filter((p) => p.includes('groupFile'))).toEqual([]);
+    expect(asked().filter((p) => p.includes('clusterSync'))).toEqual([]);
     expect(toastError).not.toHaveBeenCalled();
   });
 

@@ -43,7 +43,7 @@ export interface RouteDef {
 const PAGE = { pageNo: 1, pageSize: 20 } as const;
 
 export type PageName = 'login' | 'home' | 'personalFile' | 'error' | 'hello' | 'fileDownload' | 'agreement'
-  | 'departFile' | 'departmentManage' | 'roleManage'
+  | 'departFile' | 'groupFile' | 'departmentManage' | 'roleManage'
   | 'myCollect' | 'recycleBin' | 'recycleBinManage' | 'tagRemark' | 'quickSearch' | 'searchPanel' | 'fileTemplate' | 'fileManagement';
 
 const f = (path: string, nameKey: string, probe: Probe | null, extra: Partial<RouteDef> = {}): RouteDef => ({
@@ -70,7 +70,7 @@ export const ROUTES: readonly RouteDef[] = [
 
   // NetDisk, in menu order.
   { path: '/personalFile', nameKey: 'routes.personalFile', icon: 'user', access: 'user', frame: 'app', lib: 'NetDisk', netDiskMenu: 1, page: 'personalFile' },
-  f('/groupFile', 'routes.groupFile', null, { icon: 'team', lib: 'NetDisk', netDiskMenu: 2 }),
+  f('/groupFile', 'routes.groupFile', null, { icon: 'team', lib: 'NetDisk', netDiskMenu: 2, page: 'groupFile' }),
   f('/fileShare', 'routes.fileShare', { operation: 'pageFileSharing', load: (_k, signal) => pageFileSharing(PAGE, { signal, quiet: true }) }, { icon: 'share', lib: 'NetDisk', netDiskMenu: 3 }),
   f('/mySharing', 'routes.mySharing', null, { icon: 'link', lib: 'NetDisk', netDiskMenu: 4 }),
   f('/clusterSync', 'routes.clusterSync', null, { icon: 'cluster', lib: 'NetDisk', netDiskMenu: 5 }),
