@@ -24,11 +24,7 @@ export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>
   fileDownload: withAntd(() => import('../features/pages/FileDownloadPage.tsx')),
   agreement: withAntd(() => import('../features/pages/AgreementPage.tsx')),
   departFile: lazy(() => import('../features/files/DepartmentFilePage.tsx')),
-  // The group screen shows its space with the files feature's list screen, which only the app may hand across.
-  groupFile: lazy(async () => {
-    const [{ default: GroupFilePage }, { FileBrowser }] = await Promise.all([import('../features/groups/GroupFilePage.tsx'), import('../features/files/FileBrowser.tsx')]);
-    return { default: () => <GroupFilePage Browser={FileBrowser} /> };
-  }),
+  groupFile: lazy(() => import('./GroupFileScreen.tsx')),
   departmentManage: lazy(() => import('../features/org/DepartmentManagePage.tsx')),
   roleManage: lazy(() => import('../features/org/RoleManagePage.tsx')),
   myCollect: lazy(() => import('../features/files/FavouritesPage.tsx')),
