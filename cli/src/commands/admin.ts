@@ -83,19 +83,40 @@ function pickUser<U extends { userName: string }>(name: string, list: readonly U
   throw new CliError(EXIT.REFUSED, `no ${where}account "${name}"`, 'NOT_FOUND');
 }
 
+/**
+ * Where the caller may look accounts up: the whole organisation (undefined: administrators, and anyone else so that
+ * the server's own refusal is what they see) or, for a department manager, each department they manage: a whole-
+ * organisation listing is for administrators only.
+ */
+async function lookupScopes(api: Api): Promise<Array<string | undefined>> {
+  const me = (await api.call((c) => c.GET('/hcs/controller/System/Current/User', {}))).data;
+  const managed = me?.managedDeptIds ?? [];
+  return me?.isAdmin || managed.length === 0 ? [undefined] : managed;
+}
+
 /** An account for administration, live (any state) or in the deleted-users list. */
 async function accountOf(api: Api, name: string, deleted = false): Promise<UserAdmin> {
+  const scopes = await lookupScopes(api);
   const list: UserAdmin[] = [];
-  for (let pageNo = 1; ; pageNo++) {
-    const query = { keyword: name, pageSize: 1000, pageNo };
-    const page = (
-      await api.call((c) =>
-        deleted ? c.GET('/hcs/controller/Users/deletedUsers', { params: { query } }) : c.GET('/hcs/controller/Users/listByGroupId', { params: { query } }),
-      )
-    ).data;
-    if (!page) break;
-    list.push(...page.list);
-    if (page.list.length === 0 || pageNo * page.pageSize >= page.total) break;
+  for (const deptId of scopes) {
+    for (let pageNo = 1; ; pageNo++) {
+      const query = { keyword: name, pageSize: 1000, pageNo, ...(deptId ? { deptId } : {}) };
+      const page = (
+        await api.call((c) =>
+          deleted ? c.GET('/hcs/controller/Users/deletedUsers', { params: { query } }) : c.GET('/hcs/controller/Users/listByGroupId', { params: { query } }),
+        )
+      ).data;
+      if (!page) break;
+      list.push(...page.list);
+      if (page.list.length === 0 || pageNo * page.pageSize >= page.total) break;
+    }
+  }
+  if (scopes[0] !== undefined && !list.some((u) => u.userName.toLowerCase() === name.toLowerCase())) {
+    // Not in the managed subtrees: say FORBIDDEN when the account exists elsewhere, as the server would for its id.
+    const elsewhere = (await api.call((c) => c.GET('/hcs/controller/Users/group/users', { params: { query: { keyword: name, limit: 500 } } }))).data ?? [];
+    if (elsewhere.some((u) => u.userName.toLowerCase() === name.toLowerCase())) {
+      throw new CliError(EXIT.REFUSED, `account "${name}" is outside the departments you manage (FORBIDDEN)`, 'FORBIDDEN');
+    }
   }
   return pickUser(name, list, deleted ? 'deleted ' : '');
 }
