@@ -10,25 +10,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { makeDept, makeUser, type TestUser } from '../helpers/org.ts';
-import { driveRunner } from '../helpers/drive-cli.ts';
+import { cliEnv, driveRunner, spaceOf } from '../helpers/drive-cli.ts';
 
 let srv: TestServer;
 let work: string;
 let alice: TestUser;
 let outsider: TestUser;
-const drive = driveRunner(() => ({
-  PATH: process.env.PATH,
-  HOME: work,
-  HCS_SERVER: srv.baseUrl,
-  HCS_CONFIG: join(work, 'config', 'auth.json'),
-  HCS_STATE_DIR: join(work, 'state'),
-}));
+const drive = driveRunner(() => cliEnv(srv, work));
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-/** The space an item lives in, by name (the server's own record, not the CLI's). */
-async function spaceOf(name: string): Promise<{ space_kind: string; space_id: string }[]> {
-  return srv.sql.all<{ space_kind: string; space_id: string }>('SELECT space_kind, space_id FROM instances WHERE name = ? AND deleted_at IS NULL', name);
-}
 
 describe('dept: remote paths', () => {
   beforeAll(async () => {
@@ -51,7 +40,7 @@ describe('dept: remote paths', () => {
     const mk = await drive(['mkdir', 'dept:Sales/reports/2024'], { token: alice.token });
     expect(mk.code, mk.stderr).toBe(0);
     expect(mk.json[0]).toMatchObject({ event: 'mkdir', path: 'dept:Sales/reports/2024' });
-    expect(await spaceOf('reports')).toEqual([{ space_kind: 'dept', space_id: 'sales' }]);
+    expect(await spaceOf(srv, 'reports')).toEqual([{ space_kind: 'dept', space_id: 'sales' }]);
 
     const src = join(work, 'src');
     mkdirSync(src, { recursive: true });
@@ -60,7 +49,7 @@ describe('dept: remote paths', () => {
     const up = await drive(['upload', join(src, 'q1.bin'), '--to', 'dept:Sales/reports/2024'], { token: alice.token });
     expect(up.code, up.stderr).toBe(0);
     expect(up.json.find((e) => e.event === 'file-done')).toMatchObject({ remote: 'dept:Sales/reports/2024/q1.bin' });
-    expect(await spaceOf('q1.bin')).toEqual([{ space_kind: 'dept', space_id: 'sales' }]);
+    expect(await spaceOf(srv, 'q1.bin')).toEqual([{ space_kind: 'dept', space_id: 'sales' }]);
 
     // By id too, and the personal space does not have it.
     const ls = await drive(['ls', 'dept:sales/reports/2024'], { token: alice.token });
@@ -80,7 +69,7 @@ describe('dept: remote paths', () => {
     const cp = await drive(['cp', 'dept:Sales/reports/2024/q1.bin', '/'], { token: alice.token });
     expect(cp.code, cp.stderr).toBe(0);
     expect(cp.json[0]).toMatchObject({ event: 'copy', from: 'dept:Sales/reports/2024/q1.bin', to: '/q1.bin' });
-    expect((await spaceOf('q1.bin')).map((s) => s.space_kind).sort()).toEqual(['dept', 'user']);
+    expect((await spaceOf(srv, 'q1.bin')).map((s) => s.space_kind).sort()).toEqual(['dept', 'user']);
 
     const mv = await drive(['mv', 'dept:Sales/reports/2024/q1.bin', 'dept:Sales/reports/q1-final.bin'], { token: alice.token });
     expect(mv.code, mv.stderr).toBe(0);
@@ -109,7 +98,7 @@ describe('dept: remote paths', () => {
     expect(amb.stderr).toContain('Company/Ops (id ops-b)');
     const byId = await drive(['mkdir', 'dept:ops-b/x'], { token: admin.token });
     expect(byId.code, byId.stderr).toBe(0);
-    expect(await spaceOf('x')).toEqual([{ space_kind: 'dept', space_id: 'ops-b' }]);
+    expect(await spaceOf(srv, 'x')).toEqual([{ space_kind: 'dept', space_id: 'ops-b' }]);
   });
 
   it('a department the caller cannot reach is not found, and a bad dept: path is a usage error', async () => {

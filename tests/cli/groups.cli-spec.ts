@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { makeDept, makeUser, type TestUser } from '../helpers/org.ts';
-import { driveRunner } from '../helpers/drive-cli.ts';
+import { cliEnv, driveRunner, spaceOf } from '../helpers/drive-cli.ts';
 
 let srv: TestServer;
 let work: string;
@@ -18,18 +18,8 @@ let bob: TestUser;
 let carol: TestUser;
 let dan: TestUser;
 let outsider: TestUser;
-const drive = driveRunner(() => ({
-  PATH: process.env.PATH,
-  HOME: work,
-  HCS_SERVER: srv.baseUrl,
-  HCS_CONFIG: join(work, 'config', 'auth.json'),
-  HCS_STATE_DIR: join(work, 'state'),
-}));
+const drive = driveRunner(() => cliEnv(srv, work));
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
-
-async function spaceOf(name: string): Promise<{ space_kind: string; space_id: string }[]> {
-  return srv.sql.all<{ space_kind: string; space_id: string }>('SELECT space_kind, space_id FROM instances WHERE name = ? AND deleted_at IS NULL', name);
-}
 
 describe('drive group and group: remote paths', () => {
   let groupId: string;
@@ -84,7 +74,7 @@ describe('drive group and group: remote paths', () => {
     const mk = await drive(['mkdir', 'group:Apollo/docs/2024'], { token: bob.token });
     expect(mk.code, mk.stderr).toBe(0);
     expect(mk.json[0]).toMatchObject({ event: 'mkdir', path: 'group:Apollo/docs/2024' });
-    expect(await spaceOf('docs')).toEqual([{ space_kind: 'group', space_id: groupId }]);
+    expect(await spaceOf(srv, 'docs')).toEqual([{ space_kind: 'group', space_id: groupId }]);
 
     const src = join(work, 'src');
     mkdirSync(src, { recursive: true });
@@ -93,7 +83,7 @@ describe('drive group and group: remote paths', () => {
     const up = await drive(['upload', join(src, 'plan.bin'), '--to', 'group:Apollo/docs/2024'], { token: bob.token });
     expect(up.code, up.stderr).toBe(0);
     expect(up.json.find((e) => e.event === 'file-done')).toMatchObject({ remote: 'group:Apollo/docs/2024/plan.bin' });
-    expect(await spaceOf('plan.bin')).toEqual([{ space_kind: 'group', space_id: groupId }]);
+    expect(await spaceOf(srv, 'plan.bin')).toEqual([{ space_kind: 'group', space_id: groupId }]);
     const used = await srv.sql.get<{ used_bytes: number }>('SELECT used_bytes FROM groups WHERE id = ?', groupId);
     expect(Number(used!.used_bytes)).toBe(40_000);
 
@@ -108,7 +98,7 @@ describe('drive group and group: remote paths', () => {
 
     const cp = await drive(['cp', 'group:Apollo/docs/2024/plan.bin', '/'], { token: bob.token });
     expect(cp.code, cp.stderr).toBe(0);
-    expect((await spaceOf('plan.bin')).map((s) => s.space_kind).sort()).toEqual(['group', 'user']);
+    expect((await spaceOf(srv, 'plan.bin')).map((s) => s.space_kind).sort()).toEqual(['group', 'user']);
     const mv = await drive(['mv', 'group:Apollo/docs/2024/plan.bin', 'group:Apollo/docs/plan-final.bin'], { token: bob.token });
     expect(mv.code, mv.stderr).toBe(0);
     expect(mv.json[0]).toMatchObject({ event: 'move', to: 'group:Apollo/docs/plan-final.bin' });

@@ -2,13 +2,12 @@
 // and taken off by name (created on first use), listing what carries a label, and search by text with --type,
 // --label and --in, each with --json.
 import { spawn } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeName } from '@hcs/openapi/client';
-import { ADMIN_PASSWORD, startServer, type TestServer } from '../helpers/server.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { apiAs } from '../helpers/org.ts';
+import { adminLoginEnv } from '../helpers/drive-cli.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
 
 const DRIVE = fileURLToPath(new URL('../../cli/bin/drive.js', import.meta.url));
@@ -29,22 +28,12 @@ function drive(...args: string[]): Promise<{ code: number | null; lines: any[]; 
 beforeAll(async () => {
   srv = await startServer();
   const { token } = await srv.login();
-  const api: ApiCall = async (path, query, body) => {
-    const qs = query ? '?' + new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
-    const res = await srv.call(path + qs, {
-      method: body !== undefined ? 'POST' : 'GET', token, headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    return (await res.json()) as { ret: number; data: any };
-  };
+  const api: ApiCall = apiAs(srv, token);
   const docs = (await api('/hcs/controller/Instances', undefined, [{ classifierId: 'Folder', instanceName: encodeName('文档') }])).data[0].instanceId;
   await uploadFile(api, '季度报告.docx', Buffer.from('r'), { query: { parentId: docs } });
   await uploadFile(api, '季度预算.xlsx', Buffer.from('b'), { query: { parentId: docs } });
   await uploadFile(api, '季度报告备份.docx', Buffer.from('c'));
-  const work = mkdtempSync(join(tmpdir(), 'hcs-cli-tags-'));
-  env = { PATH: process.env.PATH, HOME: work, HCS_SERVER: srv.baseUrl, HCS_USER: 'admin', HCS_CONFIG: join(work, 'auth.json'), HCS_STATE_DIR: join(work, 'state'), HCS_JSON: '1' };
-  const login = spawn(process.execPath, [DRIVE, 'login'], { env: { ...env, HCS_PASSWORD: ADMIN_PASSWORD }, stdio: 'ignore' });
-  expect(await new Promise((r) => login.on('close', r))).toBe(0);
+  env = await adminLoginEnv(srv, 'hcs-cli-tags-');
 }, 60_000);
 afterAll(async () => {
   expect(srv.violations).toEqual([]);

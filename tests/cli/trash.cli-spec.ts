@@ -10,7 +10,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeName } from '@hcs/openapi/client';
-import { ADMIN_PASSWORD, startServer, type TestServer } from '../helpers/server.ts';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { apiAs } from '../helpers/org.ts';
+import { adminLoginEnv } from '../helpers/drive-cli.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
 
 const DRIVE = fileURLToPath(new URL('../../cli/bin/drive.js', import.meta.url));
@@ -38,18 +40,8 @@ const names = async (parentId: string) => ((await api('/hcs/controller/Page', { 
 beforeAll(async () => {
   srv = await startServer();
   const { token } = await srv.login();
-  api = async (path, query, body) => {
-    const qs = query ? '?' + new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
-    const res = await srv.call(path + qs, {
-      method: body !== undefined ? 'POST' : 'GET', token, headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    return (await res.json()) as { ret: number; data: any };
-  };
-  const work = mkdtempSync(join(tmpdir(), 'hcs-cli-trash-'));
-  env = { PATH: process.env.PATH, HOME: work, HCS_SERVER: srv.baseUrl, HCS_USER: 'admin', HCS_CONFIG: join(work, 'auth.json'), HCS_STATE_DIR: join(work, 'state'), HCS_JSON: '1' };
-  const login = spawn(process.execPath, [DRIVE, 'login'], { env: { ...env, HCS_PASSWORD: ADMIN_PASSWORD }, stdio: 'ignore' });
-  expect(await new Promise((r) => login.on('close', r))).toBe(0);
+  api = apiAs(srv, token);
+  env = await adminLoginEnv(srv, 'hcs-cli-trash-');
 }, 60_000);
 afterAll(async () => {
   expect(srv.violations).toEqual([]);

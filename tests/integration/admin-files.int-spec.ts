@@ -3,10 +3,10 @@
 // videos played from a ticketed URL that answers Range requests with the headers of stored bytes.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { tokenCalls, type Env } from '../helpers/org.ts';
 import { createUser } from '../../mock-server/src/db/users-repo.ts';
-import { uploadFile, type ApiCall } from '../helpers/upload.ts';
+import { uploadFile } from '../helpers/upload.ts';
 
-type Env = { status: number; ret: number; msg: string; data: any };
 let srv: TestServer;
 let admin: string;
 let nora: string;
@@ -14,17 +14,7 @@ let noraId: string;
 // Filled in beforeAll, read by the tests after it.
 const ids = {} as Record<'a' | 'b' | 'c', string>;
 
-async function call(token: string, path: string, query?: Record<string, string | number>, body?: unknown): Promise<Env> {
-  const qs = query ? '?' + new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
-  const res = await srv.call(path + qs, {
-    method: body !== undefined ? 'POST' : 'GET',
-    token,
-    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, ...((await res.json()) as Omit<Env, 'status'>) };
-}
-const as = (token: string): ApiCall => (path, query, body) => call(token, path, query, body);
+const { call, as } = tokenCalls(() => srv);
 const video = Buffer.from(Array.from({ length: 70_000 }, (_, i) => i % 251));
 
 beforeAll(async () => {

@@ -1,9 +1,8 @@
 // Issue #14: roles, the authority catalogue, grants and the access explanation through the real HTTP API: every
 // call, with its denials (non-administrators, callers without `manage`, items they cannot see, other items' grant ids).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
-import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { apiAs, makeDept, makeUser, type TestUser } from '../helpers/org.ts';
+import { apiAs, deptRoot, makeDept, makeUser, mkdir, type TestUser } from '../helpers/org.ts';
 
 let srv: TestServer;
 let admin: TestUser;
@@ -15,18 +14,6 @@ let annPrivate: string;
 
 const R = '/hcs/controller/SysRole';
 const RU = '/hcs/controller/SysRoleUser';
-
-async function mkdir(u: TestUser, name: string, parentId?: string, instanceType?: string): Promise<string> {
-  const r = await u.api('/hcs/controller/Instances', undefined, [{ classifierId: 'Folder', instanceName: encodeName(name), ...(parentId ? { parentId } : {}), ...(instanceType ? { instanceType } : {}) }]);
-  expect(r.ret, JSON.stringify(r)).toBe(0);
-  return r.data[0].instanceId;
-}
-
-async function deptRoot(u: TestUser): Promise<string> {
-  const r = await u.api('/hcs/controller/Page', { instanceType: '3' });
-  expect(r.ret, JSON.stringify(r)).toBe(0);
-  return r.data.parentId;
-}
 
 beforeAll(async () => {
   srv = await startServer();

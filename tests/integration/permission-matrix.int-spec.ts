@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
-import { apiAs, makeDept, makeManager, makeUser, type Env, type TestUser } from '../helpers/org.ts';
+import { apiAs, deptRoot, makeDept, makeManager, makeUser, mkdir, outcome, type TestUser } from '../helpers/org.ts';
 
 const ROLES = ['observer', 'reader', 'downloader', 'uploader', 'editor', 'operator', 'manager', 'sharer', 'sharedby', 'design', 'disable', 'defaultrole'] as const;
 const OPS = ['list', 'props', 'preview', 'download', 'upload', 'mkdir', 'rename', 'moveOut', 'moveIn', 'copyOut', 'delete', 'history', 'grant'] as const;
@@ -72,18 +72,6 @@ type Call = (u: TestUser) => ApiCall;
 const call: Call = (u) => async (path, query, body) => u.api(path, query, body);
 const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
-async function mkdir(u: TestUser, name: string, parentId?: string, instanceType?: string): Promise<string> {
-  const r = await u.api('/hcs/controller/Instances', undefined, [{ classifierId: 'Folder', instanceName: encodeName(name), ...(parentId ? { parentId } : {}), ...(instanceType ? { instanceType } : {}) }]);
-  expect(r.ret, JSON.stringify(r)).toBe(0);
-  return r.data[0].instanceId;
-}
-
-async function deptRoot(u: TestUser): Promise<string> {
-  const r = await u.api('/hcs/controller/Page', { instanceType: '3' });
-  expect(r.ret, JSON.stringify(r)).toBe(0);
-  return r.data.parentId;
-}
-
 async function children(u: TestUser, parentId: string): Promise<Map<string, string>> {
   const r = await u.api('/hcs/controller/Page', { parentId, pageSize: 100 });
   expect(r.ret, JSON.stringify(r)).toBe(0);
@@ -115,16 +103,6 @@ async function template(owner: TestUser): Promise<string> {
   for (const name of ['doc.txt', 'ren.txt', 'del.txt', 'mvout.txt']) await fileIn(owner, name, tpl);
   return tpl;
 }
-
-function outcome(r: Env): string {
-  if (r.status === 200 && r.ret === 0) {
-    // Batch calls answer 200 and report each item.
-    if (r.data && Array.isArray(r.data.failed)) return r.data.failed.length ? code(r.data.failed[0].code) : 'Y';
-    return 'Y';
-  }
-  return code(r.data?.code) ?? `?${r.status}`;
-}
-const code = (c: string): string => ({ FORBIDDEN: 'F', NOT_FOUND: 'N' })[c] ?? `?${c}`;
 
 interface Cell {
   folder: string;

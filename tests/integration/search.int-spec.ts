@@ -3,10 +3,10 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { tokenCalls } from '../helpers/org.ts';
 import { createUser } from '../../mock-server/src/db/users-repo.ts';
-import { uploadFile, type ApiCall } from '../helpers/upload.ts';
+import { uploadFile } from '../helpers/upload.ts';
 
-type Env = { status: number; ret: number; msg: string; data: any };
 let srv: TestServer;
 let admin: string;
 let nora: string;
@@ -14,22 +14,7 @@ let noraId: string;
 // Filled in beforeAll, read by the tests after it.
 const ids = {} as Record<'deep' | 'docs' | 'nora' | 'other' | 'pct' | 'photo' | 'plan' | 'report', string>;
 
-async function call(token: string, path: string, query?: Record<string, string | number>, body?: unknown): Promise<Env> {
-  const qs = query ? '?' + new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
-  const res = await srv.call(path + qs, {
-    method: body !== undefined ? 'POST' : 'GET',
-    token,
-    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, ...((await res.json()) as Omit<Env, 'status'>) };
-}
-const as = (token: string): ApiCall => (path, query, body) => call(token, path, query, body);
-const folder = async (token: string, name: string, parentId?: string) => {
-  const r = await call(token, '/hcs/controller/Instances', undefined, [{ classifierId: 'Folder', instanceName: encodeName(name), ...(parentId ? { parentId } : {}) }]);
-  expect(r.ret, JSON.stringify(r)).toBe(0);
-  return r.data[0].instanceId as string;
-};
+const { call, as, folder } = tokenCalls(() => srv);
 const search = async (token: string, query: Record<string, string | number>) => {
   const r = await call(token, '/hcs/controller/es/searchPage', query);
   expect(r.ret, JSON.stringify(r)).toBe(0);

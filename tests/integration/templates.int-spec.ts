@@ -5,26 +5,16 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { inflateRawSync } from 'node:zlib';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { tokenCalls } from '../helpers/org.ts';
 import { createUser, setUserQuota } from '../../mock-server/src/db/users-repo.ts';
-import { uploadFile, type ApiCall } from '../helpers/upload.ts';
+import { uploadFile } from '../helpers/upload.ts';
 
-type Env = { status: number; ret: number; msg: string; data: any };
 let srv: TestServer;
 let admin: string;
 let nora: string;
 let noraId: string;
 
-async function call(token: string, path: string, query?: Record<string, string | number>, body?: unknown): Promise<Env> {
-  const qs = query ? '?' + new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
-  const res = await srv.call(path + qs, {
-    method: body !== undefined ? 'POST' : 'GET',
-    token,
-    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, ...((await res.json()) as Omit<Env, 'status'>) };
-}
-const as = (token: string): ApiCall => (path, query, body) => call(token, path, query, body);
+const { call, as } = tokenCalls(() => srv);
 
 /** The entries of a zip, read from its central directory (stored or deflated, as OOXML writers use). */
 function unzip(zip: Buffer): Map<string, Buffer> {

@@ -5,10 +5,10 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { createHash } from 'node:crypto';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { signedStorageRequest, uploadFile, type ApiCall } from '../helpers/upload.ts';
+import { tokenCalls } from '../helpers/org.ts';
+import { signedStorageRequest, uploadFile } from '../helpers/upload.ts';
 import { createUser } from '../../mock-server/src/db/users-repo.ts';
 
-type Env = { status: number; ret: number; msg: string; data: any };
 const DAY = 86_400_000;
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
@@ -17,17 +17,7 @@ let alice: string;
 let aliceId: string;
 let bob: string;
 
-async function api(as: string, path: string, query?: Record<string, string | number>, body?: unknown): Promise<Env> {
-  const qs = query ? '?' + new URLSearchParams(Object.entries(query).map(([k, v]): [string, string] => [k, String(v)])).toString() : '';
-  const res = await srv.call(path + qs, {
-    method: body !== undefined ? 'POST' : 'GET',
-    token: as,
-    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, ...((await res.json()) as Omit<Env, 'status'>) };
-}
-const as = (token: string): ApiCall => (path, query, body) => api(token, path, query, body);
+const { call: api, as } = tokenCalls(() => srv);
 
 /** A file with these contents as versions 1..n (each a later upload of the same name, conflict newVersion). */
 async function versioned(token: string, name: string, contents: string[]): Promise<string> {
