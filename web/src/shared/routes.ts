@@ -5,9 +5,10 @@
 import type { OperationId } from '@hcs/openapi/operations';
 import { listLabels, listTemplates, pageFavourites, pageFileSharing, pageFilesForManager, pageRecycle, pageSecRecycle, searchPage } from '../api/gen/files/files.ts';
 import { getOneSyncState } from '../api/gen/session/session.ts';
-import { getUserInfo } from './session.ts';
+import { getUserInfo, type UserInfo } from './session.ts';
 
-export type Access = 'public' | 'user' | 'admin';
+/** 'manager': administrators and department managers (a screen that scopes itself to the managed subtree). */
+export type Access = 'public' | 'user' | 'admin' | 'manager';
 
 /**
  * How a later-feature page asks the server for its first page of data: through the generated client, never a
@@ -90,7 +91,7 @@ export const ROUTES: readonly RouteDef[] = [
   f('/personalTable', 'routes.personalTable', null, { icon: 'table' }),
 
   admin('/recycleBinManage', 'routes.recycleBinManage', { operation: 'pageSecRecycle', load: (_k, signal) => pageSecRecycle(PAGE, { signal, quiet: true }) }, { page: 'recycleBinManage' }),
-  admin('/departmentManage', 'routes.departmentManage', null, { page: 'departmentManage' }),
+  admin('/departmentManage', 'routes.departmentManage', null, { page: 'departmentManage', access: 'manager' }),
   admin('/roleManage', 'routes.roleManage', null, { page: 'roleManage' }),
   admin('/businessManage', 'routes.businessManage', null),
   admin('/businessLibraryManage', 'routes.businessLibraryManage', null),
@@ -124,6 +125,14 @@ export const FALLBACK_PATH = '/personalFile';
 export const NETDISK_MENU: readonly RouteDef[] = ROUTES.filter((r) => r.netDiskMenu != null).sort(
   (a, b) => (a.netDiskMenu ?? 0) - (b.netDiskMenu ?? 0),
 );
+
+/** Whether the signed-in user may open the route (the server decides every call; this keeps screens honest). */
+export function mayEnter(def: Pick<RouteDef, 'access'>, user: Pick<UserInfo, 'isAdmin' | 'managedDeptIds'> | null): boolean {
+  if (def.access === 'public') return true;
+  if (!user) return false;
+  if (def.access === 'user' || user.isAdmin) return true;
+  return def.access === 'manager' && (user.managedDeptIds?.length ?? 0) > 0;
+}
 
 export function findRoute(pathname: string): RouteDef | undefined {
   const p = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;

@@ -21,6 +21,8 @@ export interface UserInfo {
   userDeptId: string | null;
   platformId: string;
   isAdmin: boolean;
+  /** Departments this user manages: their subtrees are what /departmentManage shows them. */
+  managedDeptIds?: string[];
   languageId?: Language;
   skin: string;
   mustChangePassword?: boolean;
@@ -68,6 +70,7 @@ export function userInfoFromServer(u: CurrentUser, previous?: UserInfo | null): 
     userDeptId: u.userDeptId ?? null,
     platformId: u.platformId,
     isAdmin: u.isAdmin === true,
+    managedDeptIds: u.managedDeptIds ?? previous?.managedDeptIds ?? [],
     languageId: isLanguage(u.languageId) ? u.languageId : previous?.languageId,
     skin: previous?.skin ?? DEFAULT_SKIN,
     mustChangePassword: u.mustChangePassword === true,

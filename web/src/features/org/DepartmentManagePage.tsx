@@ -21,6 +21,8 @@ import { UserDialog, type UserDialogState } from './UserDialog.tsx';
 import { DeleteDeptDialog, MoveUsersDialog, PurgeDialog, ResetPasswordDialog } from './ActionDialogs.tsx';
 import { ImportDialog } from './ImportDialog.tsx';
 import { findDept, orgCodeMessage } from './org-shared.ts';
+import { scopeTree } from './manager-scope.ts';
+import { useUserInfo } from '../../shared/session.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 
@@ -33,7 +35,10 @@ export default function DepartmentManagePage() {
   const { modal } = App.useApp();
   const queryClient = useQueryClient();
   const tree = useQuery({ queryKey: ['org', 'tree'], queryFn: async ({ signal }) => (await getDeptTree(undefined, { signal, quiet: true })).data ?? [] });
-  const nodes = useMemo(() => tree.data ?? [], [tree.data]);
+  const me = useUserInfo();
+  const isAdmin = me?.isAdmin === true;
+  // A department manager's tree is rooted at the departments they manage: the server answers nothing above them.
+  const nodes = useMemo(() => scopeTree(tree.data ?? [], me), [tree.data, me]);
   const [picked, setPicked] = useState<string>();
   // Collapsed rather than expanded keys: a department created or moved in shows at once under an open parent.
   const [collapsed, setCollapsed] = useState<ReadonlySet<string>>(new Set());
@@ -227,9 +232,11 @@ export default function DepartmentManagePage() {
           <Button type="link" size="small" onClick={() => act('restore', [u])} data-testid={`user-restore-${u.userName}`}>
             {t('org.user.restore')}
           </Button>
-          <Button type="link" size="small" danger onClick={() => act('purge', [u])} data-testid={`user-purge-${u.userName}`}>
-            {t('org.user.purge')}
-          </Button>
+          {isAdmin && (
+            <Button type="link" size="small" danger onClick={() => act('purge', [u])} data-testid={`user-purge-${u.userName}`}>
+              {t('org.user.purge')}
+            </Button>
+          )}
         </Space>
       ),
     },
