@@ -7,18 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { driveRunner } from '../helpers/drive-cli.ts';
+import { cliEnv, driveRunner } from '../helpers/drive-cli.ts';
 
 let srv: TestServer;
 let work: string;
 let admin: string;
-const drive = driveRunner(() => ({
-  PATH: process.env.PATH,
-  HOME: work,
-  HCS_SERVER: srv.baseUrl,
-  HCS_CONFIG: join(work, 'config', 'auth.json'),
-  HCS_STATE_DIR: join(work, 'state'),
-}));
+const drive = driveRunner(() => cliEnv(srv, work));
 const GiB = 1024 ** 3;
 const BOB_PASSWORD = 'Bob#pass-12345';
 

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { apiAs, makeDept, makeUser, type Env, type TestUser } from '../helpers/org.ts';
+import { apiAs, makeDept, makeUser, mkdir, outcome, type Env, type TestUser } from '../helpers/org.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
 
 let srv: TestServer;
@@ -32,26 +32,11 @@ async function newGroup(u: TestUser, groupName: string, extra: Record<string, un
   return r.data;
 }
 
-async function mkdir(u: TestUser, name: string, parentId: string): Promise<string> {
-  const r = await u.api('/hcs/controller/Instances', undefined, [{ classifierId: 'Folder', instanceName: encodeName(name), parentId }]);
-  expect(r.ret, JSON.stringify(r)).toBe(0);
-  return r.data[0].instanceId;
-}
-
 const fileIn = (u: TestUser, name: string, parentId: string, bytes = randomBytes(64)) => uploadFile(call(u), name, bytes, { query: { parentId } });
 
 async function addUsers(by: TestUser, groupId: string, users: TestUser[], roleCode?: string): Promise<Env> {
   return by.api(`${GF}/addUserForLarge`, undefined, { groupId, userIds: users.map((u) => u.id), ...(roleCode ? { roleCode } : {}) });
 }
-
-function outcome(r: Env): string {
-  if (r.status === 200 && r.ret === 0) {
-    if (r.data && Array.isArray(r.data.failed)) return r.data.failed.length ? code(r.data.failed[0].code) : 'Y';
-    return 'Y';
-  }
-  return code(r.data?.code) ?? `?${r.status}`;
-}
-const code = (c: string): string => ({ FORBIDDEN: 'F', NOT_FOUND: 'N' })[c] ?? `?${c}`;
 
 beforeAll(async () => {
   srv = await startServer();

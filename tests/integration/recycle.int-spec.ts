@@ -7,6 +7,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { tokenCalls } from '../helpers/org.ts';
 import { signedStorageRequest, uploadFile, type ApiCall } from '../helpers/upload.ts';
 import { createUser } from '../../mock-server/src/db/users-repo.ts';
 import { loadConfig } from '../../mock-server/src/config.ts';
@@ -34,11 +35,7 @@ async function api(as: string, path: string, query?: Record<string, string | num
 }
 const as = (token: string): ApiCall => (path, query, body) => api(token, path, query, body);
 
-async function folder(token: string, name: string, parentId?: string): Promise<string> {
-  const r = await api(token, '/hcs/controller/Instances', undefined, [{ classifierId: 'Folder', instanceName: encodeName(name), ...(parentId ? { parentId } : {}) }]);
-  expect(r.ret, JSON.stringify(r)).toBe(0);
-  return r.data[0].instanceId;
-}
+const { folder } = tokenCalls(() => srv);
 const upload = (token: string, name: string, text: string, parentId?: string) =>
   uploadFile(as(token), name, Buffer.from(text), parentId ? { query: { parentId } } : {});
 const del = async (token: string, id: string) => expect((await api(token, '/hcs/controller/delete', { ids: id })).data.done).toHaveLength(1);
