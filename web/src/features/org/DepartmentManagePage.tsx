@@ -23,6 +23,8 @@ import { ImportDialog } from './ImportDialog.tsx';
 import { findDept, orgCodeMessage } from './org-shared.ts';
 import { scopeTree } from './manager-scope.ts';
 import { useUserInfo } from '../../shared/session.ts';
+import { findRoute, mayEnter } from '../../shared/routes.ts';
+import { codeMessage } from '../../shared/error-message.ts';
 
 const PAGE_SIZES = [10, 20, 50, 100];
 
@@ -265,6 +267,11 @@ export default function DepartmentManagePage() {
     showTotal: (total: number) => t('files.total', { total, count: total }),
     onChange: (pageNo: number, pageSize: number) => setPage(pageSize !== page.pageSize ? { pageNo: 1, pageSize } : { pageNo, pageSize }),
   };
+
+  // Reachable by address too: someone who neither administers nor manages is told so instead of a screen of errors.
+  if (!mayEnter(findRoute('/departmentManage')!, me)) {
+    return <Empty data-testid="department-manage-forbidden" description={codeMessage('FORBIDDEN')} />;
+  }
 
   return (
     <div data-testid="department-manage">
