@@ -1,6 +1,7 @@
 // `drive admin user ...` for a department manager (issue #14): the account is found by name inside the subtree they
-// manage (the calls a manager may make, per managed department), so disable and enable work there; an account
-// outside it is refused with FORBIDDEN and exit code 5, and nothing changes. An administrator still finds anyone.
+// manage (the calls a manager may make, per managed department), so disable, enable, delete and restore work there;
+// an account outside it is refused with FORBIDDEN and exit code 5, and nothing changes. An administrator still finds
+// anyone.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -54,6 +55,13 @@ describe('drive admin user for a department manager', () => {
     const on = await drive(['admin', 'user', 'enable', 'REP'], { token: lead });
     expect(on.code, on.stderr).toBe(0);
     expect(await enabled('rep')).toBe(1);
+
+    const del = await drive(['admin', 'user', 'delete', 'rep'], { token: lead });
+    expect(del.code, del.stderr).toBe(0);
+    const back = await drive(['admin', 'user', 'restore', 'rep'], { token: lead });
+    expect(back.code, back.stderr).toBe(0);
+    expect(back.json[0]).toMatchObject({ event: 'user-restore', userName: 'rep' });
+    expect((await srv.sql.get<{ d: number | null }>('SELECT deleted_at AS d FROM users WHERE user_name = ?', 'rep'))?.d).toBeNull();
   });
 
   it('is refused outside the managed subtree, and an administrator still finds anyone', async () => {
