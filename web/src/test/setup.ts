@@ -1,8 +1,15 @@
 // jsdom lacks a few browser APIs antd relies on.
-import { afterEach } from 'vitest';
+import { afterAll, afterEach } from 'vitest';
 import { cleanup, configure } from '@testing-library/react';
 
 afterEach(() => cleanup());
+// A commit made outside act() (a fetch answering, a lazy page arriving) leaves React's passive-effect callback in the
+// scheduler's setImmediate queue, and that callback reads `window.event` first thing. If the file's environment is
+// torn down before it runs, it throws "window is not defined" as an unhandled error (seen once in CI). Let the
+// scheduler drain while jsdom still exists: two check phases cover a callback that re-queues itself after yielding.
+afterAll(async () => {
+  for (let i = 0; i < 3; i++) await new Promise<void>((resolve) => setImmediate(resolve));
+});
 // findBy/waitFor wait for a state; on a shared, loaded machine a lazy page may take more than the default second.
 configure({ asyncUtilTimeout: 8000 });
 
