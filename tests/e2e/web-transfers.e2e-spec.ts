@@ -187,6 +187,9 @@ describe.each(combos)('transfers in $lang at $viewport.width x $viewport.height'
     // Each case starts with the panel closed (at 800 px it covers the list), whatever the one before left.
     await closePanel(page);
     await page.getByTestId(`row-download-${folder}`).click();
+    // The app opens the panel on its download tab once it has measured the folder (a request later). Clicked before
+    // that, the finished tab is switched away from again (seen in CI: the finished zip sat on the unshown tab).
+    await settledTransferPanel(page);
     await page.getByRole('tab', { name: T.finishedTab }).click();
     const row = page.getByTestId('transfer-finished-table').locator('tr', { hasText: `${folder}.zip` });
     await row.waitFor({ timeout: 60000 });
