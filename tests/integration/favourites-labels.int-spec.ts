@@ -3,7 +3,7 @@
 // leave the list while their item is out of reach.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { tokenCalls } from '../helpers/org.ts';
+import { deptRoot, makeDept, makeUser, mkdir, tokenCalls } from '../helpers/org.ts';
 import { createUser } from '../../mock-server/src/db/users-repo.ts';
 import { uploadFile } from '../helpers/upload.ts';
 
@@ -134,3 +134,40 @@ describe('favourites', () => {
     expect((await call(admin, '/hcs/controller/pageCollectionFile')).data.total).toBe(0);
   });
 });
+
+describe('marks in a listing', () => {
+  it('each reader sees only their own favourites and labels, on folders and files, on every page', async () => {
+    // A department space both read: the marks are read along with the page, per reader.
+    const dept = await makeDept(srv, 'marks-dept', 'Marks');
+    const ivy = await makeUser(srv, 'ivy', dept);
+    const max = await makeUser(srv, 'max', dept);
+    const dir = await mkdir(ivy, 'shared-marks', await deptRoot(ivy), '3');
+    const sub = await mkdir(ivy, 'sub', dir);
+    const plain = await mkdir(ivy, 'zz-plain', dir);
+    const f = await uploadFile(as(ivy.token), 'f.txt', Buffer.from('f'), { query: { parentId: dir } });
+    const g = await uploadFile(as(ivy.token), 'g.txt', Buffer.from('g'), { query: { parentId: dir } });
+    const tag = (await ivy.api('/hcs/controller/labels', undefined, { name: 'ivy-tag' })).data.labelId;
+    const maxTag = (await max.api('/hcs/controller/labels', undefined, { name: 'max-tag' })).data.labelId;
+    expect((await ivy.api('/hcs/controller/collectionFile', undefined, { ids: `${sub},${g}` })).data.done).toHaveLength(2);
+    expect((await ivy.api('/hcs/controller/saveInstanceLabel', undefined, { instanceId: f, labelIds: [tag] })).ret).toBe(0);
+    expect((await ivy.api('/hcs/controller/saveInstanceLabel', undefined, { instanceId: sub, labelIds: [tag] })).ret).toBe(0);
+    expect((await max.api('/hcs/controller/collectionFile', undefined, { ids: plain })).data.done).toHaveLength(1);
+    expect((await max.api('/hcs/controller/saveInstanceLabel', undefined, { instanceId: g, labelIds: [maxTag] })).ret).toBe(0);
+
+    // Page size 3 splits the listing after the folders and one file, so the cursor page carries marks too.
+    const marks = async (u: typeof ivy) => {
+      const out: Record<string, [boolean, string[]]> = {};
+      let cursor: string | undefined;
+      do {
+        const r = await u.api('/hcs/controller/Page', { parentId: dir, pageSize: 3, ...(cursor ? { cursor } : {}) });
+        expect(r.ret, JSON.stringify(r)).toBe(0);
+        for (const row of r.data.list) out[row.instanceName] = [row.isFavourite, row.labels.map((l: any) => l.name)];
+        cursor = r.data.nextCursor ?? undefined;
+      } while (cursor);
+      return out;
+    };
+    expect(await marks(ivy)).toEqual({ sub: [true, ['ivy-tag']], 'zz-plain': [false, []], 'f.txt': [false, ['ivy-tag']], 'g.txt': [true, []] });
+    expect(await marks(max)).toEqual({ sub: [false, []], 'zz-plain': [true, []], 'f.txt': [false, []], 'g.txt': [false, ['max-tag']] });
+  });
+});
+

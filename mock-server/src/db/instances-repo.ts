@@ -768,12 +768,25 @@ export interface ListQuery {
   except?: { ids: readonly string[]; folders: number } | undefined;
   /** The only children to list (a passage's listing: those that lead on), counted like a search. */
   only?: readonly string[] | undefined;
+  /**
+   * The user whose own marks (favourite, any label) the page query reads along with each row: a listing then needs
+   * no separate round trip for them unless some row carries labels (labels-repo's personalMarks reads those).
+   */
+  marksOf?: string | undefined;
+}
+
+/** A listed row's own marks for the `marksOf` user. */
+export interface RowMarks {
+  favourite: boolean;
+  labelled: boolean;
 }
 
 export interface ListResult {
   rows: InstanceRow[];
   total: number;
   nextCursor: string | null;
+  /** Present when the query asked for `marksOf`: each listed row's marks, by id. */
+  marks?: Map<string, RowMarks>;
 }
 
 interface Position {
@@ -869,7 +882,12 @@ export function segmentQuery(q: ListQuery, seg: 0 | 1, after: Position | undefin
   const dir = sql.raw(q.sortOrder === 'desc' ? 'desc' : 'asc');
   const seek = after ? sql` and (${col}, i.id) ${sql.raw(q.sortOrder === 'desc' ? '<' : '>')} (${after.v}, ${after.i})` : sql``;
   const skip = offset > 0 ? sql` offset ${offset}` : sql``;
-  return sql<RawRow>`select ${ROW_SQL} from instances i where ${segmentFilter(q, seg)}${seek}
+  // Two index probes per listed row (favourites' primary key, instance_labels_item) instead of a query of their own.
+  const marks = q.marksOf
+    ? sql`, case when exists (select 1 from favourites f where f.user_id = ${q.marksOf} and f.instance_id = i.id) then 1 else 0 end as mark_fav,
+      case when exists (select 1 from instance_labels il where il.user_id = ${q.marksOf} and il.instance_id = i.id) then 1 else 0 end as mark_lab`
+    : sql``;
+  return sql<RawRow>`select ${ROW_SQL}${marks} from instances i where ${segmentFilter(q, seg)}${seek}
     order by ${col} ${dir}, i.id ${dir} limit ${limit}${skip}`;
 }
 
@@ -887,6 +905,7 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
   const hiddenFiles = (q.except?.ids.length ?? 0) - hiddenFolders;
   let folderCount: number | undefined = whole ? folder.childFolders - hiddenFolders : undefined;
   let offset = after ? 0 : (q.pageNo - 1) * q.pageSize;
+  const marks = q.marksOf ? new Map<string, RowMarks>() : undefined;
   for (const seg of [1, 0] as const) {
     if (out.length >= want) break;
     if (after && seg === 1 && after.b === 0) continue; // the cursor is already in the files segment
@@ -901,7 +920,11 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
     const sq = segmentQuery(q, seg, segAfter, want - out.length, segAfter ? 0 : offset);
     if (!sq) continue;
     offset = 0;
-    out.push(...(await many(sq, db)));
+    for (const r of (await sq.execute(db)).rows as (RawRow & { mark_fav?: number | string; mark_lab?: number | string })[]) {
+      const row = mapRow(r);
+      out.push(row);
+      if (marks) marks.set(row.id, { favourite: Number(r.mark_fav) === 1, labelled: Number(r.mark_lab) === 1 });
+    }
   }
   const more = out.length > q.pageSize;
   if (more) out.length = q.pageSize;
@@ -909,7 +932,7 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
   let total: number;
   if (whole) total = folderCount! + (q.fileFilter === 1 ? 0 : folder.childFiles - hiddenFiles);
   else total = (folderCount ?? (await segmentCount(db, q, 1))) + (await segmentCount(db, q, 0));
-  return { rows: out, total, nextCursor: more && last ? encodeCursor(secret, q, last) : null };
+  return { rows: out, total, nextCursor: more && last ? encodeCursor(secret, q, last) : null, ...(marks && { marks }) };
 }
 
 /**

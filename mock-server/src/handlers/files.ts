@@ -27,6 +27,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const { folder, ancestors, page } = await listFolderFor(db, ctx.secret, user, q.parentId, q.libCode, q.instanceType, {
         sortField: q.sortField ?? 'instanceName', sortOrder: q.sortOrder ?? 'asc', fileFilter: q.fileFilter,
         keyword: q.keyword?.trim() || undefined, pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, cursor: q.cursor,
+        marksOf: user.userId,
       }, req.gateRows, q.deptId);
       const chain = [...ancestors, folder];
       const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);
@@ -34,7 +35,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const rows = page.rows;
       const allowed = await permissionsOfChildren(db, user, folder, ancestors, rows);
       return ok({
-        list: await personalise(db, user.userId, rows.map((r, i) => instanceView(r, names, allowed[i]))),
+        list: await personalise(db, user.userId, rows.map((r, i) => instanceView(r, names, allowed[i])), page.marks),
         total: page.total,
         pageNo: q.pageNo ?? 1,
         pageSize: q.pageSize ?? 20,

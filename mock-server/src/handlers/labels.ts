@@ -5,15 +5,25 @@ import type { AppContext, Handlers } from '../context.ts';
 import type { Db } from '../db/sql/tx.ts';
 import { done, ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
-import { getLive, setRemark } from '../db/instances-repo.ts';
+import { getLive, setRemark, type RowMarks } from '../db/instances-repo.ts';
 import { createLabel, deleteLabel, listLabels, modifyLabel, personalMarks, saveItemLabels, type LabelRef } from '../db/labels-repo.ts';
 import { callerOf } from '../files/access.ts';
 import { viewOf } from '../files/wire.ts';
 
 export const DEFAULT_LABEL_COLOR = '#1677ff';
 
-/** The caller's labels and favourite mark on each view, in one query for the whole list. */
-export async function personalise<T extends { instanceId: string }>(db: Db, userId: string, views: T[]): Promise<(T & { labels: LabelRef[]; isFavourite: boolean })[]> {
+/**
+ * The caller's labels and favourite mark on each view, in one query for the whole list. With `known` (the page
+ * query's own marks, instances-repo's `marksOf`) only labelled rows are looked up, and none at all when no row is.
+ */
+export async function personalise<T extends { instanceId: string }>(
+  db: Db, userId: string, views: T[], known?: ReadonlyMap<string, RowMarks>,
+): Promise<(T & { labels: LabelRef[]; isFavourite: boolean })[]> {
+  if (known) {
+    const labelled = views.filter((v) => known.get(v.instanceId)?.labelled).map((v) => v.instanceId);
+    const { labels } = labelled.length ? await personalMarks(db, userId, labelled) : { labels: new Map<string, LabelRef[]>() };
+    return views.map((v) => ({ ...v, labels: labels.get(v.instanceId) ?? [], isFavourite: known.get(v.instanceId)?.favourite ?? false }));
+  }
   const ids = views.map((v) => v.instanceId);
   const { labels, favourites } = await personalMarks(db, userId, ids);
   return views.map((v) => ({ ...v, labels: labels.get(v.instanceId) ?? [], isFavourite: favourites.has(v.instanceId) }));
