@@ -1425,7 +1425,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of shared folders */
+        /**
+         * Shared by me: a page of the caller's shares, newest first, with their recipients
+         * @description Only shares of live items (an item in the recycle bin is left out; restoring it brings its shares back).
+         */
         get: operations["pageFileSharing"];
         put?: never;
         post?: never;
@@ -1451,7 +1454,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Share a folder with users or roles */
+        /**
+         * Share a file or folder with users, departments or groups
+         * @description The caller needs `share` on the item: the owner of a personal space, a holder of a role with share elsewhere,
+         *     or a recipient whose share role allows resharing (groupShare_manager, _manager_new, _external_sharing; pass
+         *     that share as fileSharingId). A caller shares an item once: sharing it again adds the recipients to (or changes
+         *     their role in) the caller's existing share of it. A role giving more than the caller holds on the item is
+         *     refused (403 FORBIDDEN); an unknown user, department or group 404 NOT_FOUND; the caller as a recipient 422
+         *     VALIDATION_FAILED.
+         */
         post: operations["createFileSharing"];
         delete?: never;
         options?: never;
@@ -1475,7 +1486,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Change a folder sharing */
+        /**
+         * Replace a share's recipients and roles (its owner)
+         * @description Takes effect at once. Someone else's share 404 NOT_FOUND; the same checks as fileSharing for the recipients (the owner must still hold share on the item).
+         */
         post: operations["modifyFileSharing"];
         delete?: never;
         options?: never;
@@ -1497,7 +1511,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** End a folder sharing */
+        /**
+         * Cancel shares (their owner)
+         * @description Every named share of the caller is cancelled in one transaction, taking effect at once for every recipient (the next call through it answers 404). A share that is not the caller's 404 NOT_FOUND, and nothing is cancelled.
+         */
         get: operations["deleteFileSharing"];
         put?: never;
         post?: never;
@@ -1521,7 +1538,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A page of the folders shared with the user */
+        /**
+         * Shared with me: a page of the shares that reach the caller, newest first
+         * @description Shares to the caller, to their department or one above it, or to a live group they are a member of; each once, with the widest role that reaches them. Only live items.
+         */
         get: operations["pageFileSharingList"];
         put?: never;
         post?: never;
@@ -1545,7 +1565,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Users and roles of a folder sharing */
+        /**
+         * The recipients of one of the caller's shares, with their roles
+         * @description Its owner only (someone else's share 404 NOT_FOUND).
+         */
         get: operations["listFileSharingUsers"];
         put?: never;
         post?: never;
@@ -1569,7 +1592,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One folder sharing */
+        /**
+         * One share: for its owner with recipients, for a recipient with their role
+         * @description A share that neither belongs to nor reaches the caller, or whose item is in the recycle bin, 404 NOT_FOUND.
+         */
         get: operations["getFileSharing"];
         put?: never;
         post?: never;
@@ -3485,7 +3511,10 @@ export interface paths {
         };
         /**
          * Roles offered when sharing or granting a folder
-         * @description The `file` roles that grant at least view, without the implicit defaults (defaultrole, groupdefaultrole) and without deny roles, sorted like getAllRoleInfo.
+         * @description kind file (the default, the grant dialogs): the `file` roles that grant at least view, without the implicit
+         *     defaults (defaultrole, groupdefaultrole) and without deny roles, sorted like getAllRoleInfo. kind groupShare
+         *     (the internal share dialog, fileSharing): the twelve share roles, whose authorities through a share are
+         *     documented with ShareRoleCode (schemas/shares-internal.yaml).
          */
         get: operations["fileSharingRoleList"];
         put?: never;
@@ -5677,6 +5706,93 @@ export interface components {
              * @enum {string}
              */
             mode: "set" | "add" | "remove";
+        };
+        /**
+         * @description The share role a recipient holds on the shared item and everything below it (the group-share catalogue seeded
+         *     with the roles, see getAllRoleInfo):
+         *
+         *     | share role | authorities through the share |
+         *     |---|---|
+         *     | groupShare_view_only | view |
+         *     | groupShare_reader | view, preview |
+         *     | groupShare_download, groupShare_downloader, groupShare_sharedby, groupShare_default_role | view, preview, download |
+         *     | groupShare_uploader | view, preview, upload, create |
+         *     | groupShare_edit | view, preview, download, upload, create, edit, version |
+         *     | groupShare_operator | as groupShare_edit, and delete |
+         *     | groupShare_external_sharing | view, preview, download, shareExternal; and resharing (share) |
+         *     | groupShare_manager, groupShare_manager_new | all eleven (so resharing too) |
+         *
+         *     Resharing (fileSharing on an item reached through a share) needs `share`, which only the manager roles and
+         *     groupShare_external_sharing give; a reshare never hands out more than the resharer holds on the item.
+         * @enum {string}
+         */
+        ShareRoleCode: "groupShare_view_only" | "groupShare_reader" | "groupShare_download" | "groupShare_downloader" | "groupShare_sharedby" | "groupShare_default_role" | "groupShare_uploader" | "groupShare_edit" | "groupShare_operator" | "groupShare_external_sharing" | "groupShare_manager" | "groupShare_manager_new";
+        /**
+         * @description user: that account. dept: every account of the department and of its sub-departments. group: every member (any level) of the live group.
+         * @enum {string}
+         */
+        ShareRecipientKind: "user" | "dept" | "group";
+        ShareRecipient: {
+            kind: components["schemas"]["ShareRecipientKind"];
+            id: string;
+            /** @description Account name, department name or group name. */
+            name: string;
+            /** @description For a user: their display name. */
+            realName?: string;
+            roleCode: components["schemas"]["ShareRoleCode"];
+        };
+        /**
+         * @description An internal share of one file or folder. For its owner (shared by me) it lists every recipient; for a recipient
+         *     (shared with me) `recipients` is absent and `roleCode` is the role the caller holds through it (the widest when
+         *     it reaches them several ways: as a user, through a department and a group).
+         */
+        FileSharing: {
+            fileSharingId: string;
+            instanceId: string;
+            instanceName: string;
+            /** @enum {string} */
+            classifierId: "Folder" | "File";
+            /** @description "1" personal, "2" group, "3" department: where the item lives. */
+            instanceType: string;
+            fSize: number;
+            fileType: string;
+            /** @description Who shared it. */
+            ownerId: string;
+            ownerName: string;
+            ownerRealName?: string;
+            createTime: number;
+            updateTime: number;
+            roleCode?: components["schemas"]["ShareRoleCode"];
+            recipients?: components["schemas"]["ShareRecipient"][];
+        };
+        FileSharingPage: components["schemas"]["Page"] & {
+            list: components["schemas"]["FileSharing"][];
+        };
+        FileSharingPageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["FileSharingPage"];
+        };
+        ShareRecipientInput: {
+            kind: components["schemas"]["ShareRecipientKind"];
+            /** @description The user, department or group id. */
+            id: string;
+            roleCode: components["schemas"]["ShareRoleCode"];
+        };
+        CreateFileSharingRequest: {
+            instanceId: string;
+            /** @description Resharing: the share through which the caller reaches the item. */
+            fileSharingId?: string;
+            recipients: components["schemas"]["ShareRecipientInput"][];
+        };
+        FileSharingResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["FileSharing"];
+        };
+        ModifyFileSharingRequest: {
+            fileSharingId: string;
+            /** @description The recipients from now on (replacing the previous ones): one left out loses access at once. */
+            recipients: components["schemas"]["ShareRecipientInput"][];
+        };
+        ShareRecipientListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ShareRecipient"][];
         };
         FavouriteRequest: {
             ids: components["schemas"]["IdList"];
@@ -8623,10 +8739,14 @@ export interface operations {
     pageFileSharing: {
         parameters: {
             query?: {
+                /** @description Case-insensitive substring of the item's name. */
+                keyword?: string;
                 /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
                 pageSize?: components["parameters"]["PageSize"];
+                /** @description Keyset cursor (nextCursor of the previous page); pageNo is then only echoed. */
+                cursor?: string;
             };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
@@ -8641,7 +8761,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileSharingPageResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -8660,9 +8788,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFileSharingRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description The share as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileSharingResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -8681,9 +8821,21 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModifyFileSharingRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description The share as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileSharingResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -8707,7 +8859,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            200: components["responses"]["Ok"];
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -8715,10 +8867,14 @@ export interface operations {
     pageFileSharingList: {
         parameters: {
             query?: {
+                /** @description Case-insensitive substring of the item's name. */
+                keyword?: string;
                 /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
                 pageSize?: components["parameters"]["PageSize"];
+                /** @description Keyset cursor (nextCursor of the previous page); pageNo is then only echoed. */
+                cursor?: string;
             };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
@@ -8733,7 +8889,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileSharingPageResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -8741,7 +8905,7 @@ export interface operations {
     listFileSharingUsers: {
         parameters: {
             query: {
-                instanceId: components["parameters"]["InstanceIdQuery"];
+                fileSharingId: string;
             };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
@@ -8756,7 +8920,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description The recipients. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareRecipientListResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -8764,7 +8936,7 @@ export interface operations {
     getFileSharing: {
         parameters: {
             query: {
-                instanceId: components["parameters"]["InstanceIdQuery"];
+                fileSharingId: string;
             };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
@@ -8779,7 +8951,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description The share. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileSharingResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -10916,7 +11096,9 @@ export interface operations {
     };
     fileSharingRoleList: {
         parameters: {
-            query?: never;
+            query?: {
+                kind?: "file" | "groupShare";
+            };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];

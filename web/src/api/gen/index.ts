@@ -9,5 +9,6 @@ export * from './libraries/libraries.ts';
 export * from './org/org.ts';
 export * from './roles/roles.ts';
 export * from './session/session.ts';
+export * from './shares/shares.ts';
 export * from './static/static.ts';
 export * from './upload/upload.ts';

@@ -46,7 +46,6 @@ import type {
 } from 'msw';
 
 import type {
-  AnyResponse,
   BatchResultResponse,
   EmptyResultResponse,
   FavouritePageResponse,
@@ -77,37 +76,30 @@ import {
   getAddFavouriteResponseMock,
   getAddTemplateResponseMock,
   getCopyInstancesResponseMock,
-  getCreateFileSharingResponseMock,
   getCreateInstancesResponseMock,
   getCreateLabelResponseMock,
   getCreateOfficeFileResponseMock,
   getDeleteFavouriteResponseMock,
-  getDeleteFileSharingResponseMock,
   getDeleteInstancesResponseMock,
   getDeleteLabelResponseMock,
   getDeleteSecRecycleResponseMock,
   getDeleteTemplateResponseMock,
   getEmptyRecycleResponseMock,
   getEmptySecRecycleResponseMock,
-  getGetFileSharingResponseMock,
   getGetFolderInfoResponseMock,
   getGetHistoryVersionResponseMock,
   getGetInstanceResponseMock,
   getGetParentAuthResponseMock,
   getGetTreeFolderDataResponseMock,
   getGetTreeFolderResponseMock,
-  getListFileSharingUsersResponseMock,
   getListInstancesResponseMock,
   getListLabelsResponseMock,
   getListTemplatesResponseMock,
-  getModifyFileSharingResponseMock,
   getModifyInstanceResponseMock,
   getModifyLabelResponseMock,
   getMoveInstancesResponseMock,
   getMoveSecRecycleResponseMock,
   getPageFavouritesResponseMock,
-  getPageFileSharingListResponseMock,
-  getPageFileSharingResponseMock,
   getPageFilesForManagerResponseMock,
   getPageRecycleResponseMock,
   getPageSecRecycleResponseMock,
@@ -126,7 +118,7 @@ import {
   getStreamVideoResponseMock
 } from './files.faker.ts';
 
-export { getListInstancesResponseMock, getCreateInstancesResponseMock, getCreateOfficeFileResponseMock, getGetInstanceResponseMock, getModifyInstanceResponseMock, getDeleteInstancesResponseMock, getMoveInstancesResponseMock, getCopyInstancesResponseMock, getPageRecycleResponseMock, getRestoreInstancesResponseMock, getRemoveRecycledResponseMock, getEmptyRecycleResponseMock, getMoveSecRecycleResponseMock, getPageSecRecycleResponseMock, getRestoreSecRecycleResponseMock, getDeleteSecRecycleResponseMock, getEmptySecRecycleResponseMock, getGetTreeFolderResponseMock, getGetTreeFolderDataResponseMock, getGetParentAuthResponseMock, getGetFolderInfoResponseMock, getSaveInstanceRemarkResponseMock, getSaveInstanceLabelResponseMock, getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getAddFavouriteResponseMock, getDeleteFavouriteResponseMock, getPageFavouritesResponseMock, getGetHistoryVersionResponseMock, getRollbackFileResponseMock, getSearchPageResponseMock, getSearchUserPageResponseMock, getSearchGroupPageResponseMock, getPageFilesForManagerResponseMock, getPreviewVideoResponseMock, getRecycleFilesForManagerResponseMock, getRestoreFilesForManagerResponseMock, getStreamVideoResponseMock, getListLabelsResponseMock, getCreateLabelResponseMock, getModifyLabelResponseMock, getDeleteLabelResponseMock, getListTemplatesResponseMock, getAddTemplateResponseMock, getDeleteTemplateResponseMock } from './files.faker.ts';
+export { getListInstancesResponseMock, getCreateInstancesResponseMock, getCreateOfficeFileResponseMock, getGetInstanceResponseMock, getModifyInstanceResponseMock, getDeleteInstancesResponseMock, getMoveInstancesResponseMock, getCopyInstancesResponseMock, getPageRecycleResponseMock, getRestoreInstancesResponseMock, getRemoveRecycledResponseMock, getEmptyRecycleResponseMock, getMoveSecRecycleResponseMock, getPageSecRecycleResponseMock, getRestoreSecRecycleResponseMock, getDeleteSecRecycleResponseMock, getEmptySecRecycleResponseMock, getGetTreeFolderResponseMock, getGetTreeFolderDataResponseMock, getGetParentAuthResponseMock, getGetFolderInfoResponseMock, getSaveInstanceRemarkResponseMock, getSaveInstanceLabelResponseMock, getAddFavouriteResponseMock, getDeleteFavouriteResponseMock, getPageFavouritesResponseMock, getGetHistoryVersionResponseMock, getRollbackFileResponseMock, getSearchPageResponseMock, getSearchUserPageResponseMock, getSearchGroupPageResponseMock, getPageFilesForManagerResponseMock, getPreviewVideoResponseMock, getRecycleFilesForManagerResponseMock, getRestoreFilesForManagerResponseMock, getStreamVideoResponseMock, getListLabelsResponseMock, getCreateLabelResponseMock, getModifyLabelResponseMock, getDeleteLabelResponseMock, getListTemplatesResponseMock, getAddTemplateResponseMock, getDeleteTemplateResponseMock } from './files.faker.ts';
 
 
 export const getListInstancesMockHandler = (overrideResponse?: InstancePageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<InstancePageResponse> | InstancePageResponse), options?: RequestHandlerOptions) => {
@@ -405,90 +397,6 @@ export const getSaveInstanceLabelMockHandler = (overrideResponse?: InstanceRespo
   }, options)
 }
 
-export const getPageFileSharingMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/controller/pageFileSharing', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getPageFileSharingResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getCreateFileSharingMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.post('*/hcs/controller/fileSharing', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getCreateFileSharingResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getModifyFileSharingMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.post('*/hcs/controller/modFileSharing', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getModifyFileSharingResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getDeleteFileSharingMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/controller/delFileSharing', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getDeleteFileSharingResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getPageFileSharingListMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/controller/pageFileSharingList', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getPageFileSharingListResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getListFileSharingUsersMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/controller/fileSharingUser', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getListFileSharingUsersResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getGetFileSharingMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/controller/getFileSharing', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getGetFileSharingResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
 export const getAddFavouriteMockHandler = (overrideResponse?: BatchResultResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<BatchResultResponse> | BatchResultResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/controller/collectionFile', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
@@ -753,13 +661,6 @@ export const getFilesMock = () => [
   getGetFolderInfoMockHandler(),
   getSaveInstanceRemarkMockHandler(),
   getSaveInstanceLabelMockHandler(),
-  getPageFileSharingMockHandler(),
-  getCreateFileSharingMockHandler(),
-  getModifyFileSharingMockHandler(),
-  getDeleteFileSharingMockHandler(),
-  getPageFileSharingListMockHandler(),
-  getListFileSharingUsersMockHandler(),
-  getGetFileSharingMockHandler(),
   getAddFavouriteMockHandler(),
   getDeleteFavouriteMockHandler(),
   getPageFavouritesMockHandler(),

@@ -37,12 +37,11 @@
  *
  * OpenAPI spec version: 0.1.0
  */
-import type { InstanceIdQueryParameter } from './instanceIdQueryParameter.ts';
 
 export type ListFileSharingUsersParams = {
 /**
+ * @minLength 1
  * @maxLength 64
- * @pattern ^[A-Za-z0-9_-]+$
  */
-instanceId: InstanceIdQueryParameter;
+fileSharingId: string;
 };

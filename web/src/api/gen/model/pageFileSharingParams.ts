@@ -42,6 +42,11 @@ import type { PageSizeParameter } from './pageSizeParameter.ts';
 
 export type PageFileSharingParams = {
 /**
+ * Case-insensitive substring of the item's name.
+ * @maxLength 255
+ */
+keyword?: string;
+/**
  * At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor).
  * @minimum 1
  * @maximum 1000000
@@ -53,4 +58,9 @@ pageNo?: PageNoParameter;
  * @maximum 1000
  */
 pageSize?: PageSizeParameter;
+/**
+ * Keyset cursor (nextCursor of the previous page); pageNo is then only echoed.
+ * @maxLength 256
+ */
+cursor?: string;
 };

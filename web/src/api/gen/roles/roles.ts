@@ -59,6 +59,7 @@ import type {
   DeleteRoleRequest,
   ErrorResponse,
   ExplainAccessParams,
+  FileSharingRoleListParams,
   GetAllRoleInfoParams,
   GrantListResponse,
   GrantPageResponse,
@@ -581,21 +582,31 @@ export function useDeleteRoleInfo<TData = Awaited<ReturnType<typeof deleteRoleIn
 
 
 
-export const getFileSharingRoleListUrl = () => {
+export const getFileSharingRoleListUrl = (params?: FileSharingRoleListParams,) => {
+  const normalizedParams = new URLSearchParams();
 
+  Object.entries(params || {}).forEach(([key, value]) => {
 
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
 
+  const stringifiedParams = normalizedParams.toString();
 
-  return `/hcs/controller/SysRole/fileSharingRoleList`
+  return stringifiedParams.length > 0 ? `/hcs/controller/SysRole/fileSharingRoleList?${stringifiedParams}` : `/hcs/controller/SysRole/fileSharingRoleList`
 }
 
 /**
- * The `file` roles that grant at least view, without the implicit defaults (defaultrole, groupdefaultrole) and without deny roles, sorted like getAllRoleInfo.
+ * kind file (the default, the grant dialogs): the `file` roles that grant at least view, without the implicit
+ * defaults (defaultrole, groupdefaultrole) and without deny roles, sorted like getAllRoleInfo. kind groupShare
+ * (the internal share dialog, fileSharing): the twelve share roles, whose authorities through a share are
+ * documented with ShareRoleCode (schemas/shares-internal.yaml).
  * @summary Roles offered when sharing or granting a folder
  */
-export const fileSharingRoleList = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<RoleListResponse> => {
+export const fileSharingRoleList = async (params?: FileSharingRoleListParams, options?: Parameters<typeof hcsFetch>[1]): Promise<RoleListResponse> => {
 
-  return hcsFetch<RoleListResponse>(getFileSharingRoleListUrl(),
+  return hcsFetch<RoleListResponse>(getFileSharingRoleListUrl(params),
   {
     ...options,
     method: 'GET'
@@ -608,23 +619,23 @@ export const fileSharingRoleList = async ( options?: Parameters<typeof hcsFetch>
 
 
 
-export const getFileSharingRoleListQueryKey = () => {
+export const getFileSharingRoleListQueryKey = (params?: FileSharingRoleListParams,) => {
     return [
-    `/hcs/controller/SysRole/fileSharingRoleList`
+    `/hcs/controller/SysRole/fileSharingRoleList`, ...(params ? [params] : [])
     ] as const;
     }
 
 
-export const getFileSharingRoleListQueryOptions = <TData = Awaited<ReturnType<typeof fileSharingRoleList>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharingRoleList>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getFileSharingRoleListQueryOptions = <TData = Awaited<ReturnType<typeof fileSharingRoleList>>, TError = ErrorResponse>(params?: FileSharingRoleListParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharingRoleList>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getFileSharingRoleListQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getFileSharingRoleListQueryKey(params);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof fileSharingRoleList>>> = ({ signal }) => fileSharingRoleList({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof fileSharingRoleList>>> = ({ signal }) => fileSharingRoleList(params, { signal, ...requestOptions });
 
 
 
@@ -638,7 +649,7 @@ export type FileSharingRoleListQueryError = ErrorResponse
 
 
 export function useFileSharingRoleList<TData = Awaited<ReturnType<typeof fileSharingRoleList>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharingRoleList>>, TError, TData>> & Pick<
+ params: undefined |  FileSharingRoleListParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharingRoleList>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof fileSharingRoleList>>,
           TError,
@@ -648,7 +659,7 @@ export function useFileSharingRoleList<TData = Awaited<ReturnType<typeof fileSha
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useFileSharingRoleList<TData = Awaited<ReturnType<typeof fileSharingRoleList>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharingRoleList>>, TError, TData>> & Pick<
+ params?: FileSharingRoleListParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharingRoleList>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof fileSharingRoleList>>,
           TError,
@@ -658,7 +669,7 @@ export function useFileSharingRoleList<TData = Awaited<ReturnType<typeof fileSha
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useFileSharingRoleList<TData = Awaited<ReturnType<typeof fileSharingRoleList>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharingRoleList>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params?: FileSharingRoleListParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharingRoleList>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -666,11 +677,11 @@ export function useFileSharingRoleList<TData = Awaited<ReturnType<typeof fileSha
  */
 
 export function useFileSharingRoleList<TData = Awaited<ReturnType<typeof fileSharingRoleList>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharingRoleList>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params?: FileSharingRoleListParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharingRoleList>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getFileSharingRoleListQueryOptions(options)
+  const queryOptions = getFileSharingRoleListQueryOptions(params,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
