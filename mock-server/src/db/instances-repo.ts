@@ -909,6 +909,8 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
   for (const seg of [1, 0] as const) {
     if (out.length >= want) break;
     if (after && seg === 1 && after.b === 0) continue; // the cursor is already in the files segment
+    // The maintained counts say the segment is empty: no query (a folder of folders lists in one).
+    if ((seg === 1 ? folder.childFolders : folder.childFiles) === 0) continue;
     const segAfter = after && after.b === seg ? after : undefined;
     if (!segAfter && offset > 0 && seg === 1) {
       folderCount ??= await segmentCount(db, q, 1);
