@@ -101,6 +101,11 @@ describe('groups: create, read, update', () => {
     expect((await owner.api(`${GU}/searchAll`, { groupId: mine.data.list[0].groupId, keyword: '%' })).data.users).toEqual([]);
     const all = await admin.api(`${GF}/searchGroup`, { all: 'true' });
     expect(all.data.list.map((g: any) => g.groupName)).toEqual(expect.arrayContaining(['Apollo', 'Gemini', 'Huge', 'Unlimited']));
+    // groupId finds one group however many the caller is in (the group page's lookup); a non-member finds nothing.
+    const gemini = mine.data.list[1].groupId;
+    expect((await owner.api(`${GF}/searchGroup`, { groupId: gemini, pageSize: 1 })).data).toMatchObject({ total: 1, list: [{ groupId: gemini, groupName: 'Gemini' }] });
+    expect((await outsider.api(`${GF}/searchGroup`, { groupId: gemini })).data).toMatchObject({ total: 0, list: [] });
+    expect((await admin.api(`${GF}/searchGroup`, { groupId: gemini, all: 'true' })).data.total).toBe(1);
   });
 
   it('updateGroup: administrators rename and resize; members may not; outsiders and other groups\' ids are not found', async () => {
@@ -130,15 +135,18 @@ describe('groups: members', () => {
     expect(r.data).toEqual({ added: 3, skipped: 0 }); // leader, and eng-web's gfilelead and gmember; the owner is already in
     const list = await owner.api(`${GU}/searchGroupUser`, { groupId: g.groupId });
     expect(list.data.list.map((m: any) => m.userName)).toEqual(['gowner', 'gfilelead', 'gleader', 'gmember']);
-    expect(list.data.list[1]).toMatchObject({ roleCode: 'groupdefaultrole', level: 1, folders: [], deptName: 'Web' });
+    expect(list.data.list[1]).toMatchObject({ roleCode: 'groupdefaultrole', level: 1, folders: [], deptName: 'Web', deptIsRoot: false });
     expect((await member.api(`${GU}/searchGroupUser`, { groupId: g.groupId, keyword: 'LEAD' })).data.total).toBe(2);
     expect((await member.api(`${GU}/getUserCount`, { groupId: g.groupId })).data).toEqual({ total: 4, first: 4, second: 0, administrators: 1 });
     const found = await member.api(`${GU}/searchAll`, { groupId: g.groupId, keyword: 'gplain' });
     expect(found.data.users).toEqual([expect.objectContaining({ userId: plain.id, member: false })]);
     const depts = await member.api(`${GU}/searchAll`, { groupId: g.groupId, keyword: 'web' });
-    expect(depts.data.depts).toEqual([{ deptId: 'eng-web', deptName: 'Web', hasChildren: false, userCount: 2 }]);
+    expect(depts.data.depts).toEqual([{ deptId: 'eng-web', deptName: 'Web', deptIsRoot: false, hasChildren: false, userCount: 2 }]);
     const sub = await member.api(`${GU}/getSubDepartment`, { deptId: 'eng' });
-    expect(sub.data).toEqual([{ deptId: 'eng-web', deptName: 'Web', hasChildren: false, userCount: 2 }]);
+    expect(sub.data).toEqual([{ deptId: 'eng-web', deptName: 'Web', deptIsRoot: false, hasChildren: false, userCount: 2 }]);
+    // The root department is marked, so clients name the company in their own language.
+    const rooted = await makeUser(srv, 'grooted', 'root');
+    expect((await member.api(`${GU}/searchAll`, { groupId: g.groupId, keyword: 'grooted' })).data.users).toEqual([expect.objectContaining({ userId: rooted.id, deptIsRoot: true })]);
     const top = await member.api(`${GU}/getSubDepartment`);
     expect(top.data.find((d: any) => d.deptId === 'eng')).toMatchObject({ hasChildren: true, userCount: 4 });
   });

@@ -89,11 +89,12 @@ export async function getGroup(db: Db, id: string, userId: string): Promise<Grou
 
 /** Live groups the user belongs to (or every live group with `all`), by name. */
 export async function listGroups(
-  db: Db, userId: string, f: { keyword?: string | undefined; all?: boolean }, page: { limit: number; offset: number },
+  db: Db, userId: string, f: { keyword?: string | undefined; all?: boolean; groupId?: string | undefined }, page: { limit: number; offset: number },
 ): Promise<{ rows: GroupRow[]; total: number }> {
   let q = groupQuery(db, userId);
   if (!f.all) q = q.where('me.user_id', 'is not', null);
   if (f.keyword) q = q.where(contains('g.name_key', f.keyword));
+  if (f.groupId) q = q.where('g.id', '=', f.groupId);
   const total = await db.selectFrom(q.as('x')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const rows = await q.orderBy('g.name_key').orderBy('g.id').limit(page.limit).offset(page.offset).execute();
   return { rows: rows.map(toGroup), total: Number(total.n) };
@@ -156,11 +157,15 @@ export async function updateGroup(db: Db, id: string, f: { name?: string | undef
   });
 }
 
+/** A joined department is the root (the company): it exists and has no parent. */
+const isRoot = (id: string | null, parent: string | null): boolean => id !== null && parent === null;
+
 export interface MemberRow {
   userId: string;
   userName: string;
   userRealName: string;
   deptName: string | null;
+  deptIsRoot: boolean;
   roleCode: string;
   level: GroupLevel;
   joinedAt: number;
@@ -183,7 +188,7 @@ export async function listMembers(
   }
   const total = await q.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
   const rows = await q
-    .select(['m.user_id', 'u.user_name', 'u.real_name', 'd.name as dept_name', 'm.role_code', 'm.level', 'm.created_at'])
+    .select(['m.user_id', 'u.user_name', 'u.real_name', 'd.name as dept_name', 'd.parent_id as dept_parent', 'd.id as dept_id', 'm.role_code', 'm.level', 'm.created_at'])
     .orderBy(sql`case when m.role_code = 'group_administrator' then 0 else 1 end`)
     .orderBy('u.user_name_key').orderBy('m.user_id')
     .limit(page.limit).offset(page.offset).execute();
@@ -192,7 +197,7 @@ export async function listMembers(
   return {
     total: Number(total.n),
     rows: rows.map((r) => ({
-      userId: r.user_id, userName: r.user_name, userRealName: r.real_name ?? r.user_name, deptName: r.dept_name ?? null, roleCode: r.role_code,
+      userId: r.user_id, userName: r.user_name, userRealName: r.real_name ?? r.user_name, deptName: r.dept_name ?? null, deptIsRoot: isRoot(r.dept_id, r.dept_parent), roleCode: r.role_code,
       level: Number(r.level) as GroupLevel, joinedAt: Number(r.created_at), folders: folders.get(r.user_id) ?? [],
     })),
   };
@@ -441,24 +446,24 @@ export async function subDepartments(db: Db, parentId: string | null, limit = 10
 export async function searchCandidates(db: Db, groupId: string, keyword: string, limit: number) {
   const users = await db.selectFrom('users as u').leftJoin('departments as d', 'd.id', 'u.dept_id')
     .leftJoin('group_members as m', (j) => j.onRef('m.user_id', '=', 'u.id').on('m.group_id', '=', groupId))
-    .select(['u.id', 'u.user_name', 'u.real_name', 'd.name as dept_name', 'm.user_id as member'])
+    .select(['u.id', 'u.user_name', 'u.real_name', 'd.name as dept_name', 'd.id as dept_id', 'd.parent_id as dept_parent', 'm.user_id as member'])
     .where('u.deleted_at', 'is', null)
     .where((eb) => eb.or([contains('u.user_name_key', keyword), contains('u.real_name', keyword, true)]))
     .orderBy('u.user_name_key').limit(limit).execute();
   const depts = await db.selectFrom('departments').select('id').where(contains('name_key', keyword)).orderBy('name_key').limit(limit).execute();
   const deptRows = depts.length === 0 ? [] : await subDeptsByIds(db, depts.map((d) => d.id));
   return {
-    users: users.map((u) => ({ userId: u.id, userName: u.user_name, userRealName: u.real_name ?? u.user_name, deptName: u.dept_name ?? null, member: u.member !== null })),
+    users: users.map((u) => ({ userId: u.id, userName: u.user_name, userRealName: u.real_name ?? u.user_name, deptName: u.dept_name ?? null, deptIsRoot: isRoot(u.dept_id, u.dept_parent), member: u.member !== null })),
     depts: deptRows,
   };
 }
 
 async function subDeptsByIds(db: Db, ids: string[]) {
   const rows = await db.selectFrom('departments as d').select((eb) => [
-    'd.id', 'd.name',
+    'd.id', 'd.name', 'd.parent_id',
     eb.exists(eb.selectFrom('departments as c').select('c.id').whereRef('c.parent_id', '=', 'd.id')).as('has_children'),
     eb.selectFrom('users as u').innerJoin('departments as s', 's.id', 'u.dept_id').select((c) => c.fn.countAll<number>().as('n'))
       .where('u.deleted_at', 'is', null).where(sql<boolean>`substr(s.path, 1, length(d.path)) = d.path`).as('user_count'),
   ]).where('d.id', 'in', ids).orderBy('d.name_key').execute();
-  return rows.map((r) => ({ deptId: r.id, deptName: r.name, hasChildren: Boolean(Number(r.has_children)), userCount: Number(r.user_count ?? 0) }));
+  return rows.map((r) => ({ deptId: r.id, deptName: r.name, deptIsRoot: r.parent_id === null, hasChildren: Boolean(Number(r.has_children)), userCount: Number(r.user_count ?? 0) }));
 }

@@ -46,7 +46,7 @@ function groupView(g: GroupRow): Schemas['Group'] {
 
 function memberView(m: MemberRow): Schemas['GroupMember'] {
   return {
-    userId: m.userId, userName: m.userName, userRealName: m.userRealName, deptName: m.deptName, roleCode: m.roleCode as Schemas['GroupRoleCode'],
+    userId: m.userId, userName: m.userName, userRealName: m.userRealName, deptName: m.deptName, deptIsRoot: m.deptIsRoot, roleCode: m.roleCode as Schemas['GroupRoleCode'],
     level: m.level, folders: m.folders, joinTime: m.joinedAt,
   };
 }
@@ -107,7 +107,7 @@ export function groupsHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const q = req.query;
       const p = page(q.pageNo, q.pageSize);
-      const { rows, total } = await listGroups(db, user.userId, { keyword: q.keyword?.trim() || undefined, all: q.all === true && user.isAdmin }, p);
+      const { rows, total } = await listGroups(db, user.userId, { keyword: q.keyword?.trim() || undefined, all: q.all === true && user.isAdmin, groupId: q.groupId }, p);
       return ok({ list: rows.map(groupView), total, pageNo: p.pageNo, pageSize: p.pageSize });
     },
 

@@ -98,7 +98,7 @@ function GroupSpace({ groupId, space: { Browser } }: { groupId: string; space: S
   const group = useQuery({
     queryKey: ['groups', 'one', owner, groupId],
     queryFn: async ({ signal }) => {
-      const page = (await searchGroup({ pageNo: 1, pageSize: 100, ...(user?.isAdmin ? { all: true } : {}) }, { signal, quiet: true })).data;
+      const page = (await searchGroup({ groupId, pageNo: 1, pageSize: 1, ...(user?.isAdmin ? { all: true } : {}) }, { signal, quiet: true })).data;
       return page?.list.find((g) => g.groupId === groupId) ?? null;
     },
   });

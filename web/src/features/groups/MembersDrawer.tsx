@@ -58,7 +58,7 @@ export function MembersDrawer({ group, canManage, canSetRoles, onClose, onChange
         onRow={(m) => ({ 'data-testid': `group-member-${m.userName}` }) as never}
         columns={[
           { title: t('groups.member.userCol'), render: (_v, m) => who(m) },
-          { title: t('groups.member.deptCol'), render: (_v, m) => m.deptName ?? '' },
+          { title: t('groups.member.deptCol'), render: (_v, m) => (m.deptIsRoot ? t('org.dept.company') : (m.deptName ?? '')) },
           { title: t('groups.member.levelCol'), render: (_v, m) => <Tag>{t(`groups.level.${m.level}`)}</Tag> },
           {
             title: t('groups.member.roleCol'),
@@ -118,7 +118,7 @@ function AddMembers({ group, canAddAdmins, onAdded, onFailed }: { group: Group; 
       label: `${u.userRealName && u.userRealName !== u.userName ? `${u.userRealName} (${u.userName})` : u.userName}${u.member ? ` · ${t('groups.member.already')}` : ''}`,
       disabled: u.member,
     })),
-    ...(found.data?.depts ?? []).map((d) => ({ value: `d:${d.deptId}`, label: `${t('groups.member.deptCol')}：${d.deptName} · ${t('groups.member.deptUsers', { count: d.userCount })}` })),
+    ...(found.data?.depts ?? []).map((d) => ({ value: `d:${d.deptId}`, label: `${t('groups.member.deptCol')}：${d.deptIsRoot ? t('org.dept.company') : d.deptName} · ${t('groups.member.deptUsers', { count: d.userCount })}` })),
   ];
   const add = async () => {
     setBusy(true);

@@ -47,6 +47,8 @@ export interface GroupMember {
   userRealName: string;
   /** @nullable */
   deptName: string | null;
+  /** The department is the root (the company), whose name clients show in their own language. */
+  deptIsRoot: boolean;
   roleCode: GroupRoleCode;
   level: GroupLevel;
   /** Second-level members: the folders named for them (id and name); empty for full members. */

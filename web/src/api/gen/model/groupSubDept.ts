@@ -41,6 +41,8 @@
 export interface GroupSubDept {
   deptId: string;
   deptName: string;
+  /** The root department (the company): clients show its name in their own language. */
+  deptIsRoot: boolean;
   hasChildren: boolean;
   /** Live users of the department and its sub-departments (what adding it adds at most). */
   userCount: number;

@@ -44,5 +44,6 @@ export type SearchAllResultUsersItem = {
   userRealName: string;
   /** @nullable */
   deptName: string | null;
+  deptIsRoot: boolean;
   member: boolean;
 };

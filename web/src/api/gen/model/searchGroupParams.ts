@@ -37,6 +37,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { GroupId } from './groupId.ts';
 import type { PageNoParameter } from './pageNoParameter.ts';
 import type { PageSizeParameter } from './pageSizeParameter.ts';
 
@@ -47,6 +48,10 @@ export type SearchGroupParams = {
  */
 keyword?: string;
 all?: boolean;
+/**
+ * Only this group: how a group page finds its own group however many the caller belongs to. Empty when the caller may not see it.
+ */
+groupId?: GroupId;
 /**
  * At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor).
  * @minimum 1
