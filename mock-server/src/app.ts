@@ -23,6 +23,8 @@ import type { ObjectStore } from './storage/object-store.ts';
 import { seed } from './db/seed.ts';
 import { JANITOR_JOB, startJanitor, type Janitor } from './files/janitor.ts';
 import { RETENTION_JOB, startRetention, type Retention } from './files/retention.ts';
+import { Keyring } from './storage/master-key.ts';
+import { startNodeHeartbeat, type NodeHeartbeat } from './storage/node-heartbeat.ts';
 
 export interface BuiltApp {
   app: FastifyInstance;
@@ -156,6 +158,7 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     config,
     db,
     secret,
+    keyring: Keyring.load(config.dataDir),
     log: app.log,
     auth: undefined as unknown as AppContext['auth'],
     store: () => {
@@ -184,7 +187,9 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
   let janitor: Janitor | undefined;
   let retention: Retention | undefined;
   let worker: Worker | undefined;
+  let heartbeat: NodeHeartbeat | undefined;
   const close = async () => {
+    heartbeat?.stop();
     janitor?.stop();
     retention?.stop();
     // In-flight requests get a short grace period; then every socket is cut, including keep-alive and
@@ -217,6 +222,9 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     await janitor.schedule().catch((err: unknown) => app.log.warn({ err }, 'upload janitor: could not schedule a pass'));
     await retention.schedule().catch((err: unknown) => app.log.warn({ err }, 'retention: could not schedule a pass'));
     worker.start();
+    heartbeat = startNodeHeartbeat(db, { id: nodeId, address: `${hostname()}:${port}`, site: config.node.site }, config.node.heartbeatMs,
+      (err) => app.log.warn({ err }, 'node heartbeat: could not record this node'));
+    await heartbeat.beatNow().catch((err: unknown) => app.log.warn({ err }, 'node heartbeat: could not register this node'));
     const base = config.publicUrl ?? `http://localhost:${port}`;
     app.log.debug({ address }, 'listening');
     return base;

@@ -50,6 +50,8 @@ export interface ServerConfig {
   recycle: { days: number; secDays: number };
   /** History versions a file keeps at most, and their age in days (0 = no age limit); a library may set its own. */
   versions: { maxCount: number; maxDays: number };
+  /** This node's site (HCS_SITE), and how often it writes its heartbeat to the nodes table. */
+  node: { site: string; heartbeatMs: number };
 }
 
 /** Every environment variable the server reads, with its meaning (README and docker-compose test use this). */
@@ -89,6 +91,10 @@ export const ENV_VARS = {
   HCS_SEC_RECYCLE_DAYS: 'Days an entry stays in the second-level recycle bin before it is deleted for good (default 30)',
   HCS_VERSION_MAX_COUNT: 'History versions a file keeps at most; older ones are deleted by a job (default 100; a library may set its own)',
   HCS_VERSION_MAX_DAYS: 'History versions older than this many days are deleted by a job; 0 = no age limit (default 365; a library may set its own)',
+  HCS_SITE: 'Name of the site this node belongs to (matches a site of /clusterManage); default none',
+  HCS_HEARTBEAT_SECONDS: 'How often a node records its heartbeat; silent for three of these it is shown down (default 10; fractions allowed)',
+  HCS_MASTER_KEY: 'Master key (64 hex digits or base64 of 32 bytes) sealing storage secrets and the embedded store\'s data keys; unset = DATA_DIR/master.key (0600, generated)',
+  HCS_MASTER_KEY_PREVIOUS: 'The master key before a rotation, while what it sealed is re-wrapped under HCS_MASTER_KEY',
 } as const;
 
 function int(v: string | undefined, def: number): number {
@@ -146,6 +152,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     maxUploadSessions: positiveInt(env.HCS_MAX_UPLOAD_SESSIONS, 200),
     recycle: { days: positiveInt(env.HCS_RECYCLE_DAYS, 30), secDays: positiveInt(env.HCS_SEC_RECYCLE_DAYS, 30) },
     versions: { maxCount: positiveInt(env.HCS_VERSION_MAX_COUNT, 100), maxDays: int(env.HCS_VERSION_MAX_DAYS, 365) },
+    node: { site: (env.HCS_SITE || '').trim(), heartbeatMs: positiveSeconds(env.HCS_HEARTBEAT_SECONDS, 10) * 1000 },
   };
 }
 

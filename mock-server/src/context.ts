@@ -5,6 +5,7 @@ import type { ServerConfig } from './config.ts';
 import type { Db } from './db/sql/tx.ts';
 import type { AuthService } from './auth/types.ts';
 import type { ObjectStore } from './storage/object-store.ts';
+import type { Keyring } from './storage/master-key.ts';
 
 export interface AppContext {
   config: ServerConfig;
@@ -14,6 +15,8 @@ export interface AppContext {
   /** Object storage (embedded or external S3), available once the server listens. */
   store: () => ObjectStore;
   log: FastifyBaseLogger;
+  /** The master key(s): storage secrets in the database and the embedded store's data keys are sealed under it. */
+  keyring: Keyring;
   /** Secret for HMAC tickets (download links, cursors); persisted in the data dir. */
   secret: Buffer;
   /**

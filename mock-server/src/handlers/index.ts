@@ -21,6 +21,7 @@ import { searchHandlers } from './search.ts';
 import { templatesHandlers } from './templates.ts';
 import { adminFilesHandlers } from './admin-files.ts';
 import { groupsHandlers } from './groups.ts';
+import { storageHandlers } from './storage.ts';
 
 /**
  * Merges the modules' tables (`modules` maps a module's name to its handlers). Two modules handling one operation is
@@ -62,5 +63,6 @@ export function allHandlers(ctx: AppContext): Handlers {
     templates: templatesHandlers(ctx),
     'admin-files': adminFilesHandlers(ctx),
     groups: groupsHandlers(ctx),
+    storage: storageHandlers(ctx),
   });
 }

@@ -125,6 +125,11 @@ export class ObjectStore {
     this.client = makeClient(this.config.endpoint, this.config);
   }
 
+  /** The same endpoint and credentials on another bucket (the caller destroys it when done). */
+  forBucket(bucket: string): ObjectStore {
+    return new ObjectStore({ ...this.config, bucket });
+  }
+
   /** Endpoint handed to browsers and the CLI. */
   get publicEndpoint(): string {
     return this.config.publicEndpoint ?? this.config.endpoint;

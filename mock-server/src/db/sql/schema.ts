@@ -4,6 +4,7 @@
 //
 // Generated<T>: the column has a default (or is an auto-incremented id), so an insert may leave it out.
 import type { Generated } from 'kysely';
+import type { StorageTables } from './schema-storage.ts';
 import type { FileTypeCategory } from '../../files/names.ts';
 
 /** 0 or 1: a boolean as stored on both databases. */
@@ -151,6 +152,8 @@ export interface BlobsTable {
   ref_count: Generated<number>;
   verified: Generated<Flag>;
   created_at: number;
+  /** The storage connection holding the object ('0' = the embedded store) (015). */
+  connection_id: Generated<string>;
 }
 
 export interface InstancesTable {
@@ -385,7 +388,7 @@ export interface GrantsTable {
   created_at: number;
 }
 
-export interface Schema {
+export interface Schema extends StorageTables {
   departments: DepartmentsTable;
   users: UsersTable;
   dept_managers: DeptManagersTable;

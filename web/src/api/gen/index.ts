@@ -11,4 +11,5 @@ export * from './roles/roles.ts';
 export * from './session/session.ts';
 export * from './shares/shares.ts';
 export * from './static/static.ts';
+export * from './storage/storage.ts';
 export * from './upload/upload.ts';

@@ -1,0 +1,277 @@
+// Storage connections, buckets, library storage policies, nodes, clusters and sites (contract tag "storage", issue #20
+// part 1). Every call is marked admin in the contract, so the route layer has refused everyone else already.
+import type { AppContext, Handlers } from '../context.ts';
+import { done, ok } from '../http/envelope.ts';
+import { AppError } from '../http/errors.ts';
+import { getBusinessLib, listBusinessLibs } from '../db/libraries-repo.ts';
+import {
+  DOWN_AFTER_BEATS, EMBEDDED_CONNECTION, createConnection, deleteCluster, deleteConnection, deleteNode, deleteSite, getCluster, getConnection,
+  getSite, listClusters, listConnections, listNodes, listPolicies, listSites, newConnectionId, saveCluster, saveSite, setClusterSite,
+  setPolicy, updateConnection, updateNode, type ClusterRow, type ConnectionRow, type NodeRow, type PolicyRow, type SiteRow,
+} from '../db/storage-repo.ts';
+import { createBucket, listBuckets, sealSecret, storeOf, testConnection } from '../storage/connections.ts';
+import type { ObjectStore } from '../storage/object-store.ts';
+import type { components } from '@hcs/openapi/schema';
+
+type Schemas = components['schemas'];
+type Sse = 'AES256' | 'aws:kms';
+type Encryption = Schemas['Encryption'];
+
+const EMBEDDED_NAME = 'embedded';
+
+function sseList(text: string): Sse[] {
+  return text.split(',').filter((s): s is Sse => s === 'AES256' || s === 'aws:kms');
+}
+
+function accessKeyHint(key: string): string {
+  return key.length <= 4 ? '' : key.slice(-4);
+}
+
+function connectionView(c: ConnectionRow): Schemas['CloudConnection'] {
+  return {
+    cloudId: c.id, name: c.name, endpoint: c.endpoint, region: c.region, defaultBucket: c.bucket, embedded: false, hasSecret: c.secret_enc !== '',
+    accessKeyHint: accessKeyHint(c.access_key), sse: sseList(c.sse), createTime: c.created_at,
+  };
+}
+
+export function storageHandlers(ctx: AppContext): Handlers {
+  const { db } = ctx;
+
+  /** Connection zero as the admin screens show it: the server's own store, whatever it is. */
+  function zeroView(): Schemas['CloudConnection'] {
+    const s = ctx.store();
+    const embedded = !ctx.config.s3.endpoint;
+    return {
+      cloudId: EMBEDDED_CONNECTION, name: EMBEDDED_NAME, endpoint: embedded ? '/s3' : s.publicEndpoint, region: s.region, defaultBucket: s.bucket,
+      embedded, hasSecret: true, accessKeyHint: '', sse: [], createTime: 0,
+    };
+  }
+
+  async function connection(id: string): Promise<ConnectionRow> {
+    const c = await getConnection(db, id);
+    if (!c) throw new AppError('NOT_FOUND', `no storage connection ${id}`);
+    return c;
+  }
+
+  /** An ObjectStore of the connection (connection zero: the server's own), on `bucket` when given. */
+  async function storeFor(id: string, bucket?: string): Promise<{ store: ObjectStore; owned: boolean }> {
+    if (id === EMBEDDED_CONNECTION) {
+      const own = ctx.store();
+      if (bucket === undefined || bucket === own.bucket) return { store: own, owned: false };
+      // A second bucket of connection zero: the same endpoint and credentials, through the S3 API.
+      return { store: own.forBucket(bucket), owned: true };
+    }
+    return { store: storeOf(ctx.keyring, await connection(id), bucket), owned: true };
+  }
+
+  async function withStore<T>(id: string, bucket: string | undefined, fn: (s: ObjectStore) => Promise<T>): Promise<T> {
+    const { store, owned } = await storeFor(id, bucket);
+    try {
+      return await fn(store);
+    } finally {
+      if (owned) store.destroy();
+    }
+  }
+
+  /** What protects a policy's new objects at rest, as the admin screen says it. */
+  function inForce(p: { connection_id: string; encryption: Encryption }): string {
+    switch (p.encryption) {
+      case 'aes256-gcm': return 'aes256-gcm';
+      case 'sse-s3': return 'SSE AES256';
+      case 'sse-kms': return 'SSE aws:kms';
+      default: return 'none';
+    }
+  }
+
+  function policyView(p: Pick<PolicyRow, 'lib_code' | 'connection_id' | 'bucket' | 'encryption'>): Schemas['StoragePolicy'] {
+    return { libCode: p.lib_code, cloudId: p.connection_id, bucketName: p.bucket, encryption: p.encryption, inForce: inForce(p) };
+  }
+
+  function nodeView(n: NodeRow, now: number): Schemas['Node'] {
+    const live = n.heartbeat_at >= now - DOWN_AFTER_BEATS * ctx.config.node.heartbeatMs;
+    return {
+      nodeId: n.id, name: n.name, address: n.address, site: n.site, version: n.version, heartbeat: n.heartbeat_at, startTime: n.started_at,
+      status: live ? 'up' : 'down', clusterId: n.cluster_id,
+    };
+  }
+
+  async function clusterViews(filter?: (c: ClusterRow) => boolean): Promise<Schemas['Cluster'][]> {
+    const now = Date.now();
+    const [clusters, nodes] = await Promise.all([listClusters(db), listNodes(db)]);
+    return clusters.filter(filter ?? (() => true)).map((c) => ({
+      clusterId: c.id, name: c.name, siteId: c.site_id, createTime: c.created_at,
+      nodes: nodes.filter((n) => n.cluster_id === c.id).map((n) => nodeView(n, now)),
+    }));
+  }
+
+  async function siteView(s: SiteRow): Promise<Schemas['Site']> {
+    const cloudName = s.connection_id === EMBEDDED_CONNECTION ? EMBEDDED_NAME : (await getConnection(db, s.connection_id))?.name ?? '';
+    return {
+      siteId: s.id, name: s.name, region: s.region, cloudId: s.connection_id, cloudName, createTime: s.created_at,
+      clusters: await clusterViews((c) => c.site_id === s.id),
+    };
+  }
+
+  async function requireConnection(id: string): Promise<void> {
+    if (id !== EMBEDDED_CONNECTION) await connection(id);
+  }
+
+  async function clusterById(id: string): Promise<Schemas['Cluster']> {
+    if (!(await getCluster(db, id))) throw new AppError('NOT_FOUND', `no cluster ${id}`);
+    return (await clusterViews((c) => c.id === id))[0]!;
+  }
+
+  return {
+    async cloudConnectPage(req) {
+      const pageNo = req.query.pageNo ?? 1;
+      const pageSize = req.query.pageSize ?? 20;
+      const all = [zeroView(), ...(await listConnections(db)).map(connectionView)];
+      return ok({ list: all.slice((pageNo - 1) * pageSize, pageNo * pageSize), total: all.length, pageNo, pageSize });
+    },
+
+    async addCloud(req) {
+      const b = req.body;
+      const id = newConnectionId();
+      const row = await createConnection(db, id, {
+        name: b.name.trim(), endpoint: b.endpoint.replace(/\/+$/, ''), region: b.region ?? 'us-east-1', bucket: b.bucket, accessKey: b.accessKey,
+        secretEnc: sealSecret(ctx.keyring, id, b.secretKey), sse: [...new Set(b.sse ?? [])],
+      });
+      return ok(connectionView(row));
+    },
+
+    async editCloud(req) {
+      const id = req.params.id;
+      if (id === EMBEDDED_CONNECTION) throw new AppError('CONFLICT', 'the embedded store is configured by the server, not here');
+      const b = req.body;
+      await connection(id);
+      const row = await updateConnection(db, id, {
+        name: b.name?.trim(), endpoint: b.endpoint?.replace(/\/+$/, ''), region: b.region, bucket: b.bucket, accessKey: b.accessKey,
+        secretEnc: b.secretKey === undefined ? undefined : sealSecret(ctx.keyring, id, b.secretKey), sse: b.sse ? [...new Set(b.sse)] : undefined,
+      });
+      return ok(connectionView(row));
+    },
+
+    async deleteCloud(req) {
+      if (req.body.cloudId === EMBEDDED_CONNECTION) throw new AppError('CONFLICT', 'the embedded store cannot be deleted');
+      await deleteConnection(db, req.body.cloudId);
+      return done();
+    },
+
+    async testCloudConnection(req) {
+      return ok(await withStore(req.body.cloudId, undefined, testConnection));
+    },
+
+    async listBuckets(req) {
+      return ok({ list: await withStore(req.query.cloudId, undefined, listBuckets) });
+    },
+
+    async createBucket(req) {
+      await withStore(req.body.cloudId, undefined, (s) => createBucket(s, req.body.bucketName));
+      return done();
+    },
+
+    async listStoragePolicies() {
+      const [libs, policies] = await Promise.all([listBusinessLibs(db, { includeAdminOnly: true }), listPolicies(db)]);
+      const byLib = new Map(policies.map((p) => [p.lib_code, p]));
+      const bucket = ctx.store().bucket;
+      return ok({
+        list: libs.map((l) => policyView(byLib.get(l.libCode) ?? { lib_code: l.libCode, connection_id: EMBEDDED_CONNECTION, bucket, encryption: 'none' })),
+      });
+    },
+
+    async setStoragePolicy(req) {
+      const b = req.body;
+      if (!(await getBusinessLib(db, b.libCode))) throw new AppError('NOT_FOUND', `no business library ${b.libCode}`);
+      const encryption = b.encryption ?? 'none';
+      const embedded = b.cloudId === EMBEDDED_CONNECTION && !ctx.config.s3.endpoint;
+      const invalid = (field: string, message: string) => new AppError('VALIDATION_FAILED', message, { fields: [{ field, message }] });
+      let bucket: string;
+      if (b.cloudId === EMBEDDED_CONNECTION) {
+        bucket = b.bucketName ?? ctx.store().bucket;
+        if (encryption === 'sse-s3' || encryption === 'sse-kms') throw invalid('encryption', 'connection zero offers no server-side encryption mode');
+      } else {
+        const c = await connection(b.cloudId);
+        bucket = b.bucketName ?? c.bucket;
+        const offered = sseList(c.sse);
+        if (encryption === 'sse-s3' && !offered.includes('AES256')) throw invalid('encryption', 'the connection does not offer SSE AES256');
+        if (encryption === 'sse-kms' && !offered.includes('aws:kms')) throw invalid('encryption', 'the connection does not offer SSE aws:kms');
+      }
+      if (encryption === 'aes256-gcm' && !embedded) throw invalid('encryption', 'aes256-gcm is done by the embedded store only');
+      const row = await setPolicy(db, { lib_code: b.libCode, connection_id: b.cloudId, bucket, encryption });
+      return ok(policyView(row));
+    },
+
+    async listNodes() {
+      const now = Date.now();
+      return ok({ list: (await listNodes(db)).map((n) => nodeView(n, now)) });
+    },
+
+    async listUnMatchNodes() {
+      const now = Date.now();
+      return ok({ list: (await listNodes(db, { unmatched: true })).map((n) => nodeView(n, now)) });
+    },
+
+    async addOrUpdateNode(req) {
+      await updateNode(db, req.body.nodeId, { name: req.body.name?.trim(), clusterId: req.body.clusterId });
+      return done();
+    },
+
+    async deleteNode(req) {
+      await deleteNode(db, req.body.nodeId, Date.now() - DOWN_AFTER_BEATS * ctx.config.node.heartbeatMs);
+      return done();
+    },
+
+    async listClusters() {
+      return ok({ list: await clusterViews() });
+    },
+
+    async addOrUpdateCluster(req) {
+      const c = await saveCluster(db, { id: req.body.clusterId, name: req.body.name.trim() });
+      return ok(await clusterById(c.id));
+    },
+
+    async deleteCluster(req) {
+      await deleteCluster(db, req.body.clusterId);
+      return done();
+    },
+
+    async clusterConfig(req) {
+      return ok(await clusterById(req.query.clusterId));
+    },
+
+    async listSites() {
+      const sites = await listSites(db);
+      const list: Schemas['Site'][] = [];
+      for (const s of sites) list.push(await siteView(s));
+      return ok({ list });
+    },
+
+    async addOrUpdateSite(req) {
+      const b = req.body;
+      await requireConnection(b.cloudId);
+      const s = await saveSite(db, { id: b.siteId, name: b.name.trim(), region: b.region ?? '', connectionId: b.cloudId });
+      return ok(await siteView(s));
+    },
+
+    async deleteSite(req) {
+      await deleteSite(db, req.body.siteId);
+      return done();
+    },
+
+    async siteConfig(req) {
+      const s = await getSite(db, req.query.siteId);
+      if (!s) throw new AppError('NOT_FOUND', `no site ${req.query.siteId}`);
+      return ok(await siteView(s));
+    },
+
+    async joinCluster(req) {
+      await setClusterSite(db, req.body.clusterId, req.body.siteId, true);
+      return done();
+    },
+
+    async removeRegionFromSite(req) {
+      await setClusterSite(db, req.body.clusterId, req.body.siteId, false);
+      return done();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+// Storage connections as ObjectStores: connection zero is the server's own store (embedded, or the S3 of
+// HCS_S3_ENDPOINT); the others are rows of storage_connections whose secret is opened with the master key only here,
+// in memory, to sign requests. Bucket listing, creation and the connection test speak plain S3 through the SDK.
+import { CreateBucketCommand, HeadBucketCommand, ListBucketsCommand, S3ServiceException } from '@aws-sdk/client-s3';
+import { AppError } from '../http/errors.ts';
+import { EMBEDDED_CONNECTION, type ConnectionRow } from '../db/storage-repo.ts';
+import { openString, sealString, type Keyring } from './master-key.ts';
+import { ObjectStore, StorageError } from './object-store.ts';
+
+/** What the sealing binds a connection's secret to: a sealed value copied to another row does not open. */
+export function secretAad(connectionId: string): string {
+  return `storage-connection:${connectionId}:secret`;
+}
+
+export function sealSecret(ring: Keyring, connectionId: string, secret: string): string {
+  return sealString(ring, secret, secretAad(connectionId));
+}
+
+export function storeOf(ring: Keyring, row: ConnectionRow, bucket = row.bucket): ObjectStore {
+  return new ObjectStore({
+    endpoint: row.endpoint, region: row.region, bucket, accessKeyId: row.access_key,
+    secretAccessKey: openString(ring, row.secret_enc, secretAad(row.id)),
+  });
+}
+
+function s3Code(err: unknown): string {
+  if (err instanceof StorageError) return err.code;
+  if (err instanceof S3ServiceException) return err.name;
+  const code = (err as NodeJS.ErrnoException).code;
+  return typeof code === 'string' ? code : 'NetworkError';
+}
+
+function storageFailure(err: unknown, what: string): AppError {
+  return new AppError('STORAGE_ERROR', `${what}: ${s3Code(err)}`);
+}
+
+export async function listBuckets(store: ObjectStore): Promise<Array<{ bucketName: string; createTime: number | null }>> {
+  try {
+    const out = await store.client.send(new ListBucketsCommand({}));
+    return (out.Buckets ?? []).map((b) => ({ bucketName: b.Name ?? '', createTime: b.CreationDate ? b.CreationDate.getTime() : null }));
+  } catch (err) {
+    throw storageFailure(err, 'the storage refused to list its buckets');
+  }
+}
+
+export async function createBucket(store: ObjectStore, name: string): Promise<void> {
+  try {
+    await store.client.send(new CreateBucketCommand({ Bucket: name }));
+  } catch (err) {
+    const code = s3Code(err);
+    if (code === 'BucketAlreadyOwnedByYou') return;
+    if (code === 'BucketAlreadyExists') throw new AppError('NAME_EXISTS', 'another account owns a bucket of that name', { fields: [{ field: 'bucketName', message: 'exists' }] });
+    throw storageFailure(err, 'the storage refused to create the bucket');
+  }
+}
+
+/** Whether the endpoint answers with these credentials, and whether the connection's bucket exists. */
+export async function testConnection(store: ObjectStore): Promise<{ reachable: boolean; bucketExists: boolean; detail?: string }> {
+  try {
+    await store.client.send(new ListBucketsCommand({}));
+  } catch (err) {
+    return { reachable: false, bucketExists: false, detail: s3Code(err) };
+  }
+  try {
+    await store.client.send(new HeadBucketCommand({ Bucket: store.bucket }));
+    return { reachable: true, bucketExists: true };
+  } catch (err) {
+    const status = (err as S3ServiceException).$metadata?.httpStatusCode;
+    return { reachable: true, bucketExists: false, detail: status === 404 ? 'NoSuchBucket' : s3Code(err) };
+  }
+}
+
+export function isEmbeddedConnection(id: string): boolean {
+  return id === EMBEDDED_CONNECTION;
+}
