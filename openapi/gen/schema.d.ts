@@ -2534,15 +2534,34 @@ export interface paths {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
-        /** Upload-ability check for a public upload link */
+        /**
+         * Upload-ability check for a public upload link
+         * @description Through an upload link (shareToken header): the same call as getFileUploadable, acting for the link's owner, whose quota is
+         *     charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+         *     folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+         *     SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+         *     (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+         *     holds by its hash.
+         *
+         *     Opens (or resumes) an upload session reserving fSize bytes of the target space. A user has at most
+         *     HCS_MAX_UPLOAD_SESSIONS unfinished sessions (409 TOO_MANY_UPLOADS beyond; asking again for the same content,
+         *     folder and name resumes its session). A session ends 24 hours after it was created, whatever the activity.
+         *
+         *     Instant transfer (uploadflag 1 with a proof challenge) is offered only for content stored in a file the
+         *     caller can read (today: a file of their own space, live or in the recycle bin). Content stored only where
+         *     the caller cannot read it is answered exactly as unknown content (uploadflag 3), so this call never tells
+         *     anyone that a document they hold is stored somewhere in the drive. Storage stays deduplicated: save-instance
+         *     hashes the uploaded bytes and, when equal content is already stored, files the existing content and deletes
+         *     the new copy. bulk-upload answers the same way (outcome `instant` only for content the caller can read).
+         */
         get: operations["shareGetFileUploadable"];
         put?: never;
         post?: never;
@@ -2558,15 +2577,34 @@ export interface paths {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
-        /** Sign an S3 request for a public upload link */
+        /**
+         * Sign an S3 request for a public upload link
+         * @description Through an upload link (shareToken header): the same call as signStorageRequest, acting for the link's owner, whose quota is
+         *     charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+         *     folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+         *     SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+         *     (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+         *     holds by its hash.
+         *
+         *     The server signs only requests on objects the caller may touch: upload actions on the staging key of one of the
+         *     callers upload sessions, reads on blobs of files the caller may download. Anything else: 403 FORBIDDEN.
+         *     The secret key never leaves the server.
+         *
+         *     Upload actions are signed so storage holds at most the declared size for a session: a session is either one
+         *     putObject (content of one part only, signed with Content-Length = fSize and the declared SHA-256) or one
+         *     multipart upload at a time. uploadPart, listParts and completeMultipart only for the uploadId recorded with
+         *     initPartInfo; uploadPart only for part numbers up to partCount, signed with Content-Length = the part's
+         *     length (partSize, the last part the rest). Nothing is signed that storage could still accept after the
+         *     session's expiry (404 UPLOAD_SESSION_MISSING), nor while save-instance runs (409 CONFLICT).
+         */
         get: operations["shareSignStorageRequest"];
         put?: never;
         post?: never;
@@ -2582,17 +2620,28 @@ export interface paths {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
         get?: never;
         put?: never;
-        /** Instant transfer for a public upload link */
+        /**
+         * Instant transfer for a public upload link
+         * @description Through an upload link (shareToken header): the same call as secondTransfer, acting for the link's owner, whose quota is
+         *     charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+         *     folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+         *     SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+         *     (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+         *     holds by its hash.
+         *
+         *     Registers the file from the existing blob after the proof of possession checks out (403 PROOF_REJECTED otherwise,
+         *     the challenge is then spent). ret 1 shows "upload failed" in the client.
+         */
         post: operations["shareSecondTransfer"];
         delete?: never;
         options?: never;
@@ -2606,17 +2655,32 @@ export interface paths {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
         get?: never;
         put?: never;
-        /** Register a file uploaded through a public link */
+        /**
+         * Register a file uploaded through a public link
+         * @description Through an upload link (shareToken header): the same call as saveInstance, acting for the link's owner, whose quota is
+         *     charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+         *     folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+         *     SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+         *     (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+         *     holds by its hash.
+         *
+         *     The object must exist with the declared size. The server computes its SHA-256 itself (streaming); a mismatch
+         *     answers ret 404 (HASH_MISMATCH: recompute the hash and retry) and stores nothing. The blob is then filed by
+         *     hash (deduplicated, reference counted, also against content other users stored: the new copy is deleted)
+         *     and the quota reservation becomes usage. An upload refused for its content (fMd5/fSize differing from the
+         *     session, a wrong size or hash) ends the session: the staged object and multipart upload are deleted and the
+         *     reservation released.
+         */
         post: operations["shareSaveInstance"];
         delete?: never;
         options?: never;
@@ -2630,17 +2694,30 @@ export interface paths {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
         get?: never;
         put?: never;
-        /** Part records for a public upload link */
+        /**
+         * Part records for a public upload link
+         * @description Through an upload link (shareToken header): the same call as initPartInfo, acting for the link's owner, whose quota is
+         *     charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+         *     folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+         *     SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+         *     (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+         *     holds by its hash.
+         *
+         *     Records uploadId with the part layout (partSize x partCount must cover fSize, the last part non-empty). The
+         *     same uploadId again is accepted only with the same layout. A different uploadId replaces the recorded upload:
+         *     the server first aborts it and deletes any object it completed (502 STORAGE_ERROR when storage fails), so a
+         *     session never holds two uploads' bytes. 403 for a session uploading with a single putObject.
+         */
         post: operations["shareInitPartInfo"];
         delete?: never;
         options?: never;
@@ -2654,17 +2731,28 @@ export interface paths {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
         get?: never;
         put?: never;
-        /** Part records for a public upload link */
+        /**
+         * Part records for a public upload link
+         * @description Through an upload link (shareToken header): the same call as setPartInfo, acting for the link's owner, whose quota is
+         *     charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+         *     folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+         *     SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+         *     (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+         *     holds by its hash.
+         *
+         *     Each part must be part of the layout (partNumber up to partCount) with exactly its length there; 422
+         *     VALIDATION_FAILED otherwise. Recording parts does not extend the session's expiry.
+         */
         post: operations["shareSetPartInfo"];
         delete?: never;
         options?: never;
@@ -2678,15 +2766,26 @@ export interface paths {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
-        /** Part records for a public upload link */
+        /**
+         * Part records for a public upload link
+         * @description Through an upload link (shareToken header): the same call as getPartInfo, acting for the link's owner, whose quota is
+         *     charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+         *     folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+         *     SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+         *     (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+         *     holds by its hash.
+         *
+         *     By fId, or by content hash + folder + name to find an unfinished session from another tab or machine.
+         *     data is null when there is none. S3 ListParts stays authoritative for what storage holds.
+         */
         get: operations["shareGetPartInfo"];
         put?: never;
         post?: never;
@@ -2702,17 +2801,29 @@ export interface paths {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
         get?: never;
         put?: never;
-        /** End an upload session of a public upload link */
+        /**
+         * End an upload session of a public upload link
+         * @description Through an upload link (shareToken header): the same call as destroyPartInfo, acting for the link's owner, whose quota is
+         *     charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+         *     folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+         *     SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+         *     (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+         *     holds by its hash.
+         *
+         *     Releases the quota reservation and removes what storage holds for the session (multipart upload, staging
+         *     object), with or without abort. A reservation for a signed putObject is kept until that signature expires
+         *     at storage (at most 15 minutes), since a copy of the request could still store the bytes.
+         */
         post: operations["shareDestroyPartInfo"];
         delete?: never;
         options?: never;
@@ -2726,15 +2837,26 @@ export interface paths {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
-        /** Name check for a public upload link */
+        /**
+         * Name check for a public upload link
+         * @description Through an upload link (shareToken header): the same call as checkFileExist, acting for the link's owner, whose quota is
+         *     charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+         *     folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+         *     SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+         *     (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+         *     holds by its hash.
+         *
+         *     Reply data.ret 0, data.data 1 when the name exists (msg carries the existing id, as the spec has it). The client
+         *     then asks the user: a new version of the existing file, or keep both ("name (1).ext").
+         */
         get: operations["shareCheckFileExist"];
         put?: never;
         post?: never;
@@ -3056,7 +3178,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/hcs/services/ShareAPI/shareDownload": {
+    "/hcs/controller/FileShare": {
         parameters: {
             query?: never;
             header: {
@@ -3070,8 +3192,41 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download through a public share */
-        get: operations["shareDownload"];
+        get?: never;
+        put?: never;
+        /**
+         * Create a public link (download or upload link)
+         * @description The caller needs shareExternal on every item (an upload link names one folder and needs upload on it too), and
+         *     the link policy (getLinkPolicy) must allow them: a role outside allowedRoles answers 403 FORBIDDEN, a missing code
+         *     when codeRequired or an expiry past maxExpireDays 422 VALIDATION_FAILED. The answer holds the code in clear this
+         *     once (chosen or drawn); afterwards only its hash is kept.
+         */
+        post: operations["createShare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/FileShare/page": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the caller's links (newest first)
+         * @description With all=true administrators page every user's links.
+         */
+        get: operations["pageShares"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3080,7 +3235,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/hcs/services/ShareAPI/getDownloadFileInfo": {
+    "/hcs/controller/FileShare/delete": {
         parameters: {
             query?: never;
             header: {
@@ -3094,8 +3249,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Download info through a public share */
-        get: operations["shareGetDownloadFileInfo"];
+        /**
+         * Delete links (cancel and remove from the list)
+         * @description A GET that changes data, as the spec has it. Each id that is not the caller's fails as its own item with NOT_FOUND. Their logs stay for administrators.
+         */
+        get: operations["deleteShares"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3104,7 +3262,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/hcs/services/ShareAPI/getCloudProvider": {
+    "/hcs/controller/FileShare/cancelShare": {
         parameters: {
             query?: never;
             header: {
@@ -3118,8 +3276,62 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Storage facts for a public share */
-        get: operations["shareGetCloudProvider"];
+        get?: never;
+        put?: never;
+        /**
+         * Cancel links (they stay in the list as cancelled)
+         * @description Visitors are refused at once, also with tokens and download URLs handed out before (SHARE_CANCELLED).
+         */
+        post: operations["cancelShare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/FileShare/addLink": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a link a new address
+         * @description Draws a new LinkKey: the old address answers SHARE_NOT_FOUND and every visitor token of the link is revoked. Code, limits and counters stay.
+         */
+        post: operations["addLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/FileShare/sLink": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The text to hand out for a link */
+        get: operations["getShareLinkText"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3128,7 +3340,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/hcs/services/ShareAPI/getCDNDownload": {
+    "/hcs/controller/FileShare/deleteParentShareInfo": {
         parameters: {
             query?: never;
             header: {
@@ -3142,8 +3354,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** CDN address through a public share */
-        get: operations["shareGetCdnDownload"];
+        /**
+         * Cancel the caller's links that share an item or a folder above it
+         * @description Used before the item is deleted or moved away. Answers the cancelled share ids.
+         */
+        get: operations["deleteParentShareInfo"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3152,7 +3367,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/hcs/services/ShareAPI/StringToSign": {
+    "/hcs/controller/FileShare/shareLog": {
         parameters: {
             query?: never;
             header: {
@@ -3166,8 +3381,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sign a storage read for a public share */
-        get: operations["shareSignDownloadRequest"];
+        /**
+         * The share log of one of the caller's links (newest first)
+         * @description Every visit, code attempt, preview, download and upload through the link. Administrators read any link's log (and see these events in the operation log too).
+         */
+        get: operations["pageShareLogs"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3176,7 +3394,7 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/hcs/services/ShareAPI/preview": {
+    "/hcs/controller/FileShare/linkPolicy": {
         parameters: {
             query?: never;
             header: {
@@ -3190,34 +3408,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Preview through a public share */
-        get: operations["sharePreview"];
+        /** The link policy */
+        get: operations["getLinkPolicy"];
         put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/services/ShareAPI/GetFileInfoById/{id}": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /** Download info by id through a public share */
-        get: operations["shareGetFileInfoById"];
-        put?: never;
-        post?: never;
+        /**
+         * Set the link policy (administrators)
+         * @description Applies to links created or modified afterwards; existing links keep their settings.
+         */
+        post: operations["setLinkPolicy"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3238,10 +3436,558 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Preview inside an internal share */
+        /**
+         * Preview an item of one of the caller's links as visitors see it
+         * @description As getPreview, for an item the link shares (or below one); with watermark on, the preview carries the watermark.
+         */
         get: operations["fileSharePreview"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/FileShare/{id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One of the caller's links
+         * @description Administrators read any link. The code is not in the answer (only hasCode).
+         */
+        get: operations["getShare"];
+        put?: never;
+        /**
+         * Change a link's code, expiry, limits and options
+         * @description Takes effect at once for visitors already holding a token (limits and expiry are read on every visitor
+         *     call). A new code revokes every visitor token issued before it. Counters are kept: lowering maxDownloads under
+         *     downloadCount makes the link exhausted. Modifying a cancelled link answers 409 CONFLICT. The same policy
+         *     checks as createShare. A new code is in the answer this once.
+         */
+        post: operations["modifyShare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/FileShare/{a}/{b}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One item of one of the caller's links
+         * @description The link (first path segment, its shareId) with only the named item (second segment, an instanceId it shares); 404 NOT_FOUND when either is not the caller's.
+         */
+        get: operations["getShareItem"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/FileShare/checklink": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a link asks for before its content
+         * @description Answers only needCode and needVerifyCode; SHARE_NOT_FOUND, SHARE_EXPIRED, SHARE_CANCELLED or SHARE_LIMIT_REACHED otherwise (no names, owner or counts). Logged as a visit.
+         */
+        get: operations["checkLink"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/FileShare/Link": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The link as the token's visitor sees it */
+        get: operations["getLinkInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/FileShare/verifyCode/{id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A CAPTCHA for a link's next loginShare
+         * @description Single-use, 2 minutes, bound to the asking address (at most 20 live per address, RATE_LIMITED beyond).
+         */
+        get: operations["getShareVerifyCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/FileShare/loginShare": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Trade the extraction code for a visitor share token
+         * @description Counts one view (atomically; the view limit then refuses with SHARE_LIMIT_REACHED). A wrong code answers
+         *     SHARE_CODE_WRONG and counts against the link and the caller's address (behind a trusted proxy, the forwarded
+         *     address): after 3 wrong codes on a link the next attempt needs a CAPTCHA (CAPTCHA_REQUIRED); after 10 per link or
+         *     20 per address within 15 minutes attempts are refused with RATE_LIMITED and a Retry-After that doubles with every
+         *     further failure (up to a day). The counts live in the database. A lockout refuses the right code too.
+         */
+        post: operations["loginShare"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/FileShare/loginShareToken": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Renew the visitor token
+         * @description A fresh token for the same link and visitor; the old one is revoked. The link must still be active.
+         */
+        post: operations["loginShareToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/FileShare/token": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the visitor token is still good
+         * @description The same answer as Link: the route layer refuses a bad token first.
+         */
+        get: operations["getShareTokenState"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/instance/page": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of the link's items or of a folder below them
+         * @description No parentId: the shared items. parentId must be a shared folder or a folder below one (404 NOT_FOUND otherwise). Upload links list only with uploadAllowList (403 FORBIDDEN).
+         */
+        get: operations["pageShareInstances"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/renameInstance": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rename a file the visitor uploaded through this link
+         * @description Only files uploaded with this token's visits (upload links); anything else 403 FORBIDDEN or 404 NOT_FOUND.
+         */
+        post: operations["renameShareInstance"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/triggerShareLimit": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start one download: count it against the limit
+         * @description One conditional UPDATE (downloadCount < maxDownloads): with a limit of N, N+1 parallel calls give exactly N
+         *     grants and one SHARE_LIMIT_REACHED. The grant is the shareDownload URL for the file; ranged GETs with it resume the
+         *     same download without counting again, while the link stays active (a cancel or expiry stops it at once).
+         *     previewOnly links answer SHARE_PREVIEW_ONLY.
+         */
+        post: operations["triggerShareLimit"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/getToken": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Whether the visitor token is still good (ShareAPI spelling)
+         * @description The same answer as FileShare/token.
+         */
+        get: operations["shareGetToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/shareDownload": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream a shared file (ranged, resumable)
+         * @description The token comes in the `token` query, so a browser's download manager can navigate to it. A GET without
+         *     Range (or from byte 0) without a grant from triggerShareLimit counts a download itself; ranges past 0 need the
+         *     grant. The link is checked on every request: a cancel or expiry stops a download in progress at its next range.
+         */
+        get: operations["shareDownload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/getDownloadFileInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a ranged download of a shared file needs
+         * @description As getDownloadFileInfo, for a file the link reaches. Reading it needs a grant (triggerShareLimit) and then shareDownload or a StringToSign URL.
+         */
+        get: operations["shareGetDownloadFileInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/getCloudProvider": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** Storage facts for a visitor */
+        get: operations["shareGetCloudProvider"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/getCDNDownload": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The download address of a shared file (no CDN: the server stream)
+         * @description Counts a download as triggerShareLimit does and answers its grant.
+         */
+        get: operations["shareGetCdnDownload"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/StringToSign": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A presigned storage URL for one range of a shared file
+         * @description Only for a file with a grant from triggerShareLimit. Scoped to that one object and the asked range (the Range
+         *     is part of what is signed) and valid 60 seconds: storage cannot ask the drive whether the link still stands, so the
+         *     lifetime bounds what a cancelled or expired link still serves.
+         */
+        get: operations["shareSignDownloadRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/preview": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Preview a shared file
+         * @description As getPreview, through the server only (a ticket URL valid 2 minutes); allowed with previewOnly; logged. A watermark link serves images and PDFs with the visitor's address and time drawn on them.
+         */
+        get: operations["shareGetPreview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/GetFileInfoById/{id}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** One item the link reaches, by id */
+        get: operations["shareGetFileInfoById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/sysOptLog/addLog": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Record a client-side share event
+         * @description For events the server cannot see (a download finished through a presigned URL). Never changes counters.
+         */
+        post: operations["addShareLog"];
         delete?: never;
         options?: never;
         head?: never;
@@ -5081,606 +5827,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/hcs/controller/cloudConnect/page": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A page of storage connections, connection zero (the embedded store) first
-         * @description Secrets are never returned (hasSecret says one is stored).
-         */
-        get: operations["cloudConnectPage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/cloudConnect/addCloud": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Add an S3 storage connection
-         * @description The secret key is stored encrypted (AES-256-GCM under the master key). 409 NAME_EXISTS for a taken name.
-         */
-        post: operations["addCloud"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/cloudConnect/editCloud/{id}": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Change a storage connection
-         * @description Connection zero cannot be edited (409 CONFLICT). An absent secretKey keeps the stored one.
-         */
-        post: operations["editCloud"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/cloudConnect/delete": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Delete a storage connection
-         * @description 409 CONFLICT while blobs, a library policy or a site use it, and for connection zero.
-         */
-        post: operations["deleteCloud"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/cloudConnect/testConnection": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Check that a connection answers with its stored credentials and that its bucket exists
-         * @description Answers ret 0 with reachable=false and the S3 error code when the endpoint refuses or does not answer.
-         */
-        post: operations["testCloudConnection"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/bucket/list": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The buckets of a connection
-         * @description 502 STORAGE_ERROR when the endpoint refuses.
-         */
-        get: operations["listBuckets"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/bucket/create": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create a bucket through a connection
-         * @description Idempotent for a bucket the connection already owns. 502 STORAGE_ERROR when the endpoint refuses.
-         */
-        post: operations["createBucket"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/storagePolicy/list": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every librarys storage policy
-         * @description A library without a policy of its own uses connection zero, its default bucket, no encryption.
-         */
-        get: operations["listStoragePolicies"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/storagePolicy/set": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Choose the connection, bucket and encryption of a librarys new uploads
-         * @description Blobs already stored keep their location (recorded per blob). aes256-gcm needs the embedded store, sse-* a connection offering that mode (422 VALIDATION_FAILED otherwise). 404 NOT_FOUND for an unknown library or connection.
-         */
-        post: operations["setStoragePolicy"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/node/list": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Every registered server node, live ones up and stale ones down
-         * @description Each server process registers itself and beats every few seconds; a node silent for three intervals is down.
-         */
-        get: operations["listNodes"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/node/addOrUpdate": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Name a node or put it in a cluster (clusterId null takes it out)
-         * @description 404 NOT_FOUND for an unknown node or cluster.
-         */
-        post: operations["addOrUpdateNode"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/node/delete": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Forget a node
-         * @description 409 CONFLICT for a node that is up (it would register again).
-         */
-        post: operations["deleteNode"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/node/listUnMatch": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /** Nodes not in any cluster */
-        get: operations["listUnMatchNodes"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/region/cluster/list": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /** Every cluster with its nodes (GET region/cluster/list) */
-        get: operations["listClusters"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/region/cluster/addOrUpdate": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create or rename a cluster
-         * @description 409 NAME_EXISTS for a taken name.
-         */
-        post: operations["addOrUpdateCluster"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/region/cluster/delete": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Delete a cluster; its nodes become unmatched */
-        post: operations["deleteCluster"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/region/cluster/config": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /** A cluster with its nodes */
-        get: operations["clusterConfig"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/region/site/list": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /** Every site with its region, default storage connection and clusters */
-        get: operations["listSites"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/region/site/addOrUpdate": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Create or change a site
-         * @description 409 NAME_EXISTS for a taken name; 404 NOT_FOUND for an unknown connection.
-         */
-        post: operations["addOrUpdateSite"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/region/site/delete": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Delete a site; its clusters leave it */
-        post: operations["deleteSite"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/region/site/config": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /** A site with its clusters and their nodes */
-        get: operations["siteConfig"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/region/site/joinCluster": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Put a cluster in a site (a cluster is in one site at most)
-         * @description 404 NOT_FOUND for an unknown site or cluster.
-         */
-        post: operations["joinCluster"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/controller/region/site/removeRegionFromSite": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Take a cluster out of a site
-         * @description 404 NOT_FOUND when the cluster is not in that site.
-         */
-        post: operations["removeRegionFromSite"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -5758,7 +5904,7 @@ export interface components {
          *     specific status with the same code).
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "ROLE_BUILTIN" | "ROLE_IN_USE" | "ROLE_EXISTS" | "GRANT_EXISTS" | "STORAGE_ERROR" | "INTERNAL" | "DEPT_NOT_EMPTY" | "PASSWORD_CHANGE_REQUIRED" | "THUMBNAIL_UNAVAILABLE" | "GROUP_LAST_ADMIN";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "ROLE_BUILTIN" | "ROLE_IN_USE" | "ROLE_EXISTS" | "GRANT_EXISTS" | "STORAGE_ERROR" | "INTERNAL" | "DEPT_NOT_EMPTY" | "PASSWORD_CHANGE_REQUIRED" | "THUMBNAIL_UNAVAILABLE" | "GROUP_LAST_ADMIN" | "SHARE_NOT_FOUND" | "SHARE_EXPIRED" | "SHARE_CANCELLED" | "SHARE_LIMIT_REACHED" | "SHARE_CODE_WRONG" | "SHARE_TOKEN_INVALID" | "SHARE_PREVIEW_ONLY" | "SHARE_UPLOAD_LIMIT";
         /** @description The `data` of a failure envelope. */
         ErrorData: {
             code: components["schemas"]["ErrorCode"];
@@ -6793,6 +6939,246 @@ export interface components {
         SignedUrlResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["SignedUrl"];
         };
+        /** @description The extraction code: 4 to 8 letters or digits, compared case-insensitively. The server keeps only a salted hash of it, so the code is shown once, when it is set. */
+        ExtractionCode: string;
+        /** @description null: no limit. */
+        ShareLimit: number | null;
+        /**
+         * @description What a link's owner may set. Expiry: `expireTime` (epoch ms, a date) or `days` (from now), neither for never,
+         *     which the policy may refuse (maxExpireDays). `code`: a chosen extraction code; `generateCode: true` lets the
+         *     server draw one (6 characters); neither, with the policy's codeRequired off, makes a link without a code.
+         */
+        ShareSettings: {
+            code?: components["schemas"]["ExtractionCode"];
+            generateCode?: boolean;
+            /** @description Modify only: drop the code (refused when the policy requires one). */
+            removeCode?: boolean;
+            expireTime?: number | null;
+            days?: number;
+            maxViews?: components["schemas"]["ShareLimit"];
+            maxDownloads?: components["schemas"]["ShareLimit"];
+            previewOnly?: boolean;
+            verifyCode?: boolean;
+            watermark?: boolean;
+            uploadMaxBytes?: number | null;
+            uploadMaxFiles?: number | null;
+            uploadAllowList?: boolean;
+        };
+        /**
+         * @description download: visitors see, preview and (unless previewOnly) download the shared items. upload: the single shared item is a folder visitors upload into; they list or download it only with uploadAllowList.
+         * @enum {string}
+         */
+        ShareType: "download" | "upload";
+        CreateShareRequest: components["schemas"]["ShareSettings"] & {
+            /** @description The caller must hold shareExternal on each (and upload on the folder of an upload link, which names exactly one folder). */
+            instanceIds: string[];
+            shareType?: components["schemas"]["ShareType"];
+        };
+        /** @description A public link's id (the owner's handle on it; never in the link itself). */
+        ShareId: string;
+        /** @description The random part of a link (`/drive/fileDownload?link=<LinkKey>`): 128 bits, unguessable. It names the link but grants nothing without the extraction code. */
+        LinkKey: string;
+        /**
+         * @description exhausted: the view or download limit is used up. Only active links answer visitors.
+         * @enum {string}
+         */
+        ShareStatus: "active" | "expired" | "cancelled" | "exhausted";
+        ShareItem: {
+            instanceId: string;
+            instanceName: string;
+            /** @enum {string} */
+            classifierId: "Folder" | "File";
+            fSize: number;
+            fType?: string;
+            createTime?: number;
+        };
+        /** @description A public link as its owner sees it. The extraction code itself is never here (only its hash is stored); `code` appears once, in the answer that set it. */
+        FileShare: {
+            shareId: components["schemas"]["ShareId"];
+            link: components["schemas"]["LinkKey"];
+            /** @description The address to hand out: <origin>/drive/fileDownload?link=<link>. */
+            fullLink: string;
+            /** @description Same as fullLink (the spec's name on share selections). */
+            shareUrl?: string;
+            shareType: components["schemas"]["ShareType"];
+            status: components["schemas"]["ShareStatus"];
+            hasCode: boolean;
+            code?: components["schemas"]["ExtractionCode"];
+            /** @description Epoch ms after which the link answers SHARE_EXPIRED; null: never. */
+            expireTime: number | null;
+            maxViews: components["schemas"]["ShareLimit"];
+            maxDownloads: components["schemas"]["ShareLimit"];
+            /** @description Visits whose code was accepted (a visitor token issued). */
+            viewCount: number;
+            downloadCount: number;
+            previewOnly: boolean;
+            /** @description The owner asks every visitor for the CAPTCHA (verifyCode/{link}) as well as the code. */
+            verifyCode: boolean;
+            /** @description Protection option (upHikShield): previews carry the visitor's IP and time. Implies previewOnly. */
+            watermark?: boolean;
+            /** @description Upload links: total bytes visitors may upload; null: the owner's quota only. */
+            uploadMaxBytes?: number | null;
+            /** @description Upload links: files visitors may upload. */
+            uploadMaxFiles?: number | null;
+            /** @description Upload links: visitors may also list and download the folder. */
+            uploadAllowList?: boolean;
+            uploadCount?: number;
+            uploadBytes?: number;
+            items: components["schemas"]["ShareItem"][];
+            createTime: number;
+            updateTime?: number;
+            /** @description The owner. */
+            userId: string;
+            userName: string;
+        };
+        FileShareResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["FileShare"];
+        };
+        FileSharePage: components["schemas"]["Page"] & {
+            list: components["schemas"]["FileShare"][];
+        };
+        FileSharePageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["FileSharePage"];
+        };
+        ShareBatchResult: {
+            done: string[];
+            failed: {
+                id: string;
+                code: string;
+            }[];
+        };
+        ShareBatchResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ShareBatchResult"];
+        };
+        ShareIdsRequest: {
+            shareIds: components["schemas"]["ShareId"][];
+        };
+        ShareIdRequest: {
+            shareId: components["schemas"]["ShareId"];
+        };
+        LinkText: {
+            shareId: string;
+            link: string;
+            fullLink: string;
+        };
+        LinkTextResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["LinkText"];
+        };
+        /** @enum {string} */
+        ShareLogType: "visit" | "codeWrong" | "codeRight" | "preview" | "download" | "upload" | "rename";
+        ShareLog: {
+            id: string;
+            shareId: string;
+            /** @description Who: "visitor" (or the client-reported name), never a credential. */
+            optSubject: string;
+            optType: components["schemas"]["ShareLogType"];
+            /** @description The instance id (empty for visits and code attempts). */
+            optObj: string;
+            optObjName: string;
+            /** @description The User-Agent. */
+            optDevice: string;
+            ip: string;
+            createTime: number;
+        };
+        ShareLogPage: components["schemas"]["Page"] & {
+            list: components["schemas"]["ShareLog"][];
+        };
+        ShareLogPageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ShareLogPage"];
+        };
+        /** @description Administrators' rules for public links (env defaults HCS_LINK_CODE_REQUIRED, HCS_LINK_MAX_EXPIRE_DAYS, HCS_LINK_ROLES). */
+        LinkPolicy: {
+            /** @description Every link needs an extraction code. */
+            codeRequired: boolean;
+            /** @description Longest expiry from creation; null: links may never expire. */
+            maxExpireDays: number | null;
+            /** @description Role codes whose holders may create links (system role or role held on the item); empty: anyone holding shareExternal on the items. Administrators always may. */
+            allowedRoles: string[];
+        };
+        LinkPolicyResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["LinkPolicy"];
+        };
+        /** @description What anyone holding the link learns before the code: whether to ask for a code and a CAPTCHA. Nothing about the items or the owner. */
+        LinkInfo: {
+            shareType: components["schemas"]["ShareType"];
+            needCode: boolean;
+            /** @description The next loginShare must carry captchaId and captchaAnswer (owner asks, or 3 wrong codes). */
+            needVerifyCode: boolean;
+        };
+        LinkInfoResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["LinkInfo"];
+        };
+        /** @description The link as a visitor sees it once the code is accepted. */
+        VisitorShare: {
+            shareType: components["schemas"]["ShareType"];
+            previewOnly: boolean;
+            watermark?: boolean;
+            uploadAllowList?: boolean;
+            expireTime?: number | null;
+            downloadsLeft?: number | null;
+            uploadFilesLeft?: number | null;
+            uploadBytesLeft?: number | null;
+            /** @description The owner's display name. */
+            userName: string;
+            /** @description The shared items (upload links: the folder, listed only with uploadAllowList). */
+            items: components["schemas"]["ShareItem"][];
+        };
+        VisitorShareResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["VisitorShare"];
+        };
+        VerifyCode: {
+            captchaId: string;
+            /** @description data:image/svg+xml;base64,... */
+            image: string;
+            expiresAt: number;
+        };
+        VerifyCodeResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["VerifyCode"];
+        };
+        LoginShareRequest: {
+            link: components["schemas"]["LinkKey"];
+            code?: string;
+            captchaId?: string;
+            captchaAnswer?: string;
+        };
+        VisitorToken: components["schemas"]["VisitorShare"] & {
+            /** @description The visitor's share token: send it in the shareToken header (or the token query of shareDownload). It reaches only this link's items. */
+            token: string;
+            /** @description Epoch ms (2 hours after issue, never after the link expires); loginShareToken renews it. */
+            expiresAt: number;
+        };
+        VisitorTokenResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["VisitorToken"];
+        };
+        VisitorPage: components["schemas"]["Page"] & {
+            list: components["schemas"]["ShareItem"][];
+        };
+        VisitorPageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["VisitorPage"];
+        };
+        RenameRequest: {
+            instanceId: string;
+            instanceName: components["schemas"]["EncodedName"];
+        };
+        DownloadGrant: {
+            instanceId: string;
+            /** @description shareDownload URL carrying the token: ranged GETs resume the counted download without counting again. */
+            url: string;
+            expiresAt: number;
+            downloadsLeft: number | null;
+        };
+        DownloadGrantResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["DownloadGrant"];
+        };
+        ShareItemResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ShareItem"];
+        };
+        AddLogRequest: {
+            /** @enum {string} */
+            optType: "preview" | "download";
+            optObj?: string;
+            optSubject?: string;
+        };
         AgentPairingToken: {
             /** @description Secret; hand it only to the local agent. */
             pairingToken: string;
@@ -7572,204 +7958,6 @@ export interface components {
         };
         ImportReportResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["ImportReport"];
-        };
-        /** @description A storage connection's id. "0" is the embedded store (connection zero), which always exists. */
-        CloudId: string;
-        CloudConnection: {
-            cloudId: components["schemas"]["CloudId"];
-            name: string;
-            /** @description S3 endpoint the server uses. */
-            endpoint: string;
-            region: string;
-            defaultBucket: string;
-            /** @description True for connection zero, the embedded store. */
-            embedded: boolean;
-            /** @description A secret key is stored (encrypted at rest). The secret itself is never returned. */
-            hasSecret: boolean;
-            /** @description The access key's last four characters, for recognising it. */
-            accessKeyHint: string;
-            /** @description Server-side encryption modes the connection offers new objects. */
-            sse: ("AES256" | "aws:kms")[];
-            createTime: number;
-        };
-        CloudPage: components["schemas"]["Page"] & {
-            list: components["schemas"]["CloudConnection"][];
-        };
-        CloudPageResponse: components["schemas"]["Envelope"] & {
-            data?: components["schemas"]["CloudPage"];
-        };
-        /** @description A display name, unique among its kind (case-insensitively). */
-        PlainName: string;
-        /** @description An S3 bucket name (lower case, digits, dots and hyphens). */
-        BucketName: string;
-        AddCloudRequest: {
-            name: components["schemas"]["PlainName"];
-            /** @description http(s) URL of the S3 endpoint. */
-            endpoint: string;
-            /** @default us-east-1 */
-            region: string;
-            bucket: components["schemas"]["BucketName"];
-            accessKey: string;
-            /** @description Stored encrypted (AES-256-GCM under the master key), never returned. */
-            secretKey: string;
-            sse?: ("AES256" | "aws:kms")[];
-        };
-        CloudResponse: components["schemas"]["Envelope"] & {
-            data?: components["schemas"]["CloudConnection"];
-        };
-        EditCloudRequest: {
-            name?: components["schemas"]["PlainName"];
-            endpoint?: string;
-            region?: string;
-            bucket?: components["schemas"]["BucketName"];
-            accessKey?: string;
-            /** @description Absent: the stored secret is kept. */
-            secretKey?: string;
-            sse?: ("AES256" | "aws:kms")[];
-        };
-        CloudIdRequest: {
-            cloudId: components["schemas"]["CloudId"];
-        };
-        TestConnection: {
-            /** @description The endpoint answered with the stored credentials. */
-            reachable: boolean;
-            bucketExists: boolean;
-            /** @description The S3 error code when not reachable (InvalidAccessKeyId, SignatureDoesNotMatch, NetworkError...). */
-            detail?: string;
-        };
-        TestConnectionResponse: components["schemas"]["Envelope"] & {
-            data?: components["schemas"]["TestConnection"];
-        };
-        BucketListResponse: components["schemas"]["Envelope"] & {
-            data?: {
-                list: {
-                    bucketName: string;
-                    createTime?: number | null;
-                }[];
-            };
-        };
-        CreateBucketRequest: {
-            cloudId: components["schemas"]["CloudId"];
-            bucketName: components["schemas"]["BucketName"];
-        };
-        /**
-         * @description Encryption at rest of a library's new objects. `aes256-gcm`: the embedded store encrypts each object in segments
-         *     under its own data key wrapped by the master key (embedded store only). `sse-s3` / `sse-kms`: the external S3 is
-         *     asked for server-side encryption (x-amz-server-side-encryption AES256 / aws:kms).
-         * @enum {string}
-         */
-        Encryption: "none" | "aes256-gcm" | "sse-s3" | "sse-kms";
-        StoragePolicy: {
-            libCode: string;
-            cloudId: components["schemas"]["CloudId"];
-            bucketName: string;
-            encryption: components["schemas"]["Encryption"];
-            /** @description What protects new objects at rest, in words for the admin screen: none, aes256-gcm (embedded, per-object keys), SSE AES256 or SSE aws:kms. */
-            inForce: string;
-        };
-        StoragePolicyListResponse: components["schemas"]["Envelope"] & {
-            data?: {
-                list: components["schemas"]["StoragePolicy"][];
-            };
-        };
-        SetStoragePolicyRequest: {
-            libCode: string;
-            cloudId: components["schemas"]["CloudId"];
-            bucketName?: components["schemas"]["BucketName"];
-            encryption?: components["schemas"]["Encryption"];
-        };
-        StoragePolicyResponse: components["schemas"]["Envelope"] & {
-            data?: components["schemas"]["StoragePolicy"];
-        };
-        NodeId: string;
-        Node: {
-            nodeId: components["schemas"]["NodeId"];
-            name: string;
-            /** @description Where the node listens (host:port). */
-            address: string;
-            /** @description HCS_SITE of the process ("" when unset). */
-            site: string;
-            version: string;
-            /** @description Epoch ms of the last heartbeat. */
-            heartbeat: number;
-            startTime: number;
-            /**
-             * @description down: no heartbeat for three intervals.
-             * @enum {string}
-             */
-            status: "up" | "down";
-            clusterId: string | null;
-        };
-        NodeListResponse: components["schemas"]["Envelope"] & {
-            data?: {
-                list: components["schemas"]["Node"][];
-            };
-        };
-        NodeUpdateRequest: {
-            nodeId: components["schemas"]["NodeId"];
-            name?: components["schemas"]["PlainName"];
-            clusterId?: string | null;
-        };
-        NodeIdRequest: {
-            nodeId: components["schemas"]["NodeId"];
-        };
-        ClusterId: string;
-        Cluster: {
-            clusterId: components["schemas"]["ClusterId"];
-            name: string;
-            siteId: string | null;
-            nodes: components["schemas"]["Node"][];
-            createTime: number;
-        };
-        ClusterListResponse: components["schemas"]["Envelope"] & {
-            data?: {
-                list: components["schemas"]["Cluster"][];
-            };
-        };
-        ClusterUpdateRequest: {
-            /** @description Absent: a new cluster. */
-            clusterId?: components["schemas"]["ClusterId"];
-            name: components["schemas"]["PlainName"];
-        };
-        ClusterResponse: components["schemas"]["Envelope"] & {
-            data?: components["schemas"]["Cluster"];
-        };
-        ClusterIdRequest: {
-            clusterId: components["schemas"]["ClusterId"];
-        };
-        Site: {
-            siteId: components["schemas"]["ClusterId"];
-            /** @description Matches HCS_SITE of the nodes at this site. */
-            name: string;
-            region: string;
-            cloudId: components["schemas"]["CloudId"];
-            cloudName: string;
-            clusters: components["schemas"]["Cluster"][];
-            createTime: number;
-        };
-        SiteListResponse: components["schemas"]["Envelope"] & {
-            data?: {
-                list: components["schemas"]["Site"][];
-            };
-        };
-        SiteUpdateRequest: {
-            /** @description Absent: a new site. */
-            siteId?: components["schemas"]["ClusterId"];
-            name: components["schemas"]["PlainName"];
-            /** @default  */
-            region: string;
-            /** @description The site's default storage connection. */
-            cloudId: components["schemas"]["CloudId"];
-        };
-        SiteResponse: components["schemas"]["Envelope"] & {
-            data?: components["schemas"]["Site"];
-        };
-        SiteIdRequest: {
-            siteId: components["schemas"]["ClusterId"];
-        };
-        JoinClusterRequest: {
-            siteId: components["schemas"]["ClusterId"];
-            clusterId: components["schemas"]["ClusterId"];
         };
         BulkUploadFile: {
             fName: components["schemas"]["EncodedName"];
@@ -10902,42 +11090,93 @@ export interface operations {
     };
     shareGetFileUploadable: {
         parameters: {
-            query?: never;
+            query: {
+                fSize: number;
+                fName: components["schemas"]["EncodedName"];
+                fMd5: components["schemas"]["Sha256Hex"];
+                /** @description Library code (NetDisk), with the instance type for NetDisk. */
+                category?: string;
+                /** @description Platform value (NetDisk, MPS, UAT_MPS; MPS and UAT_MPS are sent as empty). */
+                platformId?: components["parameters"]["PlatformId"];
+                parentId?: string;
+                /** @description When acting inside a shared folder, the sharing id that grants access. */
+                fileSharingId?: components["parameters"]["FileSharingId"];
+                instanceType?: string;
+                /**
+                 * @description With instanceType 3 and no parentId/folder: the department whose space is meant (default: the caller's own
+                 *     department). Any department the caller can reach (sysGroup/getNPDept); one they cannot answers 404 NOT_FOUND.
+                 *     Once a department's root is known (the listing's folder id), its folders are addressed by id like any other.
+                 */
+                deptId?: components["parameters"]["DeptSpace"];
+                /** @description What to do when the folder already holds the name: a new version of that file (old kept as history) or "name (1).ext". */
+                conflict?: "newVersion" | "keepBoth";
+            };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileUploadableResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
     shareSignStorageRequest: {
         parameters: {
-            query?: never;
+            query: {
+                httpVerb: "GET" | "PUT" | "POST" | "DELETE" | "HEAD";
+                bucketName: string;
+                /** @description x-amz-date to sign (within 15 minutes of the server clock); now when omitted. */
+                amzDate?: string;
+                /** @description /{bucket}/{key}[?query], URI-encoded as it will be sent, relative to the storage endpoint. */
+                resourceUri: string;
+                action: "initMultipart" | "uploadPart" | "listParts" | "completeMultipart" | "abortMultipart" | "putObject" | "getObject" | "headObject";
+                contentType?: string;
+                token?: string;
+                /** @description Platform value (NetDisk, MPS, UAT_MPS; MPS and UAT_MPS are sent as empty). */
+                platformId?: components["parameters"]["PlatformId"];
+                fMd5?: components["schemas"]["Sha256Hex"];
+                /** @description Upload session (upload actions) or instanceId (getObject/headObject) the request belongs to. */
+                fId?: string;
+            };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedRequestResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -10948,17 +11187,29 @@ export interface operations {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecondTransferRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -10969,17 +11220,29 @@ export interface operations {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SaveInstanceRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -10990,17 +11253,29 @@ export interface operations {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InitPartInfoRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadSessionResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -11011,38 +11286,55 @@ export interface operations {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetPartInfoRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            200: components["responses"]["Ok"];
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
     shareGetPartInfo: {
         parameters: {
-            query?: never;
+            query?: {
+                fId?: string;
+                fMd5?: components["schemas"]["Sha256Hex"];
+                parentId?: string;
+                fName?: components["schemas"]["EncodedName"];
+            };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UploadSessionResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -11053,38 +11345,55 @@ export interface operations {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DestroyPartInfoRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            200: components["responses"]["Ok"];
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
     shareCheckFileExist: {
         parameters: {
-            query?: never;
+            query: {
+                parentId?: string;
+                instanceName: components["schemas"]["EncodedName"];
+                /** @description When acting inside a shared folder, the sharing id that grants access. */
+                fileSharingId?: components["parameters"]["FileSharingId"];
+            };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CheckFileExistResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -11478,7 +11787,7 @@ export interface operations {
             "5XX": components["responses"]["Error"];
         };
     };
-    shareDownload: {
+    createShare: {
         parameters: {
             query?: never;
             header: {
@@ -11492,16 +11801,38 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateShareRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileShareResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
-    shareGetDownloadFileInfo: {
+    pageShares: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description Substring of an item name. */
+                keyword?: string;
+                status?: components["schemas"]["ShareStatus"];
+                shareType?: components["schemas"]["ShareType"];
+                all?: boolean;
+            };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
@@ -11515,14 +11846,25 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileSharePageResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
-    shareGetCloudProvider: {
+    deleteShares: {
         parameters: {
-            query?: never;
+            query: {
+                /** @description Comma-separated share ids. */
+                shareIds: string;
+            };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
@@ -11536,12 +11878,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareBatchResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
-    shareGetCdnDownload: {
+    cancelShare: {
         parameters: {
             query?: never;
             header: {
@@ -11555,14 +11905,26 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareIdsRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareBatchResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
-    shareSignDownloadRequest: {
+    addLink: {
         parameters: {
             query?: never;
             header: {
@@ -11576,16 +11938,30 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareIdRequest"];
+            };
+        };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileShareResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
-    sharePreview: {
+    getShareLinkText: {
         parameters: {
-            query?: never;
+            query: {
+                shareId: components["schemas"]["ShareId"];
+            };
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
@@ -11599,35 +11975,20 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkTextResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
-    shareGetFileInfoById: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path: {
-                id: components["parameters"]["IdPath"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            200: components["responses"]["Any"];
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    fileSharePreview: {
+    deleteParentShareInfo: {
         parameters: {
             query: {
                 instanceId: components["parameters"]["InstanceIdQuery"];
@@ -11645,7 +12006,805 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareBatchResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pageShareLogs: {
+        parameters: {
+            query: {
+                shareId: components["schemas"]["ShareId"];
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+                optType?: components["schemas"]["ShareLogType"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareLogPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getLinkPolicy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkPolicyResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setLinkPolicy: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkPolicy"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkPolicyResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    fileSharePreview: {
+        parameters: {
+            query: {
+                shareId: components["schemas"]["ShareId"];
+                instanceId: components["parameters"]["InstanceIdQuery"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedUrlResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getShare: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileShareResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    modifyShare: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareSettings"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileShareResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getShareItem: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                /** @description shareId */
+                a: components["schemas"]["ShareId"];
+                /** @description instanceId */
+                b: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FileShareResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    checkLink: {
+        parameters: {
+            query: {
+                link: components["schemas"]["LinkKey"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LinkInfoResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getLinkInfo: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorShareResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getShareVerifyCode: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                /** @description The link. */
+                id: components["schemas"]["LinkKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VerifyCodeResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    loginShare: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LoginShareRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorTokenResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    loginShareToken: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorTokenResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getShareTokenState: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorTokenResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pageShareInstances: {
+        parameters: {
+            query?: {
+                parentId?: string;
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    renameShareInstance: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RenameRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    triggerShareLimit: {
+        parameters: {
+            query: {
+                instanceId: components["parameters"]["InstanceIdQuery"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadGrantResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareGetToken: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorTokenResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareDownload: {
+        parameters: {
+            query: {
+                instanceId: components["parameters"]["InstanceIdQuery"];
+                token: string;
+            };
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                Range?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file as attachment. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            /** @description The asked range. */
+            206: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": string;
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareGetDownloadFileInfo: {
+        parameters: {
+            query: {
+                instanceId: components["parameters"]["InstanceIdQuery"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadFileInfoResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareGetCloudProvider: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CloudProviderResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareGetCdnDownload: {
+        parameters: {
+            query: {
+                instanceId: components["parameters"]["InstanceIdQuery"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DownloadGrantResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareSignDownloadRequest: {
+        parameters: {
+            query: {
+                instanceId: components["parameters"]["InstanceIdQuery"];
+                /** @description bytes=first-last */
+                range: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedUrlResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareGetPreview: {
+        parameters: {
+            query: {
+                instanceId: components["parameters"]["InstanceIdQuery"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedUrlResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareGetFileInfoById: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path: {
+                id: components["parameters"]["IdPath"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareItemResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    addShareLog: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddLogRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -13781,742 +14940,6 @@ export interface operations {
                 };
                 content: {
                     "text/css": string;
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    cloudConnectPage: {
-        parameters: {
-            query?: {
-                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
-                pageNo?: components["parameters"]["PageNo"];
-                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
-                pageSize?: components["parameters"]["PageSize"];
-            };
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CloudPageResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    addCloud: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AddCloudRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CloudResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    editCloud: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path: {
-                id: components["schemas"]["CloudId"];
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["EditCloudRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["CloudResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    deleteCloud: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CloudIdRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OkEnvelope"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    testCloudConnection: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CloudIdRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TestConnectionResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    listBuckets: {
-        parameters: {
-            query: {
-                cloudId: components["schemas"]["CloudId"];
-            };
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["BucketListResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    createBucket: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreateBucketRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OkEnvelope"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    listStoragePolicies: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StoragePolicyListResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    setStoragePolicy: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SetStoragePolicyRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["StoragePolicyResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    listNodes: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NodeListResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    addOrUpdateNode: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NodeUpdateRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OkEnvelope"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    deleteNode: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["NodeIdRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OkEnvelope"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    listUnMatchNodes: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["NodeListResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    listClusters: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ClusterListResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    addOrUpdateCluster: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ClusterUpdateRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ClusterResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    deleteCluster: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ClusterIdRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OkEnvelope"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    clusterConfig: {
-        parameters: {
-            query: {
-                clusterId: components["schemas"]["ClusterId"];
-            };
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ClusterResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    listSites: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SiteListResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    addOrUpdateSite: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SiteUpdateRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SiteResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    deleteSite: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SiteIdRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OkEnvelope"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    siteConfig: {
-        parameters: {
-            query: {
-                siteId: components["schemas"]["ClusterId"];
-            };
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SiteResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    joinCluster: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["JoinClusterRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OkEnvelope"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    removeRegionFromSite: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["JoinClusterRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["OkEnvelope"];
                 };
             };
             "4XX": components["responses"]["Error"];

@@ -49,7 +49,8 @@ export interface ManagesNeed {
   /** Batch calls: an account or department outside the caller's subtree fails as its own item. */
   readonly each: boolean;
 }
-export type Access = 'public' | 'signed-in' | 'admin' | readonly (AccessNeed | ManagesNeed)[];
+/** share-visitor: no session; the request carries a public link's visitor token (shareToken header or token query). */
+export type Access = 'public' | 'share-visitor' | 'signed-in' | 'admin' | readonly (AccessNeed | ManagesNeed)[];
 
 export interface OperationInfo {
   readonly method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'PATCH';

@@ -4,8 +4,9 @@
 //  - every 2xx/4XX/5XX JSON response is the {ret, msg, data} envelope, unless the operation is marked x-hcs-raw
 //    (file streams, translation and skin files);
 //  - every /hcs operation declares the X-Requested-With header unless it is marked x-hcs-csrf: false;
-//  - every operation has an access mark (x-hcs-access: public | signed-in | admin | {permission, ids} |
-//    {manages: dept | user, ids} or a list of them), `public` exactly when it has security: [], a known permission,
+//  - every operation has an access mark (x-hcs-access: public | share-visitor | signed-in | admin | {permission, ids} |
+//    {manages: dept | user, ids} or a list of them), `public` or `share-visitor` (a public link's visitor token)
+//    exactly when it has security: [], a known permission,
 //    and ids that name a declared parameter or body field;
 //  - every number a client sends is bounded: numeric schemas in parameters, request bodies and input-only schemas
 //    (no response uses them, e.g. the bulk-upload manifest read from a raw body) declare a minimum and a maximum
@@ -93,8 +94,10 @@ function accessProblems(where: string, op: Json, params: Json[]): string[] {
   const isPublic = Array.isArray(op.security) && op.security.length === 0;
   if (mark === undefined) return [`${where}: needs an access mark (x-hcs-access)`];
   if (typeof mark === 'string') {
-    if (!['public', 'signed-in', 'admin'].includes(mark)) return [`${where}: x-hcs-access ${mark} is not public, signed-in or admin`];
-    return (mark === 'public') === isPublic ? [] : [`${where}: x-hcs-access public goes with security: [] and only with it`];
+    if (!['public', 'share-visitor', 'signed-in', 'admin'].includes(mark)) return [`${where}: x-hcs-access ${mark} is not public, share-visitor, signed-in or admin`];
+    // A link's visitor has no session: their credential is the share token, checked by the route layer instead.
+    const noSession = mark === 'public' || mark === 'share-visitor';
+    return noSession === isPublic ? [] : [`${where}: x-hcs-access ${mark} goes with security: [] exactly when it is public or share-visitor`];
   }
   const out: string[] = [];
   if (isPublic) out.push(`${where}: a public operation cannot require a permission`);

@@ -54,7 +54,6 @@ import type {
 
 import {
   getDownloadZipResponseMock,
-  getFileSharePreviewResponseMock,
   getGetCdnDownloadResponseMock,
   getGetCloudProviderResponseMock,
   getGetDownloadFileInfoResponseMock,
@@ -64,17 +63,10 @@ import {
   getGetS3DownloadUrlResponseMock,
   getGetThumbnailResponseMock,
   getGetZipDownloadUrlResponseMock,
-  getShareDownloadResponseMock,
-  getShareGetCdnDownloadResponseMock,
-  getShareGetCloudProviderResponseMock,
-  getShareGetDownloadFileInfoResponseMock,
-  getShareGetFileInfoByIdResponseMock,
-  getSharePreviewResponseMock,
-  getShareSignDownloadRequestResponseMock,
   getStreamPreviewResponseMock
 } from './download.faker.ts';
 
-export { getGetCloudProviderResponseMock, getGetCdnDownloadResponseMock, getGetDownloadFileInfoResponseMock, getGetRecycleFileInfoResponseMock, getGetS3DownloadUrlResponseMock, getGetPreviewResponseMock, getGetThumbnailResponseMock, getGetFileInfoByIdResponseMock, getGetZipDownloadUrlResponseMock, getDownloadZipResponseMock, getStreamPreviewResponseMock, getShareDownloadResponseMock, getShareGetDownloadFileInfoResponseMock, getShareGetCloudProviderResponseMock, getShareGetCdnDownloadResponseMock, getShareSignDownloadRequestResponseMock, getSharePreviewResponseMock, getShareGetFileInfoByIdResponseMock, getFileSharePreviewResponseMock } from './download.faker.ts';
+export { getGetCloudProviderResponseMock, getGetCdnDownloadResponseMock, getGetDownloadFileInfoResponseMock, getGetRecycleFileInfoResponseMock, getGetS3DownloadUrlResponseMock, getGetPreviewResponseMock, getGetThumbnailResponseMock, getGetFileInfoByIdResponseMock, getGetZipDownloadUrlResponseMock, getDownloadZipResponseMock, getStreamPreviewResponseMock } from './download.faker.ts';
 
 
 export const getGetCloudProviderMockHandler = (overrideResponse?: CloudProviderResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<CloudProviderResponse> | CloudProviderResponse), options?: RequestHandlerOptions) => {
@@ -211,102 +203,6 @@ export const getStreamPreviewMockHandler = (overrideResponse?: Blob | ((info: Pa
       })
   }, options)
 }
-
-export const getShareDownloadMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/services/ShareAPI/shareDownload', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getShareDownloadResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getShareGetDownloadFileInfoMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/services/ShareAPI/getDownloadFileInfo', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getShareGetDownloadFileInfoResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getShareGetCloudProviderMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/services/ShareAPI/getCloudProvider', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getShareGetCloudProviderResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getShareGetCdnDownloadMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/services/ShareAPI/getCDNDownload', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getShareGetCdnDownloadResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getShareSignDownloadRequestMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/services/ShareAPI/StringToSign', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getShareSignDownloadRequestResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getSharePreviewMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/services/ShareAPI/preview', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getSharePreviewResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getShareGetFileInfoByIdMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/services/ShareAPI/GetFileInfoById/:id', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getShareGetFileInfoByIdResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getFileSharePreviewMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.get('*/hcs/controller/FileShare/preview', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getFileSharePreviewResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
 export const getDownloadMock = () => [
   getGetCloudProviderMockHandler(),
   getGetCdnDownloadMockHandler(),
@@ -318,13 +214,5 @@ export const getDownloadMock = () => [
   getGetFileInfoByIdMockHandler(),
   getGetZipDownloadUrlMockHandler(),
   getDownloadZipMockHandler(),
-  getStreamPreviewMockHandler(),
-  getShareDownloadMockHandler(),
-  getShareGetDownloadFileInfoMockHandler(),
-  getShareGetCloudProviderMockHandler(),
-  getShareGetCdnDownloadMockHandler(),
-  getShareSignDownloadRequestMockHandler(),
-  getSharePreviewMockHandler(),
-  getShareGetFileInfoByIdMockHandler(),
-  getFileSharePreviewMockHandler()
+  getStreamPreviewMockHandler()
 ]

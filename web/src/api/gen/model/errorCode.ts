@@ -120,4 +120,20 @@ export const ErrorCode = {
   THUMBNAIL_UNAVAILABLE: 'THUMBNAIL_UNAVAILABLE',
   /** The group would be left without an administrator: hand it over (submitGroupHandover) or dissolve it first. */
   GROUP_LAST_ADMIN: 'GROUP_LAST_ADMIN',
+  /** No public link answers to this address (never made, deleted, or given a new address). */
+  SHARE_NOT_FOUND: 'SHARE_NOT_FOUND',
+  /** The public link has expired. */
+  SHARE_EXPIRED: 'SHARE_EXPIRED',
+  /** The owner cancelled the public link. */
+  SHARE_CANCELLED: 'SHARE_CANCELLED',
+  /** The public link\'s view or download limit is used up. */
+  SHARE_LIMIT_REACHED: 'SHARE_LIMIT_REACHED',
+  /** The extraction code is wrong. */
+  SHARE_CODE_WRONG: 'SHARE_CODE_WRONG',
+  /** The visitor\'s share token is missing, expired or revoked (the code changed): enter the code again. */
+  SHARE_TOKEN_INVALID: 'SHARE_TOKEN_INVALID',
+  /** The public link allows preview only, not download. */
+  SHARE_PREVIEW_ONLY: 'SHARE_PREVIEW_ONLY',
+  /** The upload link\'s file count or size cap is used up (or this file would pass it). */
+  SHARE_UPLOAD_LIMIT: 'SHARE_UPLOAD_LIMIT',
 } as const;

@@ -38,8 +38,10 @@
  * OpenAPI spec version: 0.1.0
  */
 import type { InstanceIdQueryParameter } from './instanceIdQueryParameter.ts';
+import type { ShareId } from './shareId.ts';
 
 export type FileSharePreviewParams = {
+shareId: ShareId;
 /**
  * @maxLength 64
  * @pattern ^[A-Za-z0-9_-]+$

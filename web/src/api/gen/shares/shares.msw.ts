@@ -46,23 +46,72 @@ import type {
 } from 'msw';
 
 import type {
+  CloudProviderResponse,
+  DownloadFileInfoResponse,
+  DownloadGrantResponse,
+  FileSharePageResponse,
+  FileShareResponse,
   FileSharingPageResponse,
   FileSharingResponse,
+  InstanceResponse,
+  LinkInfoResponse,
+  LinkPolicyResponse,
+  LinkTextResponse,
   OkResponse,
-  ShareRecipientListResponse
+  ShareBatchResponse,
+  ShareItemResponse,
+  ShareLogPageResponse,
+  ShareRecipientListResponse,
+  SignedUrlResponse,
+  VerifyCodeResponse,
+  VisitorPageResponse,
+  VisitorShareResponse,
+  VisitorTokenResponse
 } from '../model';
 
 import {
+  getAddLinkResponseMock,
+  getAddShareLogResponseMock,
+  getCancelShareResponseMock,
+  getCheckLinkResponseMock,
   getCreateFileSharingResponseMock,
+  getCreateShareResponseMock,
   getDeleteFileSharingResponseMock,
+  getDeleteParentShareInfoResponseMock,
+  getDeleteSharesResponseMock,
+  getFileSharePreviewResponseMock,
   getGetFileSharingResponseMock,
+  getGetLinkInfoResponseMock,
+  getGetLinkPolicyResponseMock,
+  getGetShareItemResponseMock,
+  getGetShareLinkTextResponseMock,
+  getGetShareResponseMock,
+  getGetShareTokenStateResponseMock,
+  getGetShareVerifyCodeResponseMock,
   getListFileSharingUsersResponseMock,
+  getLoginShareResponseMock,
+  getLoginShareTokenResponseMock,
   getModifyFileSharingResponseMock,
+  getModifyShareResponseMock,
   getPageFileSharingListResponseMock,
-  getPageFileSharingResponseMock
+  getPageFileSharingResponseMock,
+  getPageShareInstancesResponseMock,
+  getPageShareLogsResponseMock,
+  getPageSharesResponseMock,
+  getRenameShareInstanceResponseMock,
+  getSetLinkPolicyResponseMock,
+  getShareDownloadResponseMock,
+  getShareGetCdnDownloadResponseMock,
+  getShareGetCloudProviderResponseMock,
+  getShareGetDownloadFileInfoResponseMock,
+  getShareGetFileInfoByIdResponseMock,
+  getShareGetPreviewResponseMock,
+  getShareGetTokenResponseMock,
+  getShareSignDownloadRequestResponseMock,
+  getTriggerShareLimitResponseMock
 } from './shares.faker.ts';
 
-export { getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock } from './shares.faker.ts';
+export { getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getCreateShareResponseMock, getPageSharesResponseMock, getDeleteSharesResponseMock, getCancelShareResponseMock, getAddLinkResponseMock, getGetShareLinkTextResponseMock, getDeleteParentShareInfoResponseMock, getPageShareLogsResponseMock, getGetLinkPolicyResponseMock, getSetLinkPolicyResponseMock, getFileSharePreviewResponseMock, getGetShareResponseMock, getModifyShareResponseMock, getGetShareItemResponseMock, getCheckLinkResponseMock, getGetLinkInfoResponseMock, getGetShareVerifyCodeResponseMock, getLoginShareResponseMock, getLoginShareTokenResponseMock, getGetShareTokenStateResponseMock, getPageShareInstancesResponseMock, getRenameShareInstanceResponseMock, getTriggerShareLimitResponseMock, getShareGetTokenResponseMock, getShareDownloadResponseMock, getShareGetDownloadFileInfoResponseMock, getShareGetCloudProviderResponseMock, getShareGetCdnDownloadResponseMock, getShareSignDownloadRequestResponseMock, getShareGetPreviewResponseMock, getShareGetFileInfoByIdResponseMock, getAddShareLogResponseMock } from './shares.faker.ts';
 
 
 export const getPageFileSharingMockHandler = (overrideResponse?: FileSharingPageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<FileSharingPageResponse> | FileSharingPageResponse), options?: RequestHandlerOptions) => {
@@ -148,6 +197,391 @@ export const getGetFileSharingMockHandler = (overrideResponse?: FileSharingRespo
       })
   }, options)
 }
+
+export const getCreateShareMockHandler = (overrideResponse?: FileShareResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<FileShareResponse> | FileShareResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/FileShare', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getCreateShareResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getPageSharesMockHandler = (overrideResponse?: FileSharePageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<FileSharePageResponse> | FileSharePageResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/FileShare/page', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getPageSharesResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getDeleteSharesMockHandler = (overrideResponse?: ShareBatchResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<ShareBatchResponse> | ShareBatchResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/FileShare/delete', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getDeleteSharesResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getCancelShareMockHandler = (overrideResponse?: ShareBatchResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<ShareBatchResponse> | ShareBatchResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/FileShare/cancelShare', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getCancelShareResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getAddLinkMockHandler = (overrideResponse?: FileShareResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<FileShareResponse> | FileShareResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/FileShare/addLink', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getAddLinkResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGetShareLinkTextMockHandler = (overrideResponse?: LinkTextResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<LinkTextResponse> | LinkTextResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/FileShare/sLink', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetShareLinkTextResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getDeleteParentShareInfoMockHandler = (overrideResponse?: ShareBatchResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<ShareBatchResponse> | ShareBatchResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/FileShare/deleteParentShareInfo', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getDeleteParentShareInfoResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getPageShareLogsMockHandler = (overrideResponse?: ShareLogPageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<ShareLogPageResponse> | ShareLogPageResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/FileShare/shareLog', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getPageShareLogsResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGetLinkPolicyMockHandler = (overrideResponse?: LinkPolicyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<LinkPolicyResponse> | LinkPolicyResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/FileShare/linkPolicy', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetLinkPolicyResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getSetLinkPolicyMockHandler = (overrideResponse?: LinkPolicyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<LinkPolicyResponse> | LinkPolicyResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/FileShare/linkPolicy', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getSetLinkPolicyResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getFileSharePreviewMockHandler = (overrideResponse?: SignedUrlResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<SignedUrlResponse> | SignedUrlResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/FileShare/preview', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getFileSharePreviewResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGetShareMockHandler = (overrideResponse?: FileShareResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<FileShareResponse> | FileShareResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/FileShare/:id', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetShareResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getModifyShareMockHandler = (overrideResponse?: FileShareResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<FileShareResponse> | FileShareResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/FileShare/:id', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getModifyShareResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGetShareItemMockHandler = (overrideResponse?: FileShareResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<FileShareResponse> | FileShareResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/FileShare/:a/:b', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetShareItemResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getCheckLinkMockHandler = (overrideResponse?: LinkInfoResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<LinkInfoResponse> | LinkInfoResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/FileShare/checklink', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getCheckLinkResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGetLinkInfoMockHandler = (overrideResponse?: VisitorShareResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<VisitorShareResponse> | VisitorShareResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/FileShare/Link', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetLinkInfoResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGetShareVerifyCodeMockHandler = (overrideResponse?: VerifyCodeResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<VerifyCodeResponse> | VerifyCodeResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/FileShare/verifyCode/:id', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetShareVerifyCodeResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getLoginShareMockHandler = (overrideResponse?: VisitorTokenResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<VisitorTokenResponse> | VisitorTokenResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/services/FileShare/loginShare', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getLoginShareResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getLoginShareTokenMockHandler = (overrideResponse?: VisitorTokenResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<VisitorTokenResponse> | VisitorTokenResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/services/FileShare/loginShareToken', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getLoginShareTokenResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGetShareTokenStateMockHandler = (overrideResponse?: VisitorTokenResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<VisitorTokenResponse> | VisitorTokenResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/FileShare/token', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetShareTokenStateResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getPageShareInstancesMockHandler = (overrideResponse?: VisitorPageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<VisitorPageResponse> | VisitorPageResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/ShareAPI/instance/page', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getPageShareInstancesResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getRenameShareInstanceMockHandler = (overrideResponse?: InstanceResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<InstanceResponse> | InstanceResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/services/ShareAPI/renameInstance', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getRenameShareInstanceResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getTriggerShareLimitMockHandler = (overrideResponse?: DownloadGrantResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<DownloadGrantResponse> | DownloadGrantResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/services/ShareAPI/triggerShareLimit', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getTriggerShareLimitResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getShareGetTokenMockHandler = (overrideResponse?: VisitorTokenResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<VisitorTokenResponse> | VisitorTokenResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/ShareAPI/getToken', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getShareGetTokenResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getShareDownloadMockHandler = (overrideResponse?: Blob | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<Blob> | Blob), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/ShareAPI/shareDownload', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+  const binaryBody = overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getShareDownloadResponseMock();
+    return new HttpResponse(binaryBody,
+      { status: 200,
+        headers: { 'Content-Type': 'application/octet-stream' }
+      })
+  }, options)
+}
+
+export const getShareGetDownloadFileInfoMockHandler = (overrideResponse?: DownloadFileInfoResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<DownloadFileInfoResponse> | DownloadFileInfoResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/ShareAPI/getDownloadFileInfo', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getShareGetDownloadFileInfoResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getShareGetCloudProviderMockHandler = (overrideResponse?: CloudProviderResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<CloudProviderResponse> | CloudProviderResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/ShareAPI/getCloudProvider', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getShareGetCloudProviderResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getShareGetCdnDownloadMockHandler = (overrideResponse?: DownloadGrantResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<DownloadGrantResponse> | DownloadGrantResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/ShareAPI/getCDNDownload', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getShareGetCdnDownloadResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getShareSignDownloadRequestMockHandler = (overrideResponse?: SignedUrlResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<SignedUrlResponse> | SignedUrlResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/ShareAPI/StringToSign', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getShareSignDownloadRequestResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getShareGetPreviewMockHandler = (overrideResponse?: SignedUrlResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<SignedUrlResponse> | SignedUrlResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/ShareAPI/preview', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getShareGetPreviewResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getShareGetFileInfoByIdMockHandler = (overrideResponse?: ShareItemResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<ShareItemResponse> | ShareItemResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/ShareAPI/GetFileInfoById/:id', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getShareGetFileInfoByIdResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getAddShareLogMockHandler = (overrideResponse?: OkResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<OkResponse> | OkResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/services/sysOptLog/addLog', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getAddShareLogResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
 export const getSharesMock = () => [
   getPageFileSharingMockHandler(),
   getCreateFileSharingMockHandler(),
@@ -155,5 +589,37 @@ export const getSharesMock = () => [
   getDeleteFileSharingMockHandler(),
   getPageFileSharingListMockHandler(),
   getListFileSharingUsersMockHandler(),
-  getGetFileSharingMockHandler()
+  getGetFileSharingMockHandler(),
+  getCreateShareMockHandler(),
+  getPageSharesMockHandler(),
+  getDeleteSharesMockHandler(),
+  getCancelShareMockHandler(),
+  getAddLinkMockHandler(),
+  getGetShareLinkTextMockHandler(),
+  getDeleteParentShareInfoMockHandler(),
+  getPageShareLogsMockHandler(),
+  getGetLinkPolicyMockHandler(),
+  getSetLinkPolicyMockHandler(),
+  getFileSharePreviewMockHandler(),
+  getGetShareMockHandler(),
+  getModifyShareMockHandler(),
+  getGetShareItemMockHandler(),
+  getCheckLinkMockHandler(),
+  getGetLinkInfoMockHandler(),
+  getGetShareVerifyCodeMockHandler(),
+  getLoginShareMockHandler(),
+  getLoginShareTokenMockHandler(),
+  getGetShareTokenStateMockHandler(),
+  getPageShareInstancesMockHandler(),
+  getRenameShareInstanceMockHandler(),
+  getTriggerShareLimitMockHandler(),
+  getShareGetTokenMockHandler(),
+  getShareDownloadMockHandler(),
+  getShareGetDownloadFileInfoMockHandler(),
+  getShareGetCloudProviderMockHandler(),
+  getShareGetCdnDownloadMockHandler(),
+  getShareSignDownloadRequestMockHandler(),
+  getShareGetPreviewMockHandler(),
+  getShareGetFileInfoByIdMockHandler(),
+  getAddShareLogMockHandler()
 ]

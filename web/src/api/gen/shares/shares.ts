@@ -53,18 +53,59 @@ import type {
 } from '@tanstack/react-query';
 
 import type {
+  AddLogRequest,
+  CheckLinkParams,
+  CloudProviderResponse,
   CreateFileSharingRequest,
+  CreateShareRequest,
   DeleteFileSharingParams,
+  DeleteParentShareInfoParams,
+  DeleteSharesParams,
+  DownloadFileInfoResponse,
+  DownloadGrantResponse,
   ErrorResponse,
+  FileSharePageResponse,
+  FileSharePreviewParams,
+  FileShareResponse,
   FileSharingPageResponse,
   FileSharingResponse,
   GetFileSharingParams,
+  GetShareLinkTextParams,
+  InstanceResponse,
+  LinkInfoResponse,
+  LinkKey,
+  LinkPolicy,
+  LinkPolicyResponse,
+  LinkTextResponse,
   ListFileSharingUsersParams,
+  LoginShareRequest,
   ModifyFileSharingRequest,
   OkResponse,
   PageFileSharingListParams,
   PageFileSharingParams,
-  ShareRecipientListResponse
+  PageShareInstancesParams,
+  PageShareLogsParams,
+  PageSharesParams,
+  RenameRequest,
+  ShareBatchResponse,
+  ShareDownloadParams,
+  ShareGetCdnDownloadParams,
+  ShareGetDownloadFileInfoParams,
+  ShareGetPreviewParams,
+  ShareId,
+  ShareIdRequest,
+  ShareIdsRequest,
+  ShareItemResponse,
+  ShareLogPageResponse,
+  ShareRecipientListResponse,
+  ShareSettings,
+  ShareSignDownloadRequestParams,
+  SignedUrlResponse,
+  TriggerShareLimitParams,
+  VerifyCodeResponse,
+  VisitorPageResponse,
+  VisitorShareResponse,
+  VisitorTokenResponse
 } from '../model';
 
 import { hcsFetch } from '../../http.ts';
@@ -857,6 +898,3475 @@ export function useGetFileSharing<TData = Awaited<ReturnType<typeof getFileShari
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getGetFileSharingQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getCreateShareUrl = () => {
+
+
+
+
+  return `/hcs/controller/FileShare`
+}
+
+/**
+ * The caller needs shareExternal on every item (an upload link names one folder and needs upload on it too), and
+ * the link policy (getLinkPolicy) must allow them: a role outside allowedRoles answers 403 FORBIDDEN, a missing code
+ * when codeRequired or an expiry past maxExpireDays 422 VALIDATION_FAILED. The answer holds the code in clear this
+ * once (chosen or drawn); afterwards only its hash is kept.
+ * @summary Create a public link (download or upload link)
+ */
+export const createShare = async (createShareRequest: CreateShareRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<FileShareResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<FileShareResponse>(getCreateShareUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(createShareRequest)
+  }
+);}
+
+
+
+
+
+export const getCreateShareQueryKey = (createShareRequest?: CreateShareRequest,) => {
+    return [
+    'POST', `/hcs/controller/FileShare`, createShareRequest
+    ] as const;
+    }
+
+
+export const getCreateShareQueryOptions = <TData = Awaited<ReturnType<typeof createShare>>, TError = ErrorResponse>(createShareRequest: CreateShareRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getCreateShareQueryKey(createShareRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof createShare>>> = ({ signal }) => createShare(createShareRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof createShare>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type CreateShareQueryResult = NonNullable<Awaited<ReturnType<typeof createShare>>>
+export type CreateShareQueryError = ErrorResponse
+
+
+export function useCreateShare<TData = Awaited<ReturnType<typeof createShare>>, TError = ErrorResponse>(
+ createShareRequest: CreateShareRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof createShare>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof createShare>>,
+          TError,
+          Awaited<ReturnType<typeof createShare>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useCreateShare<TData = Awaited<ReturnType<typeof createShare>>, TError = ErrorResponse>(
+ createShareRequest: CreateShareRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createShare>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof createShare>>,
+          TError,
+          Awaited<ReturnType<typeof createShare>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useCreateShare<TData = Awaited<ReturnType<typeof createShare>>, TError = ErrorResponse>(
+ createShareRequest: CreateShareRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Create a public link (download or upload link)
+ */
+
+export function useCreateShare<TData = Awaited<ReturnType<typeof createShare>>, TError = ErrorResponse>(
+ createShareRequest: CreateShareRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof createShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getCreateShareQueryOptions(createShareRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getPageSharesUrl = (params?: PageSharesParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/controller/FileShare/page?${stringifiedParams}` : `/hcs/controller/FileShare/page`
+}
+
+/**
+ * With all=true administrators page every user's links.
+ * @summary A page of the caller's links (newest first)
+ */
+export const pageShares = async (params?: PageSharesParams, options?: Parameters<typeof hcsFetch>[1]): Promise<FileSharePageResponse> => {
+
+  return hcsFetch<FileSharePageResponse>(getPageSharesUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getPageSharesQueryKey = (params?: PageSharesParams,) => {
+    return [
+    `/hcs/controller/FileShare/page`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getPageSharesQueryOptions = <TData = Awaited<ReturnType<typeof pageShares>>, TError = ErrorResponse>(params?: PageSharesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShares>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getPageSharesQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof pageShares>>> = ({ signal }) => pageShares(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof pageShares>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type PageSharesQueryResult = NonNullable<Awaited<ReturnType<typeof pageShares>>>
+export type PageSharesQueryError = ErrorResponse
+
+
+export function usePageShares<TData = Awaited<ReturnType<typeof pageShares>>, TError = ErrorResponse>(
+ params: undefined |  PageSharesParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShares>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof pageShares>>,
+          TError,
+          Awaited<ReturnType<typeof pageShares>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function usePageShares<TData = Awaited<ReturnType<typeof pageShares>>, TError = ErrorResponse>(
+ params?: PageSharesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShares>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof pageShares>>,
+          TError,
+          Awaited<ReturnType<typeof pageShares>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function usePageShares<TData = Awaited<ReturnType<typeof pageShares>>, TError = ErrorResponse>(
+ params?: PageSharesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShares>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary A page of the caller's links (newest first)
+ */
+
+export function usePageShares<TData = Awaited<ReturnType<typeof pageShares>>, TError = ErrorResponse>(
+ params?: PageSharesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShares>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getPageSharesQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getDeleteSharesUrl = (params: DeleteSharesParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/controller/FileShare/delete?${stringifiedParams}` : `/hcs/controller/FileShare/delete`
+}
+
+/**
+ * A GET that changes data, as the spec has it. Each id that is not the caller's fails as its own item with NOT_FOUND. Their logs stay for administrators.
+ * @summary Delete links (cancel and remove from the list)
+ */
+export const deleteShares = async (params: DeleteSharesParams, options?: Parameters<typeof hcsFetch>[1]): Promise<ShareBatchResponse> => {
+
+  return hcsFetch<ShareBatchResponse>(getDeleteSharesUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getDeleteSharesQueryKey = (params?: DeleteSharesParams,) => {
+    return [
+    `/hcs/controller/FileShare/delete`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getDeleteSharesQueryOptions = <TData = Awaited<ReturnType<typeof deleteShares>>, TError = ErrorResponse>(params: DeleteSharesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteShares>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getDeleteSharesQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof deleteShares>>> = ({ signal }) => deleteShares(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof deleteShares>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type DeleteSharesQueryResult = NonNullable<Awaited<ReturnType<typeof deleteShares>>>
+export type DeleteSharesQueryError = ErrorResponse
+
+
+export function useDeleteShares<TData = Awaited<ReturnType<typeof deleteShares>>, TError = ErrorResponse>(
+ params: DeleteSharesParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteShares>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteShares>>,
+          TError,
+          Awaited<ReturnType<typeof deleteShares>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteShares<TData = Awaited<ReturnType<typeof deleteShares>>, TError = ErrorResponse>(
+ params: DeleteSharesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteShares>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteShares>>,
+          TError,
+          Awaited<ReturnType<typeof deleteShares>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteShares<TData = Awaited<ReturnType<typeof deleteShares>>, TError = ErrorResponse>(
+ params: DeleteSharesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteShares>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Delete links (cancel and remove from the list)
+ */
+
+export function useDeleteShares<TData = Awaited<ReturnType<typeof deleteShares>>, TError = ErrorResponse>(
+ params: DeleteSharesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteShares>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getDeleteSharesQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getCancelShareUrl = () => {
+
+
+
+
+  return `/hcs/controller/FileShare/cancelShare`
+}
+
+/**
+ * Visitors are refused at once, also with tokens and download URLs handed out before (SHARE_CANCELLED).
+ * @summary Cancel links (they stay in the list as cancelled)
+ */
+export const cancelShare = async (shareIdsRequest: ShareIdsRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<ShareBatchResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<ShareBatchResponse>(getCancelShareUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(shareIdsRequest)
+  }
+);}
+
+
+
+
+
+export const getCancelShareQueryKey = (shareIdsRequest?: ShareIdsRequest,) => {
+    return [
+    'POST', `/hcs/controller/FileShare/cancelShare`, shareIdsRequest
+    ] as const;
+    }
+
+
+export const getCancelShareQueryOptions = <TData = Awaited<ReturnType<typeof cancelShare>>, TError = ErrorResponse>(shareIdsRequest: ShareIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof cancelShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getCancelShareQueryKey(shareIdsRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof cancelShare>>> = ({ signal }) => cancelShare(shareIdsRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof cancelShare>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type CancelShareQueryResult = NonNullable<Awaited<ReturnType<typeof cancelShare>>>
+export type CancelShareQueryError = ErrorResponse
+
+
+export function useCancelShare<TData = Awaited<ReturnType<typeof cancelShare>>, TError = ErrorResponse>(
+ shareIdsRequest: ShareIdsRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof cancelShare>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof cancelShare>>,
+          TError,
+          Awaited<ReturnType<typeof cancelShare>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useCancelShare<TData = Awaited<ReturnType<typeof cancelShare>>, TError = ErrorResponse>(
+ shareIdsRequest: ShareIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof cancelShare>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof cancelShare>>,
+          TError,
+          Awaited<ReturnType<typeof cancelShare>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useCancelShare<TData = Awaited<ReturnType<typeof cancelShare>>, TError = ErrorResponse>(
+ shareIdsRequest: ShareIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof cancelShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Cancel links (they stay in the list as cancelled)
+ */
+
+export function useCancelShare<TData = Awaited<ReturnType<typeof cancelShare>>, TError = ErrorResponse>(
+ shareIdsRequest: ShareIdsRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof cancelShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getCancelShareQueryOptions(shareIdsRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getAddLinkUrl = () => {
+
+
+
+
+  return `/hcs/controller/FileShare/addLink`
+}
+
+/**
+ * Draws a new LinkKey: the old address answers SHARE_NOT_FOUND and every visitor token of the link is revoked. Code, limits and counters stay.
+ * @summary Give a link a new address
+ */
+export const addLink = async (shareIdRequest: ShareIdRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<FileShareResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<FileShareResponse>(getAddLinkUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(shareIdRequest)
+  }
+);}
+
+
+
+
+
+export const getAddLinkQueryKey = (shareIdRequest?: ShareIdRequest,) => {
+    return [
+    'POST', `/hcs/controller/FileShare/addLink`, shareIdRequest
+    ] as const;
+    }
+
+
+export const getAddLinkQueryOptions = <TData = Awaited<ReturnType<typeof addLink>>, TError = ErrorResponse>(shareIdRequest: ShareIdRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addLink>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getAddLinkQueryKey(shareIdRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof addLink>>> = ({ signal }) => addLink(shareIdRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof addLink>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type AddLinkQueryResult = NonNullable<Awaited<ReturnType<typeof addLink>>>
+export type AddLinkQueryError = ErrorResponse
+
+
+export function useAddLink<TData = Awaited<ReturnType<typeof addLink>>, TError = ErrorResponse>(
+ shareIdRequest: ShareIdRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof addLink>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof addLink>>,
+          TError,
+          Awaited<ReturnType<typeof addLink>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useAddLink<TData = Awaited<ReturnType<typeof addLink>>, TError = ErrorResponse>(
+ shareIdRequest: ShareIdRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addLink>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof addLink>>,
+          TError,
+          Awaited<ReturnType<typeof addLink>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useAddLink<TData = Awaited<ReturnType<typeof addLink>>, TError = ErrorResponse>(
+ shareIdRequest: ShareIdRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addLink>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Give a link a new address
+ */
+
+export function useAddLink<TData = Awaited<ReturnType<typeof addLink>>, TError = ErrorResponse>(
+ shareIdRequest: ShareIdRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addLink>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getAddLinkQueryOptions(shareIdRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetShareLinkTextUrl = (params: GetShareLinkTextParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/controller/FileShare/sLink?${stringifiedParams}` : `/hcs/controller/FileShare/sLink`
+}
+
+/**
+ * @summary The text to hand out for a link
+ */
+export const getShareLinkText = async (params: GetShareLinkTextParams, options?: Parameters<typeof hcsFetch>[1]): Promise<LinkTextResponse> => {
+
+  return hcsFetch<LinkTextResponse>(getGetShareLinkTextUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetShareLinkTextQueryKey = (params?: GetShareLinkTextParams,) => {
+    return [
+    `/hcs/controller/FileShare/sLink`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getGetShareLinkTextQueryOptions = <TData = Awaited<ReturnType<typeof getShareLinkText>>, TError = ErrorResponse>(params: GetShareLinkTextParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareLinkText>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetShareLinkTextQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getShareLinkText>>> = ({ signal }) => getShareLinkText(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getShareLinkText>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetShareLinkTextQueryResult = NonNullable<Awaited<ReturnType<typeof getShareLinkText>>>
+export type GetShareLinkTextQueryError = ErrorResponse
+
+
+export function useGetShareLinkText<TData = Awaited<ReturnType<typeof getShareLinkText>>, TError = ErrorResponse>(
+ params: GetShareLinkTextParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareLinkText>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getShareLinkText>>,
+          TError,
+          Awaited<ReturnType<typeof getShareLinkText>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetShareLinkText<TData = Awaited<ReturnType<typeof getShareLinkText>>, TError = ErrorResponse>(
+ params: GetShareLinkTextParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareLinkText>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getShareLinkText>>,
+          TError,
+          Awaited<ReturnType<typeof getShareLinkText>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetShareLinkText<TData = Awaited<ReturnType<typeof getShareLinkText>>, TError = ErrorResponse>(
+ params: GetShareLinkTextParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareLinkText>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary The text to hand out for a link
+ */
+
+export function useGetShareLinkText<TData = Awaited<ReturnType<typeof getShareLinkText>>, TError = ErrorResponse>(
+ params: GetShareLinkTextParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareLinkText>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetShareLinkTextQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getDeleteParentShareInfoUrl = (params: DeleteParentShareInfoParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/controller/FileShare/deleteParentShareInfo?${stringifiedParams}` : `/hcs/controller/FileShare/deleteParentShareInfo`
+}
+
+/**
+ * Used before the item is deleted or moved away. Answers the cancelled share ids.
+ * @summary Cancel the caller's links that share an item or a folder above it
+ */
+export const deleteParentShareInfo = async (params: DeleteParentShareInfoParams, options?: Parameters<typeof hcsFetch>[1]): Promise<ShareBatchResponse> => {
+
+  return hcsFetch<ShareBatchResponse>(getDeleteParentShareInfoUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getDeleteParentShareInfoQueryKey = (params?: DeleteParentShareInfoParams,) => {
+    return [
+    `/hcs/controller/FileShare/deleteParentShareInfo`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getDeleteParentShareInfoQueryOptions = <TData = Awaited<ReturnType<typeof deleteParentShareInfo>>, TError = ErrorResponse>(params: DeleteParentShareInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteParentShareInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getDeleteParentShareInfoQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof deleteParentShareInfo>>> = ({ signal }) => deleteParentShareInfo(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof deleteParentShareInfo>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type DeleteParentShareInfoQueryResult = NonNullable<Awaited<ReturnType<typeof deleteParentShareInfo>>>
+export type DeleteParentShareInfoQueryError = ErrorResponse
+
+
+export function useDeleteParentShareInfo<TData = Awaited<ReturnType<typeof deleteParentShareInfo>>, TError = ErrorResponse>(
+ params: DeleteParentShareInfoParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteParentShareInfo>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteParentShareInfo>>,
+          TError,
+          Awaited<ReturnType<typeof deleteParentShareInfo>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteParentShareInfo<TData = Awaited<ReturnType<typeof deleteParentShareInfo>>, TError = ErrorResponse>(
+ params: DeleteParentShareInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteParentShareInfo>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteParentShareInfo>>,
+          TError,
+          Awaited<ReturnType<typeof deleteParentShareInfo>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteParentShareInfo<TData = Awaited<ReturnType<typeof deleteParentShareInfo>>, TError = ErrorResponse>(
+ params: DeleteParentShareInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteParentShareInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Cancel the caller's links that share an item or a folder above it
+ */
+
+export function useDeleteParentShareInfo<TData = Awaited<ReturnType<typeof deleteParentShareInfo>>, TError = ErrorResponse>(
+ params: DeleteParentShareInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteParentShareInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getDeleteParentShareInfoQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getPageShareLogsUrl = (params: PageShareLogsParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/controller/FileShare/shareLog?${stringifiedParams}` : `/hcs/controller/FileShare/shareLog`
+}
+
+/**
+ * Every visit, code attempt, preview, download and upload through the link. Administrators read any link's log (and see these events in the operation log too).
+ * @summary The share log of one of the caller's links (newest first)
+ */
+export const pageShareLogs = async (params: PageShareLogsParams, options?: Parameters<typeof hcsFetch>[1]): Promise<ShareLogPageResponse> => {
+
+  return hcsFetch<ShareLogPageResponse>(getPageShareLogsUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getPageShareLogsQueryKey = (params?: PageShareLogsParams,) => {
+    return [
+    `/hcs/controller/FileShare/shareLog`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getPageShareLogsQueryOptions = <TData = Awaited<ReturnType<typeof pageShareLogs>>, TError = ErrorResponse>(params: PageShareLogsParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShareLogs>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getPageShareLogsQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof pageShareLogs>>> = ({ signal }) => pageShareLogs(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof pageShareLogs>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type PageShareLogsQueryResult = NonNullable<Awaited<ReturnType<typeof pageShareLogs>>>
+export type PageShareLogsQueryError = ErrorResponse
+
+
+export function usePageShareLogs<TData = Awaited<ReturnType<typeof pageShareLogs>>, TError = ErrorResponse>(
+ params: PageShareLogsParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShareLogs>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof pageShareLogs>>,
+          TError,
+          Awaited<ReturnType<typeof pageShareLogs>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function usePageShareLogs<TData = Awaited<ReturnType<typeof pageShareLogs>>, TError = ErrorResponse>(
+ params: PageShareLogsParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShareLogs>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof pageShareLogs>>,
+          TError,
+          Awaited<ReturnType<typeof pageShareLogs>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function usePageShareLogs<TData = Awaited<ReturnType<typeof pageShareLogs>>, TError = ErrorResponse>(
+ params: PageShareLogsParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShareLogs>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary The share log of one of the caller's links (newest first)
+ */
+
+export function usePageShareLogs<TData = Awaited<ReturnType<typeof pageShareLogs>>, TError = ErrorResponse>(
+ params: PageShareLogsParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShareLogs>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getPageShareLogsQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetLinkPolicyUrl = () => {
+
+
+
+
+  return `/hcs/controller/FileShare/linkPolicy`
+}
+
+/**
+ * @summary The link policy
+ */
+export const getLinkPolicy = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<LinkPolicyResponse> => {
+
+  return hcsFetch<LinkPolicyResponse>(getGetLinkPolicyUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetLinkPolicyQueryKey = () => {
+    return [
+    `/hcs/controller/FileShare/linkPolicy`
+    ] as const;
+    }
+
+
+export const getGetLinkPolicyQueryOptions = <TData = Awaited<ReturnType<typeof getLinkPolicy>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getLinkPolicy>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetLinkPolicyQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getLinkPolicy>>> = ({ signal }) => getLinkPolicy({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getLinkPolicy>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetLinkPolicyQueryResult = NonNullable<Awaited<ReturnType<typeof getLinkPolicy>>>
+export type GetLinkPolicyQueryError = ErrorResponse
+
+
+export function useGetLinkPolicy<TData = Awaited<ReturnType<typeof getLinkPolicy>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getLinkPolicy>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getLinkPolicy>>,
+          TError,
+          Awaited<ReturnType<typeof getLinkPolicy>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetLinkPolicy<TData = Awaited<ReturnType<typeof getLinkPolicy>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getLinkPolicy>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getLinkPolicy>>,
+          TError,
+          Awaited<ReturnType<typeof getLinkPolicy>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetLinkPolicy<TData = Awaited<ReturnType<typeof getLinkPolicy>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getLinkPolicy>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary The link policy
+ */
+
+export function useGetLinkPolicy<TData = Awaited<ReturnType<typeof getLinkPolicy>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getLinkPolicy>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetLinkPolicyQueryOptions(options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getSetLinkPolicyUrl = () => {
+
+
+
+
+  return `/hcs/controller/FileShare/linkPolicy`
+}
+
+/**
+ * Applies to links created or modified afterwards; existing links keep their settings.
+ * @summary Set the link policy (administrators)
+ */
+export const setLinkPolicy = async (linkPolicy: LinkPolicy, options?: Parameters<typeof hcsFetch>[1]): Promise<LinkPolicyResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<LinkPolicyResponse>(getSetLinkPolicyUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(linkPolicy)
+  }
+);}
+
+
+
+
+
+export const getSetLinkPolicyQueryKey = (linkPolicy?: LinkPolicy,) => {
+    return [
+    'POST', `/hcs/controller/FileShare/linkPolicy`, linkPolicy
+    ] as const;
+    }
+
+
+export const getSetLinkPolicyQueryOptions = <TData = Awaited<ReturnType<typeof setLinkPolicy>>, TError = ErrorResponse>(linkPolicy: LinkPolicy, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setLinkPolicy>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getSetLinkPolicyQueryKey(linkPolicy);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof setLinkPolicy>>> = ({ signal }) => setLinkPolicy(linkPolicy, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof setLinkPolicy>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type SetLinkPolicyQueryResult = NonNullable<Awaited<ReturnType<typeof setLinkPolicy>>>
+export type SetLinkPolicyQueryError = ErrorResponse
+
+
+export function useSetLinkPolicy<TData = Awaited<ReturnType<typeof setLinkPolicy>>, TError = ErrorResponse>(
+ linkPolicy: LinkPolicy, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof setLinkPolicy>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof setLinkPolicy>>,
+          TError,
+          Awaited<ReturnType<typeof setLinkPolicy>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useSetLinkPolicy<TData = Awaited<ReturnType<typeof setLinkPolicy>>, TError = ErrorResponse>(
+ linkPolicy: LinkPolicy, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setLinkPolicy>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof setLinkPolicy>>,
+          TError,
+          Awaited<ReturnType<typeof setLinkPolicy>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useSetLinkPolicy<TData = Awaited<ReturnType<typeof setLinkPolicy>>, TError = ErrorResponse>(
+ linkPolicy: LinkPolicy, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setLinkPolicy>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Set the link policy (administrators)
+ */
+
+export function useSetLinkPolicy<TData = Awaited<ReturnType<typeof setLinkPolicy>>, TError = ErrorResponse>(
+ linkPolicy: LinkPolicy, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setLinkPolicy>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getSetLinkPolicyQueryOptions(linkPolicy,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getFileSharePreviewUrl = (params: FileSharePreviewParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/controller/FileShare/preview?${stringifiedParams}` : `/hcs/controller/FileShare/preview`
+}
+
+/**
+ * As getPreview, for an item the link shares (or below one); with watermark on, the preview carries the watermark.
+ * @summary Preview an item of one of the caller's links as visitors see it
+ */
+export const fileSharePreview = async (params: FileSharePreviewParams, options?: Parameters<typeof hcsFetch>[1]): Promise<SignedUrlResponse> => {
+
+  return hcsFetch<SignedUrlResponse>(getFileSharePreviewUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getFileSharePreviewQueryKey = (params?: FileSharePreviewParams,) => {
+    return [
+    `/hcs/controller/FileShare/preview`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getFileSharePreviewQueryOptions = <TData = Awaited<ReturnType<typeof fileSharePreview>>, TError = ErrorResponse>(params: FileSharePreviewParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharePreview>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getFileSharePreviewQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof fileSharePreview>>> = ({ signal }) => fileSharePreview(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof fileSharePreview>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type FileSharePreviewQueryResult = NonNullable<Awaited<ReturnType<typeof fileSharePreview>>>
+export type FileSharePreviewQueryError = ErrorResponse
+
+
+export function useFileSharePreview<TData = Awaited<ReturnType<typeof fileSharePreview>>, TError = ErrorResponse>(
+ params: FileSharePreviewParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharePreview>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof fileSharePreview>>,
+          TError,
+          Awaited<ReturnType<typeof fileSharePreview>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useFileSharePreview<TData = Awaited<ReturnType<typeof fileSharePreview>>, TError = ErrorResponse>(
+ params: FileSharePreviewParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharePreview>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof fileSharePreview>>,
+          TError,
+          Awaited<ReturnType<typeof fileSharePreview>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useFileSharePreview<TData = Awaited<ReturnType<typeof fileSharePreview>>, TError = ErrorResponse>(
+ params: FileSharePreviewParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharePreview>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Preview an item of one of the caller's links as visitors see it
+ */
+
+export function useFileSharePreview<TData = Awaited<ReturnType<typeof fileSharePreview>>, TError = ErrorResponse>(
+ params: FileSharePreviewParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof fileSharePreview>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getFileSharePreviewQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetShareUrl = (id: string,) => {
+
+
+
+
+  return `/hcs/controller/FileShare/${id}`
+}
+
+/**
+ * Administrators read any link. The code is not in the answer (only hasCode).
+ * @summary One of the caller's links
+ */
+export const getShare = async (id: string, options?: Parameters<typeof hcsFetch>[1]): Promise<FileShareResponse> => {
+
+  return hcsFetch<FileShareResponse>(getGetShareUrl(id),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetShareQueryKey = (id: string,) => {
+    return [
+    `/hcs/controller/FileShare/${id}`
+    ] as const;
+    }
+
+
+export const getGetShareQueryOptions = <TData = Awaited<ReturnType<typeof getShare>>, TError = ErrorResponse>(id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetShareQueryKey(id);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getShare>>> = ({ signal }) => getShare(id, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, enabled: id !== null && id !== undefined, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getShare>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetShareQueryResult = NonNullable<Awaited<ReturnType<typeof getShare>>>
+export type GetShareQueryError = ErrorResponse
+
+
+export function useGetShare<TData = Awaited<ReturnType<typeof getShare>>, TError = ErrorResponse>(
+ id: string, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShare>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getShare>>,
+          TError,
+          Awaited<ReturnType<typeof getShare>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetShare<TData = Awaited<ReturnType<typeof getShare>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShare>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getShare>>,
+          TError,
+          Awaited<ReturnType<typeof getShare>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetShare<TData = Awaited<ReturnType<typeof getShare>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary One of the caller's links
+ */
+
+export function useGetShare<TData = Awaited<ReturnType<typeof getShare>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetShareQueryOptions(id,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getModifyShareUrl = (id: string,) => {
+
+
+
+
+  return `/hcs/controller/FileShare/${id}`
+}
+
+/**
+ * Takes effect at once for visitors already holding a token (limits and expiry are read on every visitor
+ * call). A new code revokes every visitor token issued before it. Counters are kept: lowering maxDownloads under
+ * downloadCount makes the link exhausted. Modifying a cancelled link answers 409 CONFLICT. The same policy
+ * checks as createShare. A new code is in the answer this once.
+ * @summary Change a link's code, expiry, limits and options
+ */
+export const modifyShare = async (id: string,
+    shareSettings: ShareSettings, options?: Parameters<typeof hcsFetch>[1]): Promise<FileShareResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<FileShareResponse>(getModifyShareUrl(id),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(shareSettings)
+  }
+);}
+
+
+
+
+
+export const getModifyShareQueryKey = (id: string,
+    shareSettings?: ShareSettings,) => {
+    return [
+    'POST', `/hcs/controller/FileShare/${id}`, shareSettings
+    ] as const;
+    }
+
+
+export const getModifyShareQueryOptions = <TData = Awaited<ReturnType<typeof modifyShare>>, TError = ErrorResponse>(id: string,
+    shareSettings: ShareSettings, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof modifyShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getModifyShareQueryKey(id,shareSettings);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof modifyShare>>> = ({ signal }) => modifyShare(id,shareSettings, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, enabled: id !== null && id !== undefined, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof modifyShare>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ModifyShareQueryResult = NonNullable<Awaited<ReturnType<typeof modifyShare>>>
+export type ModifyShareQueryError = ErrorResponse
+
+
+export function useModifyShare<TData = Awaited<ReturnType<typeof modifyShare>>, TError = ErrorResponse>(
+ id: string,
+    shareSettings: ShareSettings, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof modifyShare>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof modifyShare>>,
+          TError,
+          Awaited<ReturnType<typeof modifyShare>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useModifyShare<TData = Awaited<ReturnType<typeof modifyShare>>, TError = ErrorResponse>(
+ id: string,
+    shareSettings: ShareSettings, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof modifyShare>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof modifyShare>>,
+          TError,
+          Awaited<ReturnType<typeof modifyShare>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useModifyShare<TData = Awaited<ReturnType<typeof modifyShare>>, TError = ErrorResponse>(
+ id: string,
+    shareSettings: ShareSettings, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof modifyShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Change a link's code, expiry, limits and options
+ */
+
+export function useModifyShare<TData = Awaited<ReturnType<typeof modifyShare>>, TError = ErrorResponse>(
+ id: string,
+    shareSettings: ShareSettings, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof modifyShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getModifyShareQueryOptions(id,shareSettings,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetShareItemUrl = (a: ShareId,
+    b: string,) => {
+
+
+
+
+  return `/hcs/controller/FileShare/${a}/${b}`
+}
+
+/**
+ * The link (first path segment, its shareId) with only the named item (second segment, an instanceId it shares); 404 NOT_FOUND when either is not the caller's.
+ * @summary One item of one of the caller's links
+ */
+export const getShareItem = async (a: ShareId,
+    b: string, options?: Parameters<typeof hcsFetch>[1]): Promise<FileShareResponse> => {
+
+  return hcsFetch<FileShareResponse>(getGetShareItemUrl(a,b),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetShareItemQueryKey = (a: ShareId,
+    b: string,) => {
+    return [
+    `/hcs/controller/FileShare/${a}/${b}`
+    ] as const;
+    }
+
+
+export const getGetShareItemQueryOptions = <TData = Awaited<ReturnType<typeof getShareItem>>, TError = ErrorResponse>(a: ShareId,
+    b: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareItem>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetShareItemQueryKey(a,b);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getShareItem>>> = ({ signal }) => getShareItem(a,b, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, enabled: a !== null && a !== undefined && b !== null && b !== undefined, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getShareItem>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetShareItemQueryResult = NonNullable<Awaited<ReturnType<typeof getShareItem>>>
+export type GetShareItemQueryError = ErrorResponse
+
+
+export function useGetShareItem<TData = Awaited<ReturnType<typeof getShareItem>>, TError = ErrorResponse>(
+ a: ShareId,
+    b: string, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareItem>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getShareItem>>,
+          TError,
+          Awaited<ReturnType<typeof getShareItem>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetShareItem<TData = Awaited<ReturnType<typeof getShareItem>>, TError = ErrorResponse>(
+ a: ShareId,
+    b: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareItem>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getShareItem>>,
+          TError,
+          Awaited<ReturnType<typeof getShareItem>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetShareItem<TData = Awaited<ReturnType<typeof getShareItem>>, TError = ErrorResponse>(
+ a: ShareId,
+    b: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareItem>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary One item of one of the caller's links
+ */
+
+export function useGetShareItem<TData = Awaited<ReturnType<typeof getShareItem>>, TError = ErrorResponse>(
+ a: ShareId,
+    b: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareItem>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetShareItemQueryOptions(a,b,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getCheckLinkUrl = (params: CheckLinkParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/services/FileShare/checklink?${stringifiedParams}` : `/hcs/services/FileShare/checklink`
+}
+
+/**
+ * Answers only needCode and needVerifyCode; SHARE_NOT_FOUND, SHARE_EXPIRED, SHARE_CANCELLED or SHARE_LIMIT_REACHED otherwise (no names, owner or counts). Logged as a visit.
+ * @summary What a link asks for before its content
+ */
+export const checkLink = async (params: CheckLinkParams, options?: Parameters<typeof hcsFetch>[1]): Promise<LinkInfoResponse> => {
+
+  return hcsFetch<LinkInfoResponse>(getCheckLinkUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getCheckLinkQueryKey = (params?: CheckLinkParams,) => {
+    return [
+    `/hcs/services/FileShare/checklink`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getCheckLinkQueryOptions = <TData = Awaited<ReturnType<typeof checkLink>>, TError = ErrorResponse>(params: CheckLinkParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof checkLink>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getCheckLinkQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof checkLink>>> = ({ signal }) => checkLink(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof checkLink>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type CheckLinkQueryResult = NonNullable<Awaited<ReturnType<typeof checkLink>>>
+export type CheckLinkQueryError = ErrorResponse
+
+
+export function useCheckLink<TData = Awaited<ReturnType<typeof checkLink>>, TError = ErrorResponse>(
+ params: CheckLinkParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof checkLink>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof checkLink>>,
+          TError,
+          Awaited<ReturnType<typeof checkLink>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useCheckLink<TData = Awaited<ReturnType<typeof checkLink>>, TError = ErrorResponse>(
+ params: CheckLinkParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof checkLink>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof checkLink>>,
+          TError,
+          Awaited<ReturnType<typeof checkLink>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useCheckLink<TData = Awaited<ReturnType<typeof checkLink>>, TError = ErrorResponse>(
+ params: CheckLinkParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof checkLink>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary What a link asks for before its content
+ */
+
+export function useCheckLink<TData = Awaited<ReturnType<typeof checkLink>>, TError = ErrorResponse>(
+ params: CheckLinkParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof checkLink>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getCheckLinkQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetLinkInfoUrl = () => {
+
+
+
+
+  return `/hcs/services/FileShare/Link`
+}
+
+/**
+ * @summary The link as the token's visitor sees it
+ */
+export const getLinkInfo = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<VisitorShareResponse> => {
+
+  return hcsFetch<VisitorShareResponse>(getGetLinkInfoUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetLinkInfoQueryKey = () => {
+    return [
+    `/hcs/services/FileShare/Link`
+    ] as const;
+    }
+
+
+export const getGetLinkInfoQueryOptions = <TData = Awaited<ReturnType<typeof getLinkInfo>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getLinkInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetLinkInfoQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getLinkInfo>>> = ({ signal }) => getLinkInfo({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getLinkInfo>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetLinkInfoQueryResult = NonNullable<Awaited<ReturnType<typeof getLinkInfo>>>
+export type GetLinkInfoQueryError = ErrorResponse
+
+
+export function useGetLinkInfo<TData = Awaited<ReturnType<typeof getLinkInfo>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getLinkInfo>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getLinkInfo>>,
+          TError,
+          Awaited<ReturnType<typeof getLinkInfo>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetLinkInfo<TData = Awaited<ReturnType<typeof getLinkInfo>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getLinkInfo>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getLinkInfo>>,
+          TError,
+          Awaited<ReturnType<typeof getLinkInfo>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetLinkInfo<TData = Awaited<ReturnType<typeof getLinkInfo>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getLinkInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary The link as the token's visitor sees it
+ */
+
+export function useGetLinkInfo<TData = Awaited<ReturnType<typeof getLinkInfo>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getLinkInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetLinkInfoQueryOptions(options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetShareVerifyCodeUrl = (id: LinkKey,) => {
+
+
+
+
+  return `/hcs/services/FileShare/verifyCode/${id}`
+}
+
+/**
+ * Single-use, 2 minutes, bound to the asking address (at most 20 live per address, RATE_LIMITED beyond).
+ * @summary A CAPTCHA for a link's next loginShare
+ */
+export const getShareVerifyCode = async (id: LinkKey, options?: Parameters<typeof hcsFetch>[1]): Promise<VerifyCodeResponse> => {
+
+  return hcsFetch<VerifyCodeResponse>(getGetShareVerifyCodeUrl(id),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetShareVerifyCodeQueryKey = (id: LinkKey,) => {
+    return [
+    `/hcs/services/FileShare/verifyCode/${id}`
+    ] as const;
+    }
+
+
+export const getGetShareVerifyCodeQueryOptions = <TData = Awaited<ReturnType<typeof getShareVerifyCode>>, TError = ErrorResponse>(id: LinkKey, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareVerifyCode>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetShareVerifyCodeQueryKey(id);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getShareVerifyCode>>> = ({ signal }) => getShareVerifyCode(id, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, enabled: id !== null && id !== undefined, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getShareVerifyCode>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetShareVerifyCodeQueryResult = NonNullable<Awaited<ReturnType<typeof getShareVerifyCode>>>
+export type GetShareVerifyCodeQueryError = ErrorResponse
+
+
+export function useGetShareVerifyCode<TData = Awaited<ReturnType<typeof getShareVerifyCode>>, TError = ErrorResponse>(
+ id: LinkKey, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareVerifyCode>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getShareVerifyCode>>,
+          TError,
+          Awaited<ReturnType<typeof getShareVerifyCode>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetShareVerifyCode<TData = Awaited<ReturnType<typeof getShareVerifyCode>>, TError = ErrorResponse>(
+ id: LinkKey, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareVerifyCode>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getShareVerifyCode>>,
+          TError,
+          Awaited<ReturnType<typeof getShareVerifyCode>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetShareVerifyCode<TData = Awaited<ReturnType<typeof getShareVerifyCode>>, TError = ErrorResponse>(
+ id: LinkKey, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareVerifyCode>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary A CAPTCHA for a link's next loginShare
+ */
+
+export function useGetShareVerifyCode<TData = Awaited<ReturnType<typeof getShareVerifyCode>>, TError = ErrorResponse>(
+ id: LinkKey, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareVerifyCode>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetShareVerifyCodeQueryOptions(id,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getLoginShareUrl = () => {
+
+
+
+
+  return `/hcs/services/FileShare/loginShare`
+}
+
+/**
+ * Counts one view (atomically; the view limit then refuses with SHARE_LIMIT_REACHED). A wrong code answers
+ * SHARE_CODE_WRONG and counts against the link and the caller's address (behind a trusted proxy, the forwarded
+ * address): after 3 wrong codes on a link the next attempt needs a CAPTCHA (CAPTCHA_REQUIRED); after 10 per link or
+ * 20 per address within 15 minutes attempts are refused with RATE_LIMITED and a Retry-After that doubles with every
+ * further failure (up to a day). The counts live in the database. A lockout refuses the right code too.
+ * @summary Trade the extraction code for a visitor share token
+ */
+export const loginShare = async (loginShareRequest: LoginShareRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<VisitorTokenResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<VisitorTokenResponse>(getLoginShareUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(loginShareRequest)
+  }
+);}
+
+
+
+
+
+export const getLoginShareQueryKey = (loginShareRequest?: LoginShareRequest,) => {
+    return [
+    'POST', `/hcs/services/FileShare/loginShare`, loginShareRequest
+    ] as const;
+    }
+
+
+export const getLoginShareQueryOptions = <TData = Awaited<ReturnType<typeof loginShare>>, TError = ErrorResponse>(loginShareRequest: LoginShareRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof loginShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getLoginShareQueryKey(loginShareRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof loginShare>>> = ({ signal }) => loginShare(loginShareRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof loginShare>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type LoginShareQueryResult = NonNullable<Awaited<ReturnType<typeof loginShare>>>
+export type LoginShareQueryError = ErrorResponse
+
+
+export function useLoginShare<TData = Awaited<ReturnType<typeof loginShare>>, TError = ErrorResponse>(
+ loginShareRequest: LoginShareRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof loginShare>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof loginShare>>,
+          TError,
+          Awaited<ReturnType<typeof loginShare>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useLoginShare<TData = Awaited<ReturnType<typeof loginShare>>, TError = ErrorResponse>(
+ loginShareRequest: LoginShareRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof loginShare>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof loginShare>>,
+          TError,
+          Awaited<ReturnType<typeof loginShare>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useLoginShare<TData = Awaited<ReturnType<typeof loginShare>>, TError = ErrorResponse>(
+ loginShareRequest: LoginShareRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof loginShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Trade the extraction code for a visitor share token
+ */
+
+export function useLoginShare<TData = Awaited<ReturnType<typeof loginShare>>, TError = ErrorResponse>(
+ loginShareRequest: LoginShareRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof loginShare>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getLoginShareQueryOptions(loginShareRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getLoginShareTokenUrl = () => {
+
+
+
+
+  return `/hcs/services/FileShare/loginShareToken`
+}
+
+/**
+ * A fresh token for the same link and visitor; the old one is revoked. The link must still be active.
+ * @summary Renew the visitor token
+ */
+export const loginShareToken = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<VisitorTokenResponse> => {
+
+  return hcsFetch<VisitorTokenResponse>(getLoginShareTokenUrl(),
+  {
+    ...options,
+    method: 'POST'
+
+
+  }
+);}
+
+
+
+
+
+export const getLoginShareTokenQueryKey = () => {
+    return [
+    'POST', `/hcs/services/FileShare/loginShareToken`
+    ] as const;
+    }
+
+
+export const getLoginShareTokenQueryOptions = <TData = Awaited<ReturnType<typeof loginShareToken>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof loginShareToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getLoginShareTokenQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof loginShareToken>>> = ({ signal }) => loginShareToken({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof loginShareToken>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type LoginShareTokenQueryResult = NonNullable<Awaited<ReturnType<typeof loginShareToken>>>
+export type LoginShareTokenQueryError = ErrorResponse
+
+
+export function useLoginShareToken<TData = Awaited<ReturnType<typeof loginShareToken>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof loginShareToken>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof loginShareToken>>,
+          TError,
+          Awaited<ReturnType<typeof loginShareToken>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useLoginShareToken<TData = Awaited<ReturnType<typeof loginShareToken>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof loginShareToken>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof loginShareToken>>,
+          TError,
+          Awaited<ReturnType<typeof loginShareToken>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useLoginShareToken<TData = Awaited<ReturnType<typeof loginShareToken>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof loginShareToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Renew the visitor token
+ */
+
+export function useLoginShareToken<TData = Awaited<ReturnType<typeof loginShareToken>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof loginShareToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getLoginShareTokenQueryOptions(options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetShareTokenStateUrl = () => {
+
+
+
+
+  return `/hcs/services/FileShare/token`
+}
+
+/**
+ * The same answer as Link: the route layer refuses a bad token first.
+ * @summary Whether the visitor token is still good
+ */
+export const getShareTokenState = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<VisitorTokenResponse> => {
+
+  return hcsFetch<VisitorTokenResponse>(getGetShareTokenStateUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetShareTokenStateQueryKey = () => {
+    return [
+    `/hcs/services/FileShare/token`
+    ] as const;
+    }
+
+
+export const getGetShareTokenStateQueryOptions = <TData = Awaited<ReturnType<typeof getShareTokenState>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareTokenState>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetShareTokenStateQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getShareTokenState>>> = ({ signal }) => getShareTokenState({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getShareTokenState>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetShareTokenStateQueryResult = NonNullable<Awaited<ReturnType<typeof getShareTokenState>>>
+export type GetShareTokenStateQueryError = ErrorResponse
+
+
+export function useGetShareTokenState<TData = Awaited<ReturnType<typeof getShareTokenState>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareTokenState>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getShareTokenState>>,
+          TError,
+          Awaited<ReturnType<typeof getShareTokenState>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetShareTokenState<TData = Awaited<ReturnType<typeof getShareTokenState>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareTokenState>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getShareTokenState>>,
+          TError,
+          Awaited<ReturnType<typeof getShareTokenState>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetShareTokenState<TData = Awaited<ReturnType<typeof getShareTokenState>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareTokenState>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Whether the visitor token is still good
+ */
+
+export function useGetShareTokenState<TData = Awaited<ReturnType<typeof getShareTokenState>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getShareTokenState>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetShareTokenStateQueryOptions(options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getPageShareInstancesUrl = (params?: PageShareInstancesParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/services/ShareAPI/instance/page?${stringifiedParams}` : `/hcs/services/ShareAPI/instance/page`
+}
+
+/**
+ * No parentId: the shared items. parentId must be a shared folder or a folder below one (404 NOT_FOUND otherwise). Upload links list only with uploadAllowList (403 FORBIDDEN).
+ * @summary A page of the link's items or of a folder below them
+ */
+export const pageShareInstances = async (params?: PageShareInstancesParams, options?: Parameters<typeof hcsFetch>[1]): Promise<VisitorPageResponse> => {
+
+  return hcsFetch<VisitorPageResponse>(getPageShareInstancesUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getPageShareInstancesQueryKey = (params?: PageShareInstancesParams,) => {
+    return [
+    `/hcs/services/ShareAPI/instance/page`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getPageShareInstancesQueryOptions = <TData = Awaited<ReturnType<typeof pageShareInstances>>, TError = ErrorResponse>(params?: PageShareInstancesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShareInstances>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getPageShareInstancesQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof pageShareInstances>>> = ({ signal }) => pageShareInstances(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof pageShareInstances>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type PageShareInstancesQueryResult = NonNullable<Awaited<ReturnType<typeof pageShareInstances>>>
+export type PageShareInstancesQueryError = ErrorResponse
+
+
+export function usePageShareInstances<TData = Awaited<ReturnType<typeof pageShareInstances>>, TError = ErrorResponse>(
+ params: undefined |  PageShareInstancesParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShareInstances>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof pageShareInstances>>,
+          TError,
+          Awaited<ReturnType<typeof pageShareInstances>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function usePageShareInstances<TData = Awaited<ReturnType<typeof pageShareInstances>>, TError = ErrorResponse>(
+ params?: PageShareInstancesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShareInstances>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof pageShareInstances>>,
+          TError,
+          Awaited<ReturnType<typeof pageShareInstances>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function usePageShareInstances<TData = Awaited<ReturnType<typeof pageShareInstances>>, TError = ErrorResponse>(
+ params?: PageShareInstancesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShareInstances>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary A page of the link's items or of a folder below them
+ */
+
+export function usePageShareInstances<TData = Awaited<ReturnType<typeof pageShareInstances>>, TError = ErrorResponse>(
+ params?: PageShareInstancesParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof pageShareInstances>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getPageShareInstancesQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getRenameShareInstanceUrl = () => {
+
+
+
+
+  return `/hcs/services/ShareAPI/renameInstance`
+}
+
+/**
+ * Only files uploaded with this token's visits (upload links); anything else 403 FORBIDDEN or 404 NOT_FOUND.
+ * @summary Rename a file the visitor uploaded through this link
+ */
+export const renameShareInstance = async (renameRequest: RenameRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<InstanceResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<InstanceResponse>(getRenameShareInstanceUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(renameRequest)
+  }
+);}
+
+
+
+
+
+export const getRenameShareInstanceQueryKey = (renameRequest?: RenameRequest,) => {
+    return [
+    'POST', `/hcs/services/ShareAPI/renameInstance`, renameRequest
+    ] as const;
+    }
+
+
+export const getRenameShareInstanceQueryOptions = <TData = Awaited<ReturnType<typeof renameShareInstance>>, TError = ErrorResponse>(renameRequest: RenameRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof renameShareInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getRenameShareInstanceQueryKey(renameRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof renameShareInstance>>> = ({ signal }) => renameShareInstance(renameRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof renameShareInstance>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type RenameShareInstanceQueryResult = NonNullable<Awaited<ReturnType<typeof renameShareInstance>>>
+export type RenameShareInstanceQueryError = ErrorResponse
+
+
+export function useRenameShareInstance<TData = Awaited<ReturnType<typeof renameShareInstance>>, TError = ErrorResponse>(
+ renameRequest: RenameRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof renameShareInstance>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof renameShareInstance>>,
+          TError,
+          Awaited<ReturnType<typeof renameShareInstance>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useRenameShareInstance<TData = Awaited<ReturnType<typeof renameShareInstance>>, TError = ErrorResponse>(
+ renameRequest: RenameRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof renameShareInstance>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof renameShareInstance>>,
+          TError,
+          Awaited<ReturnType<typeof renameShareInstance>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useRenameShareInstance<TData = Awaited<ReturnType<typeof renameShareInstance>>, TError = ErrorResponse>(
+ renameRequest: RenameRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof renameShareInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Rename a file the visitor uploaded through this link
+ */
+
+export function useRenameShareInstance<TData = Awaited<ReturnType<typeof renameShareInstance>>, TError = ErrorResponse>(
+ renameRequest: RenameRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof renameShareInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getRenameShareInstanceQueryOptions(renameRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getTriggerShareLimitUrl = (params: TriggerShareLimitParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/services/ShareAPI/triggerShareLimit?${stringifiedParams}` : `/hcs/services/ShareAPI/triggerShareLimit`
+}
+
+/**
+ * One conditional UPDATE (downloadCount < maxDownloads): with a limit of N, N+1 parallel calls give exactly N
+ * grants and one SHARE_LIMIT_REACHED. The grant is the shareDownload URL for the file; ranged GETs with it resume the
+ * same download without counting again, while the link stays active (a cancel or expiry stops it at once).
+ * previewOnly links answer SHARE_PREVIEW_ONLY.
+ * @summary Start one download: count it against the limit
+ */
+export const triggerShareLimit = async (params: TriggerShareLimitParams, options?: Parameters<typeof hcsFetch>[1]): Promise<DownloadGrantResponse> => {
+
+  return hcsFetch<DownloadGrantResponse>(getTriggerShareLimitUrl(params),
+  {
+    ...options,
+    method: 'POST'
+
+
+  }
+);}
+
+
+
+
+
+export const getTriggerShareLimitQueryKey = (params?: TriggerShareLimitParams,) => {
+    return [
+    'POST', `/hcs/services/ShareAPI/triggerShareLimit`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getTriggerShareLimitQueryOptions = <TData = Awaited<ReturnType<typeof triggerShareLimit>>, TError = ErrorResponse>(params: TriggerShareLimitParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof triggerShareLimit>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getTriggerShareLimitQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof triggerShareLimit>>> = ({ signal }) => triggerShareLimit(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof triggerShareLimit>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type TriggerShareLimitQueryResult = NonNullable<Awaited<ReturnType<typeof triggerShareLimit>>>
+export type TriggerShareLimitQueryError = ErrorResponse
+
+
+export function useTriggerShareLimit<TData = Awaited<ReturnType<typeof triggerShareLimit>>, TError = ErrorResponse>(
+ params: TriggerShareLimitParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof triggerShareLimit>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof triggerShareLimit>>,
+          TError,
+          Awaited<ReturnType<typeof triggerShareLimit>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useTriggerShareLimit<TData = Awaited<ReturnType<typeof triggerShareLimit>>, TError = ErrorResponse>(
+ params: TriggerShareLimitParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof triggerShareLimit>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof triggerShareLimit>>,
+          TError,
+          Awaited<ReturnType<typeof triggerShareLimit>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useTriggerShareLimit<TData = Awaited<ReturnType<typeof triggerShareLimit>>, TError = ErrorResponse>(
+ params: TriggerShareLimitParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof triggerShareLimit>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Start one download: count it against the limit
+ */
+
+export function useTriggerShareLimit<TData = Awaited<ReturnType<typeof triggerShareLimit>>, TError = ErrorResponse>(
+ params: TriggerShareLimitParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof triggerShareLimit>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getTriggerShareLimitQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getShareGetTokenUrl = () => {
+
+
+
+
+  return `/hcs/services/ShareAPI/getToken`
+}
+
+/**
+ * The same answer as FileShare/token.
+ * @summary Whether the visitor token is still good (ShareAPI spelling)
+ */
+export const shareGetToken = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<VisitorTokenResponse> => {
+
+  return hcsFetch<VisitorTokenResponse>(getShareGetTokenUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getShareGetTokenQueryKey = () => {
+    return [
+    `/hcs/services/ShareAPI/getToken`
+    ] as const;
+    }
+
+
+export const getShareGetTokenQueryOptions = <TData = Awaited<ReturnType<typeof shareGetToken>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getShareGetTokenQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareGetToken>>> = ({ signal }) => shareGetToken({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof shareGetToken>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ShareGetTokenQueryResult = NonNullable<Awaited<ReturnType<typeof shareGetToken>>>
+export type ShareGetTokenQueryError = ErrorResponse
+
+
+export function useShareGetToken<TData = Awaited<ReturnType<typeof shareGetToken>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetToken>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetToken>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetToken>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetToken<TData = Awaited<ReturnType<typeof shareGetToken>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetToken>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetToken>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetToken>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetToken<TData = Awaited<ReturnType<typeof shareGetToken>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Whether the visitor token is still good (ShareAPI spelling)
+ */
+
+export function useShareGetToken<TData = Awaited<ReturnType<typeof shareGetToken>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getShareGetTokenQueryOptions(options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getShareDownloadUrl = (params: ShareDownloadParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/services/ShareAPI/shareDownload?${stringifiedParams}` : `/hcs/services/ShareAPI/shareDownload`
+}
+
+/**
+ * The token comes in the `token` query, so a browser's download manager can navigate to it. A GET without
+ * Range (or from byte 0) without a grant from triggerShareLimit counts a download itself; ranges past 0 need the
+ * grant. The link is checked on every request: a cancel or expiry stops a download in progress at its next range.
+ * @summary Stream a shared file (ranged, resumable)
+ */
+export const shareDownload = async (params: ShareDownloadParams, options?: Parameters<typeof hcsFetch>[1]): Promise<Blob> => {
+
+  return hcsFetch<Blob>(getShareDownloadUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getShareDownloadQueryKey = (params?: ShareDownloadParams,) => {
+    return [
+    `/hcs/services/ShareAPI/shareDownload`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getShareDownloadQueryOptions = <TData = Awaited<ReturnType<typeof shareDownload>>, TError = ErrorResponse>(params: ShareDownloadParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDownload>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getShareDownloadQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareDownload>>> = ({ signal }) => shareDownload(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof shareDownload>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ShareDownloadQueryResult = NonNullable<Awaited<ReturnType<typeof shareDownload>>>
+export type ShareDownloadQueryError = ErrorResponse
+
+
+export function useShareDownload<TData = Awaited<ReturnType<typeof shareDownload>>, TError = ErrorResponse>(
+ params: ShareDownloadParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDownload>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareDownload>>,
+          TError,
+          Awaited<ReturnType<typeof shareDownload>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareDownload<TData = Awaited<ReturnType<typeof shareDownload>>, TError = ErrorResponse>(
+ params: ShareDownloadParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDownload>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareDownload>>,
+          TError,
+          Awaited<ReturnType<typeof shareDownload>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareDownload<TData = Awaited<ReturnType<typeof shareDownload>>, TError = ErrorResponse>(
+ params: ShareDownloadParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDownload>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Stream a shared file (ranged, resumable)
+ */
+
+export function useShareDownload<TData = Awaited<ReturnType<typeof shareDownload>>, TError = ErrorResponse>(
+ params: ShareDownloadParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDownload>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getShareDownloadQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getShareGetDownloadFileInfoUrl = (params: ShareGetDownloadFileInfoParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/services/ShareAPI/getDownloadFileInfo?${stringifiedParams}` : `/hcs/services/ShareAPI/getDownloadFileInfo`
+}
+
+/**
+ * As getDownloadFileInfo, for a file the link reaches. Reading it needs a grant (triggerShareLimit) and then shareDownload or a StringToSign URL.
+ * @summary What a ranged download of a shared file needs
+ */
+export const shareGetDownloadFileInfo = async (params: ShareGetDownloadFileInfoParams, options?: Parameters<typeof hcsFetch>[1]): Promise<DownloadFileInfoResponse> => {
+
+  return hcsFetch<DownloadFileInfoResponse>(getShareGetDownloadFileInfoUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getShareGetDownloadFileInfoQueryKey = (params?: ShareGetDownloadFileInfoParams,) => {
+    return [
+    `/hcs/services/ShareAPI/getDownloadFileInfo`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getShareGetDownloadFileInfoQueryOptions = <TData = Awaited<ReturnType<typeof shareGetDownloadFileInfo>>, TError = ErrorResponse>(params: ShareGetDownloadFileInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetDownloadFileInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getShareGetDownloadFileInfoQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareGetDownloadFileInfo>>> = ({ signal }) => shareGetDownloadFileInfo(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof shareGetDownloadFileInfo>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ShareGetDownloadFileInfoQueryResult = NonNullable<Awaited<ReturnType<typeof shareGetDownloadFileInfo>>>
+export type ShareGetDownloadFileInfoQueryError = ErrorResponse
+
+
+export function useShareGetDownloadFileInfo<TData = Awaited<ReturnType<typeof shareGetDownloadFileInfo>>, TError = ErrorResponse>(
+ params: ShareGetDownloadFileInfoParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetDownloadFileInfo>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetDownloadFileInfo>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetDownloadFileInfo>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetDownloadFileInfo<TData = Awaited<ReturnType<typeof shareGetDownloadFileInfo>>, TError = ErrorResponse>(
+ params: ShareGetDownloadFileInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetDownloadFileInfo>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetDownloadFileInfo>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetDownloadFileInfo>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetDownloadFileInfo<TData = Awaited<ReturnType<typeof shareGetDownloadFileInfo>>, TError = ErrorResponse>(
+ params: ShareGetDownloadFileInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetDownloadFileInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary What a ranged download of a shared file needs
+ */
+
+export function useShareGetDownloadFileInfo<TData = Awaited<ReturnType<typeof shareGetDownloadFileInfo>>, TError = ErrorResponse>(
+ params: ShareGetDownloadFileInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetDownloadFileInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getShareGetDownloadFileInfoQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getShareGetCloudProviderUrl = () => {
+
+
+
+
+  return `/hcs/services/ShareAPI/getCloudProvider`
+}
+
+/**
+ * @summary Storage facts for a visitor
+ */
+export const shareGetCloudProvider = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<CloudProviderResponse> => {
+
+  return hcsFetch<CloudProviderResponse>(getShareGetCloudProviderUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getShareGetCloudProviderQueryKey = () => {
+    return [
+    `/hcs/services/ShareAPI/getCloudProvider`
+    ] as const;
+    }
+
+
+export const getShareGetCloudProviderQueryOptions = <TData = Awaited<ReturnType<typeof shareGetCloudProvider>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetCloudProvider>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getShareGetCloudProviderQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareGetCloudProvider>>> = ({ signal }) => shareGetCloudProvider({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof shareGetCloudProvider>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ShareGetCloudProviderQueryResult = NonNullable<Awaited<ReturnType<typeof shareGetCloudProvider>>>
+export type ShareGetCloudProviderQueryError = ErrorResponse
+
+
+export function useShareGetCloudProvider<TData = Awaited<ReturnType<typeof shareGetCloudProvider>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetCloudProvider>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetCloudProvider>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetCloudProvider>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetCloudProvider<TData = Awaited<ReturnType<typeof shareGetCloudProvider>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetCloudProvider>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetCloudProvider>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetCloudProvider>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetCloudProvider<TData = Awaited<ReturnType<typeof shareGetCloudProvider>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetCloudProvider>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Storage facts for a visitor
+ */
+
+export function useShareGetCloudProvider<TData = Awaited<ReturnType<typeof shareGetCloudProvider>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetCloudProvider>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getShareGetCloudProviderQueryOptions(options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getShareGetCdnDownloadUrl = (params: ShareGetCdnDownloadParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/services/ShareAPI/getCDNDownload?${stringifiedParams}` : `/hcs/services/ShareAPI/getCDNDownload`
+}
+
+/**
+ * Counts a download as triggerShareLimit does and answers its grant.
+ * @summary The download address of a shared file (no CDN: the server stream)
+ */
+export const shareGetCdnDownload = async (params: ShareGetCdnDownloadParams, options?: Parameters<typeof hcsFetch>[1]): Promise<DownloadGrantResponse> => {
+
+  return hcsFetch<DownloadGrantResponse>(getShareGetCdnDownloadUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getShareGetCdnDownloadQueryKey = (params?: ShareGetCdnDownloadParams,) => {
+    return [
+    `/hcs/services/ShareAPI/getCDNDownload`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getShareGetCdnDownloadQueryOptions = <TData = Awaited<ReturnType<typeof shareGetCdnDownload>>, TError = ErrorResponse>(params: ShareGetCdnDownloadParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetCdnDownload>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getShareGetCdnDownloadQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareGetCdnDownload>>> = ({ signal }) => shareGetCdnDownload(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof shareGetCdnDownload>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ShareGetCdnDownloadQueryResult = NonNullable<Awaited<ReturnType<typeof shareGetCdnDownload>>>
+export type ShareGetCdnDownloadQueryError = ErrorResponse
+
+
+export function useShareGetCdnDownload<TData = Awaited<ReturnType<typeof shareGetCdnDownload>>, TError = ErrorResponse>(
+ params: ShareGetCdnDownloadParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetCdnDownload>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetCdnDownload>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetCdnDownload>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetCdnDownload<TData = Awaited<ReturnType<typeof shareGetCdnDownload>>, TError = ErrorResponse>(
+ params: ShareGetCdnDownloadParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetCdnDownload>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetCdnDownload>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetCdnDownload>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetCdnDownload<TData = Awaited<ReturnType<typeof shareGetCdnDownload>>, TError = ErrorResponse>(
+ params: ShareGetCdnDownloadParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetCdnDownload>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary The download address of a shared file (no CDN: the server stream)
+ */
+
+export function useShareGetCdnDownload<TData = Awaited<ReturnType<typeof shareGetCdnDownload>>, TError = ErrorResponse>(
+ params: ShareGetCdnDownloadParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetCdnDownload>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getShareGetCdnDownloadQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getShareSignDownloadRequestUrl = (params: ShareSignDownloadRequestParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/services/ShareAPI/StringToSign?${stringifiedParams}` : `/hcs/services/ShareAPI/StringToSign`
+}
+
+/**
+ * Only for a file with a grant from triggerShareLimit. Scoped to that one object and the asked range (the Range
+ * is part of what is signed) and valid 60 seconds: storage cannot ask the drive whether the link still stands, so the
+ * lifetime bounds what a cancelled or expired link still serves.
+ * @summary A presigned storage URL for one range of a shared file
+ */
+export const shareSignDownloadRequest = async (params: ShareSignDownloadRequestParams, options?: Parameters<typeof hcsFetch>[1]): Promise<SignedUrlResponse> => {
+
+  return hcsFetch<SignedUrlResponse>(getShareSignDownloadRequestUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getShareSignDownloadRequestQueryKey = (params?: ShareSignDownloadRequestParams,) => {
+    return [
+    `/hcs/services/ShareAPI/StringToSign`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getShareSignDownloadRequestQueryOptions = <TData = Awaited<ReturnType<typeof shareSignDownloadRequest>>, TError = ErrorResponse>(params: ShareSignDownloadRequestParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignDownloadRequest>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getShareSignDownloadRequestQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareSignDownloadRequest>>> = ({ signal }) => shareSignDownloadRequest(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof shareSignDownloadRequest>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ShareSignDownloadRequestQueryResult = NonNullable<Awaited<ReturnType<typeof shareSignDownloadRequest>>>
+export type ShareSignDownloadRequestQueryError = ErrorResponse
+
+
+export function useShareSignDownloadRequest<TData = Awaited<ReturnType<typeof shareSignDownloadRequest>>, TError = ErrorResponse>(
+ params: ShareSignDownloadRequestParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignDownloadRequest>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareSignDownloadRequest>>,
+          TError,
+          Awaited<ReturnType<typeof shareSignDownloadRequest>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareSignDownloadRequest<TData = Awaited<ReturnType<typeof shareSignDownloadRequest>>, TError = ErrorResponse>(
+ params: ShareSignDownloadRequestParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignDownloadRequest>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareSignDownloadRequest>>,
+          TError,
+          Awaited<ReturnType<typeof shareSignDownloadRequest>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareSignDownloadRequest<TData = Awaited<ReturnType<typeof shareSignDownloadRequest>>, TError = ErrorResponse>(
+ params: ShareSignDownloadRequestParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignDownloadRequest>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary A presigned storage URL for one range of a shared file
+ */
+
+export function useShareSignDownloadRequest<TData = Awaited<ReturnType<typeof shareSignDownloadRequest>>, TError = ErrorResponse>(
+ params: ShareSignDownloadRequestParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignDownloadRequest>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getShareSignDownloadRequestQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getShareGetPreviewUrl = (params: ShareGetPreviewParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/services/ShareAPI/preview?${stringifiedParams}` : `/hcs/services/ShareAPI/preview`
+}
+
+/**
+ * As getPreview, through the server only (a ticket URL valid 2 minutes); allowed with previewOnly; logged. A watermark link serves images and PDFs with the visitor's address and time drawn on them.
+ * @summary Preview a shared file
+ */
+export const shareGetPreview = async (params: ShareGetPreviewParams, options?: Parameters<typeof hcsFetch>[1]): Promise<SignedUrlResponse> => {
+
+  return hcsFetch<SignedUrlResponse>(getShareGetPreviewUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getShareGetPreviewQueryKey = (params?: ShareGetPreviewParams,) => {
+    return [
+    `/hcs/services/ShareAPI/preview`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getShareGetPreviewQueryOptions = <TData = Awaited<ReturnType<typeof shareGetPreview>>, TError = ErrorResponse>(params: ShareGetPreviewParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPreview>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getShareGetPreviewQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareGetPreview>>> = ({ signal }) => shareGetPreview(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof shareGetPreview>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ShareGetPreviewQueryResult = NonNullable<Awaited<ReturnType<typeof shareGetPreview>>>
+export type ShareGetPreviewQueryError = ErrorResponse
+
+
+export function useShareGetPreview<TData = Awaited<ReturnType<typeof shareGetPreview>>, TError = ErrorResponse>(
+ params: ShareGetPreviewParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPreview>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetPreview>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetPreview>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetPreview<TData = Awaited<ReturnType<typeof shareGetPreview>>, TError = ErrorResponse>(
+ params: ShareGetPreviewParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPreview>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetPreview>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetPreview>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetPreview<TData = Awaited<ReturnType<typeof shareGetPreview>>, TError = ErrorResponse>(
+ params: ShareGetPreviewParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPreview>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Preview a shared file
+ */
+
+export function useShareGetPreview<TData = Awaited<ReturnType<typeof shareGetPreview>>, TError = ErrorResponse>(
+ params: ShareGetPreviewParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPreview>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getShareGetPreviewQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getShareGetFileInfoByIdUrl = (id: string,) => {
+
+
+
+
+  return `/hcs/services/ShareAPI/GetFileInfoById/${id}`
+}
+
+/**
+ * @summary One item the link reaches, by id
+ */
+export const shareGetFileInfoById = async (id: string, options?: Parameters<typeof hcsFetch>[1]): Promise<ShareItemResponse> => {
+
+  return hcsFetch<ShareItemResponse>(getShareGetFileInfoByIdUrl(id),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getShareGetFileInfoByIdQueryKey = (id: string,) => {
+    return [
+    `/hcs/services/ShareAPI/GetFileInfoById/${id}`
+    ] as const;
+    }
+
+
+export const getShareGetFileInfoByIdQueryOptions = <TData = Awaited<ReturnType<typeof shareGetFileInfoById>>, TError = ErrorResponse>(id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileInfoById>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getShareGetFileInfoByIdQueryKey(id);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareGetFileInfoById>>> = ({ signal }) => shareGetFileInfoById(id, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, enabled: id !== null && id !== undefined, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof shareGetFileInfoById>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ShareGetFileInfoByIdQueryResult = NonNullable<Awaited<ReturnType<typeof shareGetFileInfoById>>>
+export type ShareGetFileInfoByIdQueryError = ErrorResponse
+
+
+export function useShareGetFileInfoById<TData = Awaited<ReturnType<typeof shareGetFileInfoById>>, TError = ErrorResponse>(
+ id: string, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileInfoById>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetFileInfoById>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetFileInfoById>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetFileInfoById<TData = Awaited<ReturnType<typeof shareGetFileInfoById>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileInfoById>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetFileInfoById>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetFileInfoById>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetFileInfoById<TData = Awaited<ReturnType<typeof shareGetFileInfoById>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileInfoById>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary One item the link reaches, by id
+ */
+
+export function useShareGetFileInfoById<TData = Awaited<ReturnType<typeof shareGetFileInfoById>>, TError = ErrorResponse>(
+ id: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileInfoById>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getShareGetFileInfoByIdQueryOptions(id,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getAddShareLogUrl = () => {
+
+
+
+
+  return `/hcs/services/sysOptLog/addLog`
+}
+
+/**
+ * For events the server cannot see (a download finished through a presigned URL). Never changes counters.
+ * @summary Record a client-side share event
+ */
+export const addShareLog = async (addLogRequest: AddLogRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<OkResponse>(getAddShareLogUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(addLogRequest)
+  }
+);}
+
+
+
+
+
+export const getAddShareLogQueryKey = (addLogRequest?: AddLogRequest,) => {
+    return [
+    'POST', `/hcs/services/sysOptLog/addLog`, addLogRequest
+    ] as const;
+    }
+
+
+export const getAddShareLogQueryOptions = <TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getAddShareLogQueryKey(addLogRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof addShareLog>>> = ({ signal }) => addShareLog(addLogRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type AddShareLogQueryResult = NonNullable<Awaited<ReturnType<typeof addShareLog>>>
+export type AddShareLogQueryError = ErrorResponse
+
+
+export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
+ addLogRequest: AddLogRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof addShareLog>>,
+          TError,
+          Awaited<ReturnType<typeof addShareLog>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
+ addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof addShareLog>>,
+          TError,
+          Awaited<ReturnType<typeof addShareLog>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
+ addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Record a client-side share event
+ */
+
+export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
+ addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getAddShareLogQueryOptions(addLogRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 

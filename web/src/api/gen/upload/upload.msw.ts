@@ -242,7 +242,7 @@ export const getGetLibCodeMockHandler = (overrideResponse?: StringResponse | ((i
   }, options)
 }
 
-export const getShareGetFileUploadableMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getShareGetFileUploadableMockHandler = (overrideResponse?: FileUploadableResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<FileUploadableResponse> | FileUploadableResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/services/API/file-uploadable', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -254,7 +254,7 @@ export const getShareGetFileUploadableMockHandler = (overrideResponse?: AnyRespo
   }, options)
 }
 
-export const getShareSignStorageRequestMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getShareSignStorageRequestMockHandler = (overrideResponse?: SignedRequestResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<SignedRequestResponse> | SignedRequestResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/services/API/S3Cloud/StringToSign', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -266,7 +266,7 @@ export const getShareSignStorageRequestMockHandler = (overrideResponse?: AnyResp
   }, options)
 }
 
-export const getShareSecondTransferMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getShareSecondTransferMockHandler = (overrideResponse?: InstanceResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<InstanceResponse> | InstanceResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/services/API/second-transfer', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -278,7 +278,7 @@ export const getShareSecondTransferMockHandler = (overrideResponse?: AnyResponse
   }, options)
 }
 
-export const getShareSaveInstanceMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getShareSaveInstanceMockHandler = (overrideResponse?: InstanceResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<InstanceResponse> | InstanceResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/services/API/save-instance', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -290,7 +290,7 @@ export const getShareSaveInstanceMockHandler = (overrideResponse?: AnyResponse |
   }, options)
 }
 
-export const getShareInitPartInfoMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getShareInitPartInfoMockHandler = (overrideResponse?: UploadSessionResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<UploadSessionResponse> | UploadSessionResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/services/API/initPartInfo', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -302,7 +302,7 @@ export const getShareInitPartInfoMockHandler = (overrideResponse?: AnyResponse |
   }, options)
 }
 
-export const getShareSetPartInfoMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getShareSetPartInfoMockHandler = (overrideResponse?: OkResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<OkResponse> | OkResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/services/API/setPartInfo', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -314,7 +314,7 @@ export const getShareSetPartInfoMockHandler = (overrideResponse?: AnyResponse | 
   }, options)
 }
 
-export const getShareGetPartInfoMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getShareGetPartInfoMockHandler = (overrideResponse?: UploadSessionResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<UploadSessionResponse> | UploadSessionResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/services/API/getPartInfo', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -326,7 +326,7 @@ export const getShareGetPartInfoMockHandler = (overrideResponse?: AnyResponse | 
   }, options)
 }
 
-export const getShareDestroyPartInfoMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getShareDestroyPartInfoMockHandler = (overrideResponse?: OkResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<OkResponse> | OkResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/services/API/destroyPartInfo', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
 
@@ -338,7 +338,7 @@ export const getShareDestroyPartInfoMockHandler = (overrideResponse?: AnyRespons
   }, options)
 }
 
-export const getShareCheckFileExistMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getShareCheckFileExistMockHandler = (overrideResponse?: CheckFileExistResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<CheckFileExistResponse> | CheckFileExistResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/services/API/check-file-exist', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 

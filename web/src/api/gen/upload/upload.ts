@@ -70,6 +70,10 @@ import type {
   SaveInstanceRequest,
   SecondTransferRequest,
   SetPartInfoRequest,
+  ShareCheckFileExistParams,
+  ShareGetFileUploadableParams,
+  ShareGetPartInfoParams,
+  ShareSignStorageRequestParams,
   SignStorageRequestParams,
   SignedRequestResponse,
   StringResponse,
@@ -1601,20 +1605,44 @@ export function useGetLibCode<TData = Awaited<ReturnType<typeof getLibCode>>, TE
 
 
 
-export const getShareGetFileUploadableUrl = () => {
+export const getShareGetFileUploadableUrl = (params: ShareGetFileUploadableParams,) => {
+  const normalizedParams = new URLSearchParams();
 
+  Object.entries(params || {}).forEach(([key, value]) => {
 
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
 
+  const stringifiedParams = normalizedParams.toString();
 
-  return `/hcs/services/API/file-uploadable`
+  return stringifiedParams.length > 0 ? `/hcs/services/API/file-uploadable?${stringifiedParams}` : `/hcs/services/API/file-uploadable`
 }
 
 /**
+ * Through an upload link (shareToken header): the same call as getFileUploadable, acting for the link's owner, whose quota is
+ * charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+ * folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+ * SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+ * (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+ * holds by its hash.
+ *
+ * Opens (or resumes) an upload session reserving fSize bytes of the target space. A user has at most
+ * HCS_MAX_UPLOAD_SESSIONS unfinished sessions (409 TOO_MANY_UPLOADS beyond; asking again for the same content,
+ * folder and name resumes its session). A session ends 24 hours after it was created, whatever the activity.
+ *
+ * Instant transfer (uploadflag 1 with a proof challenge) is offered only for content stored in a file the
+ * caller can read (today: a file of their own space, live or in the recycle bin). Content stored only where
+ * the caller cannot read it is answered exactly as unknown content (uploadflag 3), so this call never tells
+ * anyone that a document they hold is stored somewhere in the drive. Storage stays deduplicated: save-instance
+ * hashes the uploaded bytes and, when equal content is already stored, files the existing content and deletes
+ * the new copy. bulk-upload answers the same way (outcome `instant` only for content the caller can read).
  * @summary Upload-ability check for a public upload link
  */
-export const shareGetFileUploadable = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const shareGetFileUploadable = async (params: ShareGetFileUploadableParams, options?: Parameters<typeof hcsFetch>[1]): Promise<FileUploadableResponse> => {
 
-  return hcsFetch<AnyResponse>(getShareGetFileUploadableUrl(),
+  return hcsFetch<FileUploadableResponse>(getShareGetFileUploadableUrl(params),
   {
     ...options,
     method: 'GET'
@@ -1627,23 +1655,23 @@ export const shareGetFileUploadable = async ( options?: Parameters<typeof hcsFet
 
 
 
-export const getShareGetFileUploadableQueryKey = () => {
+export const getShareGetFileUploadableQueryKey = (params?: ShareGetFileUploadableParams,) => {
     return [
-    `/hcs/services/API/file-uploadable`
+    `/hcs/services/API/file-uploadable`, ...(params ? [params] : [])
     ] as const;
     }
 
 
-export const getShareGetFileUploadableQueryOptions = <TData = Awaited<ReturnType<typeof shareGetFileUploadable>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileUploadable>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getShareGetFileUploadableQueryOptions = <TData = Awaited<ReturnType<typeof shareGetFileUploadable>>, TError = ErrorResponse>(params: ShareGetFileUploadableParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileUploadable>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getShareGetFileUploadableQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getShareGetFileUploadableQueryKey(params);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareGetFileUploadable>>> = ({ signal }) => shareGetFileUploadable({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareGetFileUploadable>>> = ({ signal }) => shareGetFileUploadable(params, { signal, ...requestOptions });
 
 
 
@@ -1657,7 +1685,7 @@ export type ShareGetFileUploadableQueryError = ErrorResponse
 
 
 export function useShareGetFileUploadable<TData = Awaited<ReturnType<typeof shareGetFileUploadable>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileUploadable>>, TError, TData>> & Pick<
+ params: ShareGetFileUploadableParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileUploadable>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareGetFileUploadable>>,
           TError,
@@ -1667,7 +1695,7 @@ export function useShareGetFileUploadable<TData = Awaited<ReturnType<typeof shar
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareGetFileUploadable<TData = Awaited<ReturnType<typeof shareGetFileUploadable>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileUploadable>>, TError, TData>> & Pick<
+ params: ShareGetFileUploadableParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileUploadable>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareGetFileUploadable>>,
           TError,
@@ -1677,7 +1705,7 @@ export function useShareGetFileUploadable<TData = Awaited<ReturnType<typeof shar
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareGetFileUploadable<TData = Awaited<ReturnType<typeof shareGetFileUploadable>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileUploadable>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params: ShareGetFileUploadableParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileUploadable>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -1685,11 +1713,11 @@ export function useShareGetFileUploadable<TData = Awaited<ReturnType<typeof shar
  */
 
 export function useShareGetFileUploadable<TData = Awaited<ReturnType<typeof shareGetFileUploadable>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileUploadable>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params: ShareGetFileUploadableParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetFileUploadable>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getShareGetFileUploadableQueryOptions(options)
+  const queryOptions = getShareGetFileUploadableQueryOptions(params,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -1701,20 +1729,44 @@ export function useShareGetFileUploadable<TData = Awaited<ReturnType<typeof shar
 
 
 
-export const getShareSignStorageRequestUrl = () => {
+export const getShareSignStorageRequestUrl = (params: ShareSignStorageRequestParams,) => {
+  const normalizedParams = new URLSearchParams();
 
+  Object.entries(params || {}).forEach(([key, value]) => {
 
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
 
+  const stringifiedParams = normalizedParams.toString();
 
-  return `/hcs/services/API/S3Cloud/StringToSign`
+  return stringifiedParams.length > 0 ? `/hcs/services/API/S3Cloud/StringToSign?${stringifiedParams}` : `/hcs/services/API/S3Cloud/StringToSign`
 }
 
 /**
+ * Through an upload link (shareToken header): the same call as signStorageRequest, acting for the link's owner, whose quota is
+ * charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+ * folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+ * SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+ * (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+ * holds by its hash.
+ *
+ * The server signs only requests on objects the caller may touch: upload actions on the staging key of one of the
+ * callers upload sessions, reads on blobs of files the caller may download. Anything else: 403 FORBIDDEN.
+ * The secret key never leaves the server.
+ *
+ * Upload actions are signed so storage holds at most the declared size for a session: a session is either one
+ * putObject (content of one part only, signed with Content-Length = fSize and the declared SHA-256) or one
+ * multipart upload at a time. uploadPart, listParts and completeMultipart only for the uploadId recorded with
+ * initPartInfo; uploadPart only for part numbers up to partCount, signed with Content-Length = the part's
+ * length (partSize, the last part the rest). Nothing is signed that storage could still accept after the
+ * session's expiry (404 UPLOAD_SESSION_MISSING), nor while save-instance runs (409 CONFLICT).
  * @summary Sign an S3 request for a public upload link
  */
-export const shareSignStorageRequest = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const shareSignStorageRequest = async (params: ShareSignStorageRequestParams, options?: Parameters<typeof hcsFetch>[1]): Promise<SignedRequestResponse> => {
 
-  return hcsFetch<AnyResponse>(getShareSignStorageRequestUrl(),
+  return hcsFetch<SignedRequestResponse>(getShareSignStorageRequestUrl(params),
   {
     ...options,
     method: 'GET'
@@ -1727,23 +1779,23 @@ export const shareSignStorageRequest = async ( options?: Parameters<typeof hcsFe
 
 
 
-export const getShareSignStorageRequestQueryKey = () => {
+export const getShareSignStorageRequestQueryKey = (params?: ShareSignStorageRequestParams,) => {
     return [
-    `/hcs/services/API/S3Cloud/StringToSign`
+    `/hcs/services/API/S3Cloud/StringToSign`, ...(params ? [params] : [])
     ] as const;
     }
 
 
-export const getShareSignStorageRequestQueryOptions = <TData = Awaited<ReturnType<typeof shareSignStorageRequest>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignStorageRequest>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getShareSignStorageRequestQueryOptions = <TData = Awaited<ReturnType<typeof shareSignStorageRequest>>, TError = ErrorResponse>(params: ShareSignStorageRequestParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignStorageRequest>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getShareSignStorageRequestQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getShareSignStorageRequestQueryKey(params);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareSignStorageRequest>>> = ({ signal }) => shareSignStorageRequest({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareSignStorageRequest>>> = ({ signal }) => shareSignStorageRequest(params, { signal, ...requestOptions });
 
 
 
@@ -1757,7 +1809,7 @@ export type ShareSignStorageRequestQueryError = ErrorResponse
 
 
 export function useShareSignStorageRequest<TData = Awaited<ReturnType<typeof shareSignStorageRequest>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignStorageRequest>>, TError, TData>> & Pick<
+ params: ShareSignStorageRequestParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignStorageRequest>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareSignStorageRequest>>,
           TError,
@@ -1767,7 +1819,7 @@ export function useShareSignStorageRequest<TData = Awaited<ReturnType<typeof sha
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareSignStorageRequest<TData = Awaited<ReturnType<typeof shareSignStorageRequest>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignStorageRequest>>, TError, TData>> & Pick<
+ params: ShareSignStorageRequestParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignStorageRequest>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareSignStorageRequest>>,
           TError,
@@ -1777,7 +1829,7 @@ export function useShareSignStorageRequest<TData = Awaited<ReturnType<typeof sha
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareSignStorageRequest<TData = Awaited<ReturnType<typeof shareSignStorageRequest>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignStorageRequest>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params: ShareSignStorageRequestParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignStorageRequest>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -1785,11 +1837,11 @@ export function useShareSignStorageRequest<TData = Awaited<ReturnType<typeof sha
  */
 
 export function useShareSignStorageRequest<TData = Awaited<ReturnType<typeof shareSignStorageRequest>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignStorageRequest>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params: ShareSignStorageRequestParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSignStorageRequest>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getShareSignStorageRequestQueryOptions(options)
+  const queryOptions = getShareSignStorageRequestQueryOptions(params,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -1810,16 +1862,39 @@ export const getShareSecondTransferUrl = () => {
 }
 
 /**
+ * Through an upload link (shareToken header): the same call as secondTransfer, acting for the link's owner, whose quota is
+ * charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+ * folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+ * SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+ * (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+ * holds by its hash.
+ *
+ * Registers the file from the existing blob after the proof of possession checks out (403 PROOF_REJECTED otherwise,
+ * the challenge is then spent). ret 1 shows "upload failed" in the client.
  * @summary Instant transfer for a public upload link
  */
-export const shareSecondTransfer = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const shareSecondTransfer = async (secondTransferRequest: SecondTransferRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<InstanceResponse> => {
 
-  return hcsFetch<AnyResponse>(getShareSecondTransferUrl(),
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<InstanceResponse>(getShareSecondTransferUrl(),
   {
     ...options,
-    method: 'POST'
-
-
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(secondTransferRequest)
   }
 );}
 
@@ -1827,23 +1902,23 @@ export const shareSecondTransfer = async ( options?: Parameters<typeof hcsFetch>
 
 
 
-export const getShareSecondTransferQueryKey = () => {
+export const getShareSecondTransferQueryKey = (secondTransferRequest?: SecondTransferRequest,) => {
     return [
-    'POST', `/hcs/services/API/second-transfer`
+    'POST', `/hcs/services/API/second-transfer`, secondTransferRequest
     ] as const;
     }
 
 
-export const getShareSecondTransferQueryOptions = <TData = Awaited<ReturnType<typeof shareSecondTransfer>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSecondTransfer>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getShareSecondTransferQueryOptions = <TData = Awaited<ReturnType<typeof shareSecondTransfer>>, TError = ErrorResponse>(secondTransferRequest: SecondTransferRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSecondTransfer>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getShareSecondTransferQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getShareSecondTransferQueryKey(secondTransferRequest);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareSecondTransfer>>> = ({ signal }) => shareSecondTransfer({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareSecondTransfer>>> = ({ signal }) => shareSecondTransfer(secondTransferRequest, { signal, ...requestOptions });
 
 
 
@@ -1857,7 +1932,7 @@ export type ShareSecondTransferQueryError = ErrorResponse
 
 
 export function useShareSecondTransfer<TData = Awaited<ReturnType<typeof shareSecondTransfer>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSecondTransfer>>, TError, TData>> & Pick<
+ secondTransferRequest: SecondTransferRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSecondTransfer>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareSecondTransfer>>,
           TError,
@@ -1867,7 +1942,7 @@ export function useShareSecondTransfer<TData = Awaited<ReturnType<typeof shareSe
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareSecondTransfer<TData = Awaited<ReturnType<typeof shareSecondTransfer>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSecondTransfer>>, TError, TData>> & Pick<
+ secondTransferRequest: SecondTransferRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSecondTransfer>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareSecondTransfer>>,
           TError,
@@ -1877,7 +1952,7 @@ export function useShareSecondTransfer<TData = Awaited<ReturnType<typeof shareSe
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareSecondTransfer<TData = Awaited<ReturnType<typeof shareSecondTransfer>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSecondTransfer>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ secondTransferRequest: SecondTransferRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSecondTransfer>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -1885,11 +1960,11 @@ export function useShareSecondTransfer<TData = Awaited<ReturnType<typeof shareSe
  */
 
 export function useShareSecondTransfer<TData = Awaited<ReturnType<typeof shareSecondTransfer>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSecondTransfer>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ secondTransferRequest: SecondTransferRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSecondTransfer>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getShareSecondTransferQueryOptions(options)
+  const queryOptions = getShareSecondTransferQueryOptions(secondTransferRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -1910,16 +1985,43 @@ export const getShareSaveInstanceUrl = () => {
 }
 
 /**
+ * Through an upload link (shareToken header): the same call as saveInstance, acting for the link's owner, whose quota is
+ * charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+ * folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+ * SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+ * (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+ * holds by its hash.
+ *
+ * The object must exist with the declared size. The server computes its SHA-256 itself (streaming); a mismatch
+ * answers ret 404 (HASH_MISMATCH: recompute the hash and retry) and stores nothing. The blob is then filed by
+ * hash (deduplicated, reference counted, also against content other users stored: the new copy is deleted)
+ * and the quota reservation becomes usage. An upload refused for its content (fMd5/fSize differing from the
+ * session, a wrong size or hash) ends the session: the staged object and multipart upload are deleted and the
+ * reservation released.
  * @summary Register a file uploaded through a public link
  */
-export const shareSaveInstance = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const shareSaveInstance = async (saveInstanceRequest: SaveInstanceRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<InstanceResponse> => {
 
-  return hcsFetch<AnyResponse>(getShareSaveInstanceUrl(),
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<InstanceResponse>(getShareSaveInstanceUrl(),
   {
     ...options,
-    method: 'POST'
-
-
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(saveInstanceRequest)
   }
 );}
 
@@ -1927,23 +2029,23 @@ export const shareSaveInstance = async ( options?: Parameters<typeof hcsFetch>[1
 
 
 
-export const getShareSaveInstanceQueryKey = () => {
+export const getShareSaveInstanceQueryKey = (saveInstanceRequest?: SaveInstanceRequest,) => {
     return [
-    'POST', `/hcs/services/API/save-instance`
+    'POST', `/hcs/services/API/save-instance`, saveInstanceRequest
     ] as const;
     }
 
 
-export const getShareSaveInstanceQueryOptions = <TData = Awaited<ReturnType<typeof shareSaveInstance>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSaveInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getShareSaveInstanceQueryOptions = <TData = Awaited<ReturnType<typeof shareSaveInstance>>, TError = ErrorResponse>(saveInstanceRequest: SaveInstanceRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSaveInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getShareSaveInstanceQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getShareSaveInstanceQueryKey(saveInstanceRequest);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareSaveInstance>>> = ({ signal }) => shareSaveInstance({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareSaveInstance>>> = ({ signal }) => shareSaveInstance(saveInstanceRequest, { signal, ...requestOptions });
 
 
 
@@ -1957,7 +2059,7 @@ export type ShareSaveInstanceQueryError = ErrorResponse
 
 
 export function useShareSaveInstance<TData = Awaited<ReturnType<typeof shareSaveInstance>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSaveInstance>>, TError, TData>> & Pick<
+ saveInstanceRequest: SaveInstanceRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSaveInstance>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareSaveInstance>>,
           TError,
@@ -1967,7 +2069,7 @@ export function useShareSaveInstance<TData = Awaited<ReturnType<typeof shareSave
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareSaveInstance<TData = Awaited<ReturnType<typeof shareSaveInstance>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSaveInstance>>, TError, TData>> & Pick<
+ saveInstanceRequest: SaveInstanceRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSaveInstance>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareSaveInstance>>,
           TError,
@@ -1977,7 +2079,7 @@ export function useShareSaveInstance<TData = Awaited<ReturnType<typeof shareSave
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareSaveInstance<TData = Awaited<ReturnType<typeof shareSaveInstance>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSaveInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ saveInstanceRequest: SaveInstanceRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSaveInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -1985,11 +2087,11 @@ export function useShareSaveInstance<TData = Awaited<ReturnType<typeof shareSave
  */
 
 export function useShareSaveInstance<TData = Awaited<ReturnType<typeof shareSaveInstance>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSaveInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ saveInstanceRequest: SaveInstanceRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSaveInstance>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getShareSaveInstanceQueryOptions(options)
+  const queryOptions = getShareSaveInstanceQueryOptions(saveInstanceRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -2010,16 +2112,41 @@ export const getShareInitPartInfoUrl = () => {
 }
 
 /**
+ * Through an upload link (shareToken header): the same call as initPartInfo, acting for the link's owner, whose quota is
+ * charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+ * folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+ * SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+ * (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+ * holds by its hash.
+ *
+ * Records uploadId with the part layout (partSize x partCount must cover fSize, the last part non-empty). The
+ * same uploadId again is accepted only with the same layout. A different uploadId replaces the recorded upload:
+ * the server first aborts it and deletes any object it completed (502 STORAGE_ERROR when storage fails), so a
+ * session never holds two uploads' bytes. 403 for a session uploading with a single putObject.
  * @summary Part records for a public upload link
  */
-export const shareInitPartInfo = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const shareInitPartInfo = async (initPartInfoRequest: InitPartInfoRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<UploadSessionResponse> => {
 
-  return hcsFetch<AnyResponse>(getShareInitPartInfoUrl(),
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<UploadSessionResponse>(getShareInitPartInfoUrl(),
   {
     ...options,
-    method: 'POST'
-
-
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(initPartInfoRequest)
   }
 );}
 
@@ -2027,23 +2154,23 @@ export const shareInitPartInfo = async ( options?: Parameters<typeof hcsFetch>[1
 
 
 
-export const getShareInitPartInfoQueryKey = () => {
+export const getShareInitPartInfoQueryKey = (initPartInfoRequest?: InitPartInfoRequest,) => {
     return [
-    'POST', `/hcs/services/API/initPartInfo`
+    'POST', `/hcs/services/API/initPartInfo`, initPartInfoRequest
     ] as const;
     }
 
 
-export const getShareInitPartInfoQueryOptions = <TData = Awaited<ReturnType<typeof shareInitPartInfo>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareInitPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getShareInitPartInfoQueryOptions = <TData = Awaited<ReturnType<typeof shareInitPartInfo>>, TError = ErrorResponse>(initPartInfoRequest: InitPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareInitPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getShareInitPartInfoQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getShareInitPartInfoQueryKey(initPartInfoRequest);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareInitPartInfo>>> = ({ signal }) => shareInitPartInfo({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareInitPartInfo>>> = ({ signal }) => shareInitPartInfo(initPartInfoRequest, { signal, ...requestOptions });
 
 
 
@@ -2057,7 +2184,7 @@ export type ShareInitPartInfoQueryError = ErrorResponse
 
 
 export function useShareInitPartInfo<TData = Awaited<ReturnType<typeof shareInitPartInfo>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareInitPartInfo>>, TError, TData>> & Pick<
+ initPartInfoRequest: InitPartInfoRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareInitPartInfo>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareInitPartInfo>>,
           TError,
@@ -2067,7 +2194,7 @@ export function useShareInitPartInfo<TData = Awaited<ReturnType<typeof shareInit
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareInitPartInfo<TData = Awaited<ReturnType<typeof shareInitPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareInitPartInfo>>, TError, TData>> & Pick<
+ initPartInfoRequest: InitPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareInitPartInfo>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareInitPartInfo>>,
           TError,
@@ -2077,7 +2204,7 @@ export function useShareInitPartInfo<TData = Awaited<ReturnType<typeof shareInit
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareInitPartInfo<TData = Awaited<ReturnType<typeof shareInitPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareInitPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ initPartInfoRequest: InitPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareInitPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -2085,11 +2212,11 @@ export function useShareInitPartInfo<TData = Awaited<ReturnType<typeof shareInit
  */
 
 export function useShareInitPartInfo<TData = Awaited<ReturnType<typeof shareInitPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareInitPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ initPartInfoRequest: InitPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareInitPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getShareInitPartInfoQueryOptions(options)
+  const queryOptions = getShareInitPartInfoQueryOptions(initPartInfoRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -2110,16 +2237,39 @@ export const getShareSetPartInfoUrl = () => {
 }
 
 /**
+ * Through an upload link (shareToken header): the same call as setPartInfo, acting for the link's owner, whose quota is
+ * charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+ * folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+ * SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+ * (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+ * holds by its hash.
+ *
+ * Each part must be part of the layout (partNumber up to partCount) with exactly its length there; 422
+ * VALIDATION_FAILED otherwise. Recording parts does not extend the session's expiry.
  * @summary Part records for a public upload link
  */
-export const shareSetPartInfo = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const shareSetPartInfo = async (setPartInfoRequest: SetPartInfoRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
 
-  return hcsFetch<AnyResponse>(getShareSetPartInfoUrl(),
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<OkResponse>(getShareSetPartInfoUrl(),
   {
     ...options,
-    method: 'POST'
-
-
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(setPartInfoRequest)
   }
 );}
 
@@ -2127,23 +2277,23 @@ export const shareSetPartInfo = async ( options?: Parameters<typeof hcsFetch>[1]
 
 
 
-export const getShareSetPartInfoQueryKey = () => {
+export const getShareSetPartInfoQueryKey = (setPartInfoRequest?: SetPartInfoRequest,) => {
     return [
-    'POST', `/hcs/services/API/setPartInfo`
+    'POST', `/hcs/services/API/setPartInfo`, setPartInfoRequest
     ] as const;
     }
 
 
-export const getShareSetPartInfoQueryOptions = <TData = Awaited<ReturnType<typeof shareSetPartInfo>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getShareSetPartInfoQueryOptions = <TData = Awaited<ReturnType<typeof shareSetPartInfo>>, TError = ErrorResponse>(setPartInfoRequest: SetPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getShareSetPartInfoQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getShareSetPartInfoQueryKey(setPartInfoRequest);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareSetPartInfo>>> = ({ signal }) => shareSetPartInfo({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareSetPartInfo>>> = ({ signal }) => shareSetPartInfo(setPartInfoRequest, { signal, ...requestOptions });
 
 
 
@@ -2157,7 +2307,7 @@ export type ShareSetPartInfoQueryError = ErrorResponse
 
 
 export function useShareSetPartInfo<TData = Awaited<ReturnType<typeof shareSetPartInfo>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSetPartInfo>>, TError, TData>> & Pick<
+ setPartInfoRequest: SetPartInfoRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSetPartInfo>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareSetPartInfo>>,
           TError,
@@ -2167,7 +2317,7 @@ export function useShareSetPartInfo<TData = Awaited<ReturnType<typeof shareSetPa
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareSetPartInfo<TData = Awaited<ReturnType<typeof shareSetPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSetPartInfo>>, TError, TData>> & Pick<
+ setPartInfoRequest: SetPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSetPartInfo>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareSetPartInfo>>,
           TError,
@@ -2177,7 +2327,7 @@ export function useShareSetPartInfo<TData = Awaited<ReturnType<typeof shareSetPa
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareSetPartInfo<TData = Awaited<ReturnType<typeof shareSetPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ setPartInfoRequest: SetPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -2185,11 +2335,11 @@ export function useShareSetPartInfo<TData = Awaited<ReturnType<typeof shareSetPa
  */
 
 export function useShareSetPartInfo<TData = Awaited<ReturnType<typeof shareSetPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ setPartInfoRequest: SetPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareSetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getShareSetPartInfoQueryOptions(options)
+  const queryOptions = getShareSetPartInfoQueryOptions(setPartInfoRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -2201,20 +2351,36 @@ export function useShareSetPartInfo<TData = Awaited<ReturnType<typeof shareSetPa
 
 
 
-export const getShareGetPartInfoUrl = () => {
+export const getShareGetPartInfoUrl = (params?: ShareGetPartInfoParams,) => {
+  const normalizedParams = new URLSearchParams();
 
+  Object.entries(params || {}).forEach(([key, value]) => {
 
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
 
+  const stringifiedParams = normalizedParams.toString();
 
-  return `/hcs/services/API/getPartInfo`
+  return stringifiedParams.length > 0 ? `/hcs/services/API/getPartInfo?${stringifiedParams}` : `/hcs/services/API/getPartInfo`
 }
 
 /**
+ * Through an upload link (shareToken header): the same call as getPartInfo, acting for the link's owner, whose quota is
+ * charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+ * folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+ * SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+ * (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+ * holds by its hash.
+ *
+ * By fId, or by content hash + folder + name to find an unfinished session from another tab or machine.
+ * data is null when there is none. S3 ListParts stays authoritative for what storage holds.
  * @summary Part records for a public upload link
  */
-export const shareGetPartInfo = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const shareGetPartInfo = async (params?: ShareGetPartInfoParams, options?: Parameters<typeof hcsFetch>[1]): Promise<UploadSessionResponse> => {
 
-  return hcsFetch<AnyResponse>(getShareGetPartInfoUrl(),
+  return hcsFetch<UploadSessionResponse>(getShareGetPartInfoUrl(params),
   {
     ...options,
     method: 'GET'
@@ -2227,23 +2393,23 @@ export const shareGetPartInfo = async ( options?: Parameters<typeof hcsFetch>[1]
 
 
 
-export const getShareGetPartInfoQueryKey = () => {
+export const getShareGetPartInfoQueryKey = (params?: ShareGetPartInfoParams,) => {
     return [
-    `/hcs/services/API/getPartInfo`
+    `/hcs/services/API/getPartInfo`, ...(params ? [params] : [])
     ] as const;
     }
 
 
-export const getShareGetPartInfoQueryOptions = <TData = Awaited<ReturnType<typeof shareGetPartInfo>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getShareGetPartInfoQueryOptions = <TData = Awaited<ReturnType<typeof shareGetPartInfo>>, TError = ErrorResponse>(params?: ShareGetPartInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getShareGetPartInfoQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getShareGetPartInfoQueryKey(params);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareGetPartInfo>>> = ({ signal }) => shareGetPartInfo({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareGetPartInfo>>> = ({ signal }) => shareGetPartInfo(params, { signal, ...requestOptions });
 
 
 
@@ -2257,7 +2423,7 @@ export type ShareGetPartInfoQueryError = ErrorResponse
 
 
 export function useShareGetPartInfo<TData = Awaited<ReturnType<typeof shareGetPartInfo>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPartInfo>>, TError, TData>> & Pick<
+ params: undefined |  ShareGetPartInfoParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPartInfo>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareGetPartInfo>>,
           TError,
@@ -2267,7 +2433,7 @@ export function useShareGetPartInfo<TData = Awaited<ReturnType<typeof shareGetPa
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareGetPartInfo<TData = Awaited<ReturnType<typeof shareGetPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPartInfo>>, TError, TData>> & Pick<
+ params?: ShareGetPartInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPartInfo>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareGetPartInfo>>,
           TError,
@@ -2277,7 +2443,7 @@ export function useShareGetPartInfo<TData = Awaited<ReturnType<typeof shareGetPa
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareGetPartInfo<TData = Awaited<ReturnType<typeof shareGetPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params?: ShareGetPartInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -2285,11 +2451,11 @@ export function useShareGetPartInfo<TData = Awaited<ReturnType<typeof shareGetPa
  */
 
 export function useShareGetPartInfo<TData = Awaited<ReturnType<typeof shareGetPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params?: ShareGetPartInfoParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getShareGetPartInfoQueryOptions(options)
+  const queryOptions = getShareGetPartInfoQueryOptions(params,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -2310,16 +2476,40 @@ export const getShareDestroyPartInfoUrl = () => {
 }
 
 /**
+ * Through an upload link (shareToken header): the same call as destroyPartInfo, acting for the link's owner, whose quota is
+ * charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+ * folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+ * SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+ * (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+ * holds by its hash.
+ *
+ * Releases the quota reservation and removes what storage holds for the session (multipart upload, staging
+ * object), with or without abort. A reservation for a signed putObject is kept until that signature expires
+ * at storage (at most 15 minutes), since a copy of the request could still store the bytes.
  * @summary End an upload session of a public upload link
  */
-export const shareDestroyPartInfo = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const shareDestroyPartInfo = async (destroyPartInfoRequest: DestroyPartInfoRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
 
-  return hcsFetch<AnyResponse>(getShareDestroyPartInfoUrl(),
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<OkResponse>(getShareDestroyPartInfoUrl(),
   {
     ...options,
-    method: 'POST'
-
-
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(destroyPartInfoRequest)
   }
 );}
 
@@ -2327,23 +2517,23 @@ export const shareDestroyPartInfo = async ( options?: Parameters<typeof hcsFetch
 
 
 
-export const getShareDestroyPartInfoQueryKey = () => {
+export const getShareDestroyPartInfoQueryKey = (destroyPartInfoRequest?: DestroyPartInfoRequest,) => {
     return [
-    'POST', `/hcs/services/API/destroyPartInfo`
+    'POST', `/hcs/services/API/destroyPartInfo`, destroyPartInfoRequest
     ] as const;
     }
 
 
-export const getShareDestroyPartInfoQueryOptions = <TData = Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getShareDestroyPartInfoQueryOptions = <TData = Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError = ErrorResponse>(destroyPartInfoRequest: DestroyPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getShareDestroyPartInfoQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getShareDestroyPartInfoQueryKey(destroyPartInfoRequest);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareDestroyPartInfo>>> = ({ signal }) => shareDestroyPartInfo({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareDestroyPartInfo>>> = ({ signal }) => shareDestroyPartInfo(destroyPartInfoRequest, { signal, ...requestOptions });
 
 
 
@@ -2357,7 +2547,7 @@ export type ShareDestroyPartInfoQueryError = ErrorResponse
 
 
 export function useShareDestroyPartInfo<TData = Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError, TData>> & Pick<
+ destroyPartInfoRequest: DestroyPartInfoRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareDestroyPartInfo>>,
           TError,
@@ -2367,7 +2557,7 @@ export function useShareDestroyPartInfo<TData = Awaited<ReturnType<typeof shareD
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareDestroyPartInfo<TData = Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError, TData>> & Pick<
+ destroyPartInfoRequest: DestroyPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareDestroyPartInfo>>,
           TError,
@@ -2377,7 +2567,7 @@ export function useShareDestroyPartInfo<TData = Awaited<ReturnType<typeof shareD
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareDestroyPartInfo<TData = Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ destroyPartInfoRequest: DestroyPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -2385,11 +2575,11 @@ export function useShareDestroyPartInfo<TData = Awaited<ReturnType<typeof shareD
  */
 
 export function useShareDestroyPartInfo<TData = Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ destroyPartInfoRequest: DestroyPartInfoRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDestroyPartInfo>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getShareDestroyPartInfoQueryOptions(options)
+  const queryOptions = getShareDestroyPartInfoQueryOptions(destroyPartInfoRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -2401,20 +2591,36 @@ export function useShareDestroyPartInfo<TData = Awaited<ReturnType<typeof shareD
 
 
 
-export const getShareCheckFileExistUrl = () => {
+export const getShareCheckFileExistUrl = (params: ShareCheckFileExistParams,) => {
+  const normalizedParams = new URLSearchParams();
 
+  Object.entries(params || {}).forEach(([key, value]) => {
 
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
 
+  const stringifiedParams = normalizedParams.toString();
 
-  return `/hcs/services/API/check-file-exist`
+  return stringifiedParams.length > 0 ? `/hcs/services/API/check-file-exist?${stringifiedParams}` : `/hcs/services/API/check-file-exist`
 }
 
 /**
+ * Through an upload link (shareToken header): the same call as checkFileExist, acting for the link's owner, whose quota is
+ * charged. parentId must be the link's folder or a folder below it (404 NOT_FOUND otherwise; absent: the link's
+ * folder); upload sessions are the owner's. Only upload links with room left (uploadMaxFiles, uploadMaxBytes:
+ * SHARE_UPLOAD_LIMIT) answer; download links 403 FORBIDDEN. Instant transfer is never offered through a link
+ * (uploadflag 3 for known content, shareSecondTransfer 403 FORBIDDEN): a visitor must not learn what the owner
+ * holds by its hash.
+ *
+ * Reply data.ret 0, data.data 1 when the name exists (msg carries the existing id, as the spec has it). The client
+ * then asks the user: a new version of the existing file, or keep both ("name (1).ext").
  * @summary Name check for a public upload link
  */
-export const shareCheckFileExist = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const shareCheckFileExist = async (params: ShareCheckFileExistParams, options?: Parameters<typeof hcsFetch>[1]): Promise<CheckFileExistResponse> => {
 
-  return hcsFetch<AnyResponse>(getShareCheckFileExistUrl(),
+  return hcsFetch<CheckFileExistResponse>(getShareCheckFileExistUrl(params),
   {
     ...options,
     method: 'GET'
@@ -2427,23 +2633,23 @@ export const shareCheckFileExist = async ( options?: Parameters<typeof hcsFetch>
 
 
 
-export const getShareCheckFileExistQueryKey = () => {
+export const getShareCheckFileExistQueryKey = (params?: ShareCheckFileExistParams,) => {
     return [
-    `/hcs/services/API/check-file-exist`
+    `/hcs/services/API/check-file-exist`, ...(params ? [params] : [])
     ] as const;
     }
 
 
-export const getShareCheckFileExistQueryOptions = <TData = Awaited<ReturnType<typeof shareCheckFileExist>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCheckFileExist>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getShareCheckFileExistQueryOptions = <TData = Awaited<ReturnType<typeof shareCheckFileExist>>, TError = ErrorResponse>(params: ShareCheckFileExistParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCheckFileExist>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getShareCheckFileExistQueryKey();
+  const queryKey =  queryOptions?.queryKey ?? getShareCheckFileExistQueryKey(params);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareCheckFileExist>>> = ({ signal }) => shareCheckFileExist({ signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareCheckFileExist>>> = ({ signal }) => shareCheckFileExist(params, { signal, ...requestOptions });
 
 
 
@@ -2457,7 +2663,7 @@ export type ShareCheckFileExistQueryError = ErrorResponse
 
 
 export function useShareCheckFileExist<TData = Awaited<ReturnType<typeof shareCheckFileExist>>, TError = ErrorResponse>(
-  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCheckFileExist>>, TError, TData>> & Pick<
+ params: ShareCheckFileExistParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCheckFileExist>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareCheckFileExist>>,
           TError,
@@ -2467,7 +2673,7 @@ export function useShareCheckFileExist<TData = Awaited<ReturnType<typeof shareCh
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareCheckFileExist<TData = Awaited<ReturnType<typeof shareCheckFileExist>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCheckFileExist>>, TError, TData>> & Pick<
+ params: ShareCheckFileExistParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCheckFileExist>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof shareCheckFileExist>>,
           TError,
@@ -2477,7 +2683,7 @@ export function useShareCheckFileExist<TData = Awaited<ReturnType<typeof shareCh
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useShareCheckFileExist<TData = Awaited<ReturnType<typeof shareCheckFileExist>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCheckFileExist>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params: ShareCheckFileExistParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCheckFileExist>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -2485,11 +2691,11 @@ export function useShareCheckFileExist<TData = Awaited<ReturnType<typeof shareCh
  */
 
 export function useShareCheckFileExist<TData = Awaited<ReturnType<typeof shareCheckFileExist>>, TError = ErrorResponse>(
-  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCheckFileExist>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params: ShareCheckFileExistParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCheckFileExist>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getShareCheckFileExistQueryOptions(options)
+  const queryOptions = getShareCheckFileExistQueryOptions(params,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
