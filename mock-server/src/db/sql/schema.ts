@@ -6,6 +6,7 @@
 import type { Generated } from 'kysely';
 import type { StorageTables } from './schema-storage.ts';
 import type { FileTypeCategory } from '../../files/names.ts';
+import type { DlpTables } from './schema-dlp.ts';
 
 /** 0 or 1: a boolean as stored on both databases. */
 export type Flag = 0 | 1;
@@ -388,7 +389,7 @@ export interface GrantsTable {
   created_at: number;
 }
 
-export interface Schema extends StorageTables {
+export interface Schema extends StorageTables, DlpTables {
   departments: DepartmentsTable;
   users: UsersTable;
   dept_managers: DeptManagersTable;

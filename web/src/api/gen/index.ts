@@ -2,6 +2,7 @@
 // GENERATED FILE - DO NOT EDIT. Source: openapi/src (run `npm run gen`).
 export * from './agent/agent.ts';
 export * from './capacity/capacity.ts';
+export * from './dlp/dlp.ts';
 export * from './download/download.ts';
 export * from './files/files.ts';
 export * from './groups/groups.ts';

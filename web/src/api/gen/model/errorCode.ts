@@ -121,19 +121,21 @@ export const ErrorCode = {
   /** The group would be left without an administrator: hand it over (submitGroupHandover) or dissolve it first. */
   GROUP_LAST_ADMIN: 'GROUP_LAST_ADMIN',
   /** No public link answers to this address (never made, deleted, or given a new address). */
-  SHARE_NOT_FOUND: 'SHARE_NOT_FOUND',
+  DLP_BLOCKED: 'DLP_BLOCKED',
   /** The public link has expired. */
-  SHARE_EXPIRED: 'SHARE_EXPIRED',
+  DLP_NO_APPROVER: 'DLP_NO_APPROVER',
   /** The owner cancelled the public link. */
-  SHARE_CANCELLED: 'SHARE_CANCELLED',
+  SHARE_NOT_FOUND: 'SHARE_NOT_FOUND',
   /** The public link\'s view or download limit is used up. */
-  SHARE_LIMIT_REACHED: 'SHARE_LIMIT_REACHED',
+  SHARE_EXPIRED: 'SHARE_EXPIRED',
   /** The extraction code is wrong. */
-  SHARE_CODE_WRONG: 'SHARE_CODE_WRONG',
+  SHARE_CANCELLED: 'SHARE_CANCELLED',
   /** The visitor\'s share token is missing, expired or revoked (the code changed): enter the code again. */
-  SHARE_TOKEN_INVALID: 'SHARE_TOKEN_INVALID',
+  SHARE_LIMIT_REACHED: 'SHARE_LIMIT_REACHED',
   /** The public link allows preview only, not download. */
-  SHARE_PREVIEW_ONLY: 'SHARE_PREVIEW_ONLY',
+  SHARE_CODE_WRONG: 'SHARE_CODE_WRONG',
   /** The upload link\'s file count or size cap is used up (or this file would pass it). */
+  SHARE_TOKEN_INVALID: 'SHARE_TOKEN_INVALID',
+  SHARE_PREVIEW_ONLY: 'SHARE_PREVIEW_ONLY',
   SHARE_UPLOAD_LIMIT: 'SHARE_UPLOAD_LIMIT',
 } as const;
