@@ -956,6 +956,327 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/controller/BusinessLibs/getAll": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** Every library, disabled and built-in ones included, by order then code */
+        get: operations["getAllBusinessLibs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/BusinessLibs/getLibByUserId": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The enabled libraries a user may use
+         * @description Users ask for themselves; administrators for anyone (FORBIDDEN otherwise, NOT_FOUND for an unknown user). Administrator-only libraries are listed for administrators only.
+         */
+        get: operations["getLibByUserId"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/BusinessLibs/add": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a library, its root folder and its menu
+         * @description A code already used (case-insensitively) answers CONFLICT. The menu gets one entry, Files (/businessLibrary), whose children are the classifiers.
+         */
+        post: operations["addBusinessLib"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/BusinessLibs/files": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A folder of a custom library with each file's attribute values, filtered by attributes
+         * @description Lists the folder (the library root without parentId) like listInstances, rows carrying attrClassifierId and
+         *     attrs. `attrFilter` is a JSON object of attribute code to value: text matches a case-insensitive substring,
+         *     other types the exact value; every entry must hold (filtered listings show matching files only, no folders).
+         *     An unknown attribute code answers VALIDATION_FAILED.
+         */
+        get: operations["pageLibFiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/BusinessLibs/{libId}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                libId: string;
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Edit, disable or enable a library
+         * @description Built-in libraries (NetDisk, SysConfig) answer FORBIDDEN.
+         */
+        post: operations["updateBusinessLib"];
+        /**
+         * Delete an empty library with its classifiers, attributes and menu
+         * @description A library still holding files or folders (live or in a recycle bin) answers CONFLICT: empty it first, or disable it. Built-in libraries answer FORBIDDEN.
+         */
+        delete: operations["deleteBusinessLib"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/DataTypes/withCommon": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The attribute data types (DataTypes/withCommon) */
+        get: operations["getDataTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Classifiers": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The classifiers of a library with their attributes
+         * @description Anyone who may use the library (its files need them to show columns and forms).
+         */
+        get: operations["listClassifiers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Classifiers/add": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a classifier (and its attributes) to a custom library
+         * @description A classifier code taken in the library, or an attribute code taken by any classifier of the library, answers CONFLICT.
+         */
+        post: operations["addClassifier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Classifiers/mod": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Rename a classifier or replace its attribute list */
+        post: operations["modClassifier"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Classifiers/features": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Set the features of a classifier */
+        post: operations["setClassifierFeatures"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Classifiers/exisAttrCode": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether an attribute code is taken in a library */
+        get: operations["exisAttrCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Instances/attrs": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The attribute values of a file */
+        get: operations["getInstanceAttrs"];
+        put?: never;
+        /**
+         * Set the classifier and attribute values of a file of a custom library
+         * @description The whole set at once (attributes left out are cleared), validated by data type, required and unique:
+         *     VALIDATION_FAILED (422) naming each field otherwise, and nothing changes. The classifier must belong to the
+         *     file's library (NOT_FOUND otherwise). A file outside custom libraries answers BAD_REQUEST.
+         */
+        post: operations["setInstanceAttrs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hcs/controller/copyInstance": {
         parameters: {
             query?: never;
@@ -7169,6 +7490,174 @@ export interface components {
         BatchResultResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["BatchResult"];
         };
+        /** @description A library as administrators see it (getAll), disabled ones included. */
+        BusinessLibAdmin: {
+            libId: string;
+            libCode: string;
+            /** @description Chinese name. */
+            libName: string;
+            libNameEn: string;
+            webIcon: string;
+            /** @enum {integer} */
+            isShow: 0 | 1;
+            /** @enum {integer} */
+            isHome: 0 | 1;
+            sort: number;
+            /** @enum {integer} */
+            isEnabled: 0 | 1;
+            /**
+             * @description 1 for libraries made by administrators; NetDisk and SysConfig are built in (0) and cannot be edited or deleted here.
+             * @enum {integer}
+             */
+            custom: 0 | 1;
+            /** @description The library root folder (custom libraries), created with the library. */
+            rootId?: string | null;
+        };
+        BusinessLibAdminListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["BusinessLibAdmin"][];
+        };
+        /** @description Letters, digits and _, starting with a letter, 2 to 32 characters; unique case-insensitively. */
+        LibCode: string;
+        LibName: string;
+        NewBusinessLibRequest: {
+            libCode: components["schemas"]["LibCode"];
+            libName: components["schemas"]["LibName"];
+            libNameEn: components["schemas"]["LibName"];
+            webIcon?: string;
+            /** @enum {integer} */
+            isShow?: 0 | 1;
+            /** @enum {integer} */
+            isHome?: 0 | 1;
+            sort?: number;
+        };
+        BusinessLibAdminResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["BusinessLibAdmin"];
+        };
+        /** @description A classifier or attribute code: letters, digits and _, starting with a letter, at most 32 characters. */
+        Code: string;
+        /** @description A text, date (YYYY-MM-DD), enumeration option, user id or department id as a string; a number as a number (a numeric string is accepted). null or "" clears an optional attribute. */
+        AttrValue: string | number | null;
+        AttrValues: {
+            [key: string]: components["schemas"]["AttrValue"];
+        };
+        LibFile: components["schemas"]["Instance"] & {
+            /** @description The classifier whose attributes the file carries (null: none yet). */
+            attrClassifierId: string | null;
+            attrs: components["schemas"]["AttrValues"];
+        };
+        LibFilePageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Page"] & {
+                list: components["schemas"]["LibFile"][];
+                parentId: string;
+                breadcrumbs: components["schemas"]["Breadcrumb"][];
+            };
+        };
+        /** @description Only the fields sent change. isEnabled 0 disables the library: it leaves every list but getAll and its files are refused (FORBIDDEN) to everyone but administrators. */
+        UpdateBusinessLibRequest: {
+            libName?: components["schemas"]["LibName"];
+            libNameEn?: components["schemas"]["LibName"];
+            webIcon?: string;
+            /** @enum {integer} */
+            isShow?: 0 | 1;
+            /** @enum {integer} */
+            isHome?: 0 | 1;
+            sort?: number;
+            /** @enum {integer} */
+            isEnabled?: 0 | 1;
+        };
+        /**
+         * @description text: any string up to 1000 characters; number: a finite decimal; date: YYYY-MM-DD (a real calendar day);
+         *     enumeration: one of the attribute's options; user: the id of a live account; department: the id of a department.
+         * @enum {string}
+         */
+        DataTypeCode: "text" | "number" | "date" | "enumeration" | "user" | "department";
+        DataType: {
+            code: components["schemas"]["DataTypeCode"];
+            /** @description Chinese name. */
+            name: string;
+            nameEn: string;
+        };
+        DataTypeListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["DataType"][];
+        };
+        /**
+         * @description What files of the classifier offer in the library screen.
+         * @enum {string}
+         */
+        Feature: "upload" | "download" | "share" | "preview" | "versions";
+        Attribute: {
+            /** @description Present in responses; in a mod request, names the attribute kept (absent: a new one). */
+            attrId?: string;
+            attrCode: components["schemas"]["Code"];
+            attrName: components["schemas"]["LibName"];
+            attrNameEn: components["schemas"]["LibName"];
+            dataType: components["schemas"]["DataTypeCode"];
+            required: boolean;
+            /** @description No two live files of the library hold the same value. */
+            unique: boolean;
+            /** @description The allowed values of an enumeration (required for it, refused for other types). */
+            options?: string[];
+            sort?: number;
+        };
+        Classifier: {
+            classifierId: string;
+            libCode: string;
+            classifierCode: string;
+            classifierName: string;
+            classifierNameEn: string;
+            features: components["schemas"]["Feature"][];
+            attributes: components["schemas"]["Attribute"][];
+        };
+        ClassifierListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Classifier"][];
+        };
+        FeatureList: components["schemas"]["Feature"][];
+        AttributeList: components["schemas"]["Attribute"][];
+        AddClassifierRequest: {
+            libCode: components["schemas"]["LibCode"];
+            classifierCode: components["schemas"]["Code"];
+            classifierName: components["schemas"]["LibName"];
+            classifierNameEn: components["schemas"]["LibName"];
+            features?: components["schemas"]["FeatureList"];
+            attributes?: components["schemas"]["AttributeList"];
+        };
+        ClassifierResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["Classifier"];
+        };
+        /**
+         * @description Only the fields sent change. `attributes`, when sent, is the whole new list: an entry with attrId keeps that
+         *     attribute (its data type cannot change once files hold values: CONFLICT), one without is new, and attributes left
+         *     out are removed with their values.
+         */
+        ModClassifierRequest: {
+            classifierId: string;
+            classifierName?: components["schemas"]["LibName"];
+            classifierNameEn?: components["schemas"]["LibName"];
+            attributes?: components["schemas"]["AttributeList"];
+        };
+        FeaturesRequest: {
+            classifierId: string;
+            features: components["schemas"]["FeatureList"];
+        };
+        ExistsResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                exists: boolean;
+            };
+        };
+        InstanceAttrs: {
+            instanceId: string;
+            /** @description null when the file has no classifier yet. */
+            classifierId: string | null;
+            values: components["schemas"]["AttrValues"];
+        };
+        InstanceAttrsResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["InstanceAttrs"];
+        };
+        SetInstanceAttrsRequest: {
+            instanceId: string;
+            classifierId: string;
+            values: components["schemas"]["AttrValues"];
+        };
         /** @description A group's id. */
         GroupId: string;
         /**
@@ -7757,6 +8246,11 @@ export interface components {
             /** @description Also abort the S3 multipart upload and delete the staging object (cancel). */
             abort?: boolean;
         };
+        /** @description A file's classifier and its attribute values by attribute code; every required attribute of the classifier must have a value. */
+        FileAttrs: {
+            classifierId: string;
+            values: components["schemas"]["AttrValues"];
+        };
         SaveInstanceRequest: {
             fId: string;
             fMd5: components["schemas"]["Sha256Hex"];
@@ -7786,6 +8280,8 @@ export interface components {
             sourceType?: string;
             videoStartTime?: string;
             videoEndTime?: string;
+            /** @description A file of a custom business library: its classifier and attribute values, validated before anything is stored and saved with the file in one transaction. */
+            attrs?: components["schemas"]["FileAttrs"];
         };
         RecycleStorageRequest: {
             fId?: string;
@@ -10375,6 +10871,452 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchResultResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getAllBusinessLibs: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The libraries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessLibAdminListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getLibByUserId: {
+        parameters: {
+            query: {
+                userId: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The libraries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessLibListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    addBusinessLib: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewBusinessLibRequest"];
+            };
+        };
+        responses: {
+            /** @description The library. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessLibAdminResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pageLibFiles: {
+        parameters: {
+            query: {
+                libCode: string;
+                parentId?: string;
+                /** @description Only files of this classifier. */
+                classifierId?: string;
+                attrFilter?: string;
+                keyword?: string;
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LibFilePageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    updateBusinessLib: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                libId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateBusinessLibRequest"];
+            };
+        };
+        responses: {
+            /** @description The library. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BusinessLibAdminResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteBusinessLib: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                libId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getDataTypes: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The data types. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DataTypeListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listClassifiers: {
+        parameters: {
+            query: {
+                libCode: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The classifiers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassifierListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    addClassifier: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddClassifierRequest"];
+            };
+        };
+        responses: {
+            /** @description The classifier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassifierResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    modClassifier: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ModClassifierRequest"];
+            };
+        };
+        responses: {
+            /** @description The classifier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassifierResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setClassifierFeatures: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["FeaturesRequest"];
+            };
+        };
+        responses: {
+            /** @description The classifier. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClassifierResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    exisAttrCode: {
+        parameters: {
+            query: {
+                libCode: string;
+                attrCode: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Taken or not (case-insensitively). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExistsResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getInstanceAttrs: {
+        parameters: {
+            query: {
+                instanceId: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The values. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceAttrsResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setInstanceAttrs: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetInstanceAttrsRequest"];
+            };
+        };
+        responses: {
+            /** @description The values as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceAttrsResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

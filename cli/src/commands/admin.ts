@@ -12,6 +12,7 @@ import { action, type CommandContext, type Io } from '../command-context.ts';
 import { CliError, EXIT, usageError } from '../exit-codes.ts';
 import { describeDept, formatRemote, pickDept, RemoteFs, type DeptRef } from '../remote-path.ts';
 import { readPasswordStdin } from './session.ts';
+import { registerAdminLib } from './admin-lib.ts';
 
 type S = components['schemas'];
 type UserAdmin = S['UserAdmin'];
@@ -488,4 +489,5 @@ export function registerAdmin(program: Command, io: Io, stdin: Stdin = process.s
   registerUser(admin, io, stdin);
   registerDept(admin, io);
   registerRoles(admin, io);
+  registerAdminLib(admin, io);
 }

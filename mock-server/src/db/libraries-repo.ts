@@ -15,6 +15,10 @@ export interface BusinessLib {
   isHome: boolean;
   adminOnly: boolean;
   sort: number;
+  /** false: disabled by an administrator (014); listed by getAll only, its files refused to others. */
+  isEnabled: boolean;
+  /** Made by an administrator (014); NetDisk and SysConfig are built in. */
+  custom: boolean;
 }
 
 function toLib(r: Selectable<BusinessLibsTable>): BusinessLib {
@@ -28,12 +32,15 @@ function toLib(r: Selectable<BusinessLibsTable>): BusinessLib {
     isHome: r.is_home === 1,
     adminOnly: r.admin_only === 1,
     sort: r.sort,
+    isEnabled: r.is_enabled === 1,
+    custom: r.custom === 1,
   };
 }
 
-export async function listBusinessLibs(db: Db, opts: { includeAdminOnly: boolean; isShow?: boolean; isHome?: boolean }): Promise<BusinessLib[]> {
+export async function listBusinessLibs(db: Db, opts: { includeAdminOnly: boolean; isShow?: boolean; isHome?: boolean; includeDisabled?: boolean }): Promise<BusinessLib[]> {
   let q = db.selectFrom('business_libs').selectAll().orderBy('sort').orderBy('lib_code');
   if (!opts.includeAdminOnly) q = q.where('admin_only', '=', 0);
+  if (!opts.includeDisabled) q = q.where('is_enabled', '=', 1);
   if (opts.isShow !== undefined) q = q.where('is_show', '=', opts.isShow ? 1 : 0);
   if (opts.isHome !== undefined) q = q.where('is_home', '=', opts.isHome ? 1 : 0);
   return (await q.execute()).map(toLib);
@@ -46,17 +53,18 @@ export async function getBusinessLib(db: Db, libCode: string): Promise<BusinessL
 
 /**
  * The library a caller names, if the caller may use it: NOT_FOUND for codes that name no library, FORBIDDEN for an
- * administrators' library asked for by anyone else. Checked before anything is read or created in it.
+ * administrators' library (or a disabled one) asked for by anyone else. Checked before anything is read or created in it.
  */
 export async function usableLib(db: Db, libCode: string, isAdmin: boolean): Promise<BusinessLib> {
   const lib = await getBusinessLib(db, libCode);
   if (!lib) throw new AppError('NOT_FOUND', `no business library ${libCode}`);
   if (lib.adminOnly && !isAdmin) throw new AppError('FORBIDDEN', `the ${libCode} library is for administrators`);
+  if (!lib.isEnabled && !isAdmin) throw new AppError('FORBIDDEN', `the ${libCode} library is disabled`);
   return lib;
 }
 
 /** Inserts a library unless its code exists; returns whether it was inserted. */
-export async function ensureBusinessLib(db: Db, lib: Omit<BusinessLib, 'id'> & { id?: string }): Promise<boolean> {
+export async function ensureBusinessLib(db: Db, lib: Omit<BusinessLib, 'id' | 'isEnabled' | 'custom'> & { id?: string }): Promise<boolean> {
   const res = await db
     .insertInto('business_libs')
     .values({

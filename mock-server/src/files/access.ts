@@ -8,6 +8,7 @@ import { chainOf, getInstanceRow, getOrCreateRoot, getWithAncestors, listChildre
 import { usableLib } from '../db/libraries-repo.ts';
 import type { Space } from '../db/quota.ts';
 import { getDept } from '../db/departments-repo.ts';
+import { LIB_SPACE } from '../db/business-libs-repo.ts';
 import { isPassage, listingScope, ownsSpace, permissionsFor, permissionsOn, prepareAccess, type Actor } from './access-gate.ts';
 
 export type Mode = 'read' | 'write';
@@ -64,8 +65,14 @@ export async function resolveFolder(
   deptId?: string,
 ): Promise<InstanceRow> {
   if (parentId === undefined || parentId === '' || parentId === '0') {
-    const { root, checked } = await spaceRoot(db, user, libCode, instanceType, deptId);
+    const { root, checked, custom } = await spaceRoot(db, user, libCode, instanceType, deptId);
     if (!checked && !(await canAccess(db, user, root, mode))) throw notFound();
+    // The gate checks a folder the request names; a business library's root, named by its code alone, is shared by
+    // everyone, so writing into it is checked here against the grants (an observer there uploads nothing).
+    if (custom && mode === 'write') {
+      const allowed = await permissionsFor(db, user, root);
+      if (!allowed.has('upload') && !allowed.has('create')) throw new AppError('FORBIDDEN', 'you may not add to this library');
+    }
     return root;
   }
   const row = await accessible(db, user, parentId, mode);
@@ -79,12 +86,13 @@ export async function resolveFolder(
  */
 async function spaceRoot(
   db: Db, user: Caller & Pick<SessionUser, 'isAdmin'>, libCode: string | undefined, instanceType: string | undefined, deptId?: string,
-): Promise<{ root: InstanceRow; checked: boolean }> {
+): Promise<{ root: InstanceRow; checked: boolean; custom: boolean }> {
   const lib = await usableLib(db, libCode || 'NetDisk', user.isAdmin);
-  const space = defaultSpace(user, instanceType, deptId);
-  if (space.kind !== 'dept' || space.id === user.deptId) return { root: await getOrCreateRoot(db, space, lib.libCode, user.userId), checked: true };
+  // A custom business library has one root for everyone, whatever instanceType says (business-libs-repo.ts).
+  const space = lib.custom ? LIB_SPACE : defaultSpace(user, instanceType, deptId);
+  if (space.kind !== 'dept' || space.id === user.deptId) return { root: await getOrCreateRoot(db, space, lib.libCode, user.userId), checked: true, custom: lib.custom };
   if (!(await getDept(db, space.id))) throw notFound();
-  return { root: await getOrCreateRoot(db, space, lib.libCode, user.userId), checked: false };
+  return { root: await getOrCreateRoot(db, space, lib.libCode, user.userId), checked: false, custom: lib.custom };
 }
 
 /**

@@ -25,6 +25,7 @@ import { mayReadKey } from '../files/versioned-content.ts';
 import { viewOf } from '../files/wire.ts';
 import { cleanStaging } from '../files/janitor.ts';
 import { registerFile } from '../files/register.ts';
+import { checkUploadAttrs, writeUploadAttrs } from './business-libs.ts';
 import { MAX_CLOCK_SKEW_MS, formatAmzDate, parseAmzDate, parseRawQuery } from '../storage/sigv4.ts';
 import type { components } from '@hcs/openapi/schema';
 
@@ -386,6 +387,8 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const s = await sessionOf(db, user, b.fId);
       if (b.objectKey !== s.objectKey) throw new AppError('FORBIDDEN', 'objectKey is not the upload session\'s key');
       const name = decodeWireName(b.fName, 'fName');
+      // Attribute values are checked before the content is: a refused value stores nothing and keeps the session.
+      const attrs = await checkUploadAttrs(db, s.libCode, b.attrs);
       const stopSaving = await holdSaving(s.id);
       try {
         // A refused upload stores nothing: the session ends with its reservation, its bytes are deleted, and the
@@ -413,7 +416,9 @@ export function uploadHandlers(ctx: AppContext): Handlers {
           const blob = await upsertVerifiedBlob(trx, { sha256: s.sha256, size: s.size, bucket: s.bucket, objectKey: known?.objectKey ?? s.objectKey });
           await addBlobRefs(trx, blob.id, 1);
           const current = (await getUserSession(trx, user.userId, s.id)) ?? s;
-          return registerFile(trx, current, blob.id, name, user.userId, { keyIsBlob: blob.objectKey === s.objectKey });
+          const filed = await registerFile(trx, current, blob.id, name, user.userId, { keyIsBlob: blob.objectKey === s.objectKey });
+          if (attrs) await writeUploadAttrs(trx, filed.id, attrs.classifier, attrs.values, 'attrs.values');
+          return filed;
         });
         // The completed multipart upload is gone already: only the staging object may need deleting.
         if (row.cleanup) await discardStorage({ ...s, uploadId: null });

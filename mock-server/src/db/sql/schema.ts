@@ -4,6 +4,7 @@
 //
 // Generated<T>: the column has a default (or is an auto-incremented id), so an insert may leave it out.
 import type { Generated } from 'kysely';
+import type { BizLibsTables } from './schema-bizlibs.ts';
 import type { StorageTables } from './schema-storage.ts';
 import type { FileTypeCategory } from '../../files/names.ts';
 import type { DlpTables } from './schema-dlp.ts';
@@ -129,6 +130,10 @@ export interface BusinessLibsTable {
   /** History versions kept per file, and their age in days; null = the server's defaults (006). */
   version_max_count: number | null;
   version_max_days: number | null;
+  /** 0 = disabled (014). */
+  is_enabled: Generated<Flag>;
+  /** 1 = made by an administrator; NetDisk and SysConfig are built in (014). */
+  custom: Generated<Flag>;
 }
 
 export interface MenusTable {
@@ -389,7 +394,7 @@ export interface GrantsTable {
   created_at: number;
 }
 
-export interface Schema extends StorageTables, DlpTables {
+export interface Schema extends StorageTables, DlpTables, BizLibsTables {
   departments: DepartmentsTable;
   users: UsersTable;
   dept_managers: DeptManagersTable;

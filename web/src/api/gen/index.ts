@@ -1,6 +1,7 @@
 /* eslint-disable */
 // GENERATED FILE - DO NOT EDIT. Source: openapi/src (run `npm run gen`).
 export * from './agent/agent.ts';
+export * from './business-libs/business-libs.ts';
 export * from './capacity/capacity.ts';
 export * from './dlp/dlp.ts';
 export * from './download/download.ts';

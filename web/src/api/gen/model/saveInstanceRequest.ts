@@ -38,6 +38,7 @@
  * OpenAPI spec version: 0.1.0
  */
 import type { EncodedName } from './encodedName.ts';
+import type { FileAttrs } from './fileAttrs.ts';
 import type { SaveInstanceRequestClassifierId } from './saveInstanceRequestClassifierId.ts';
 import type { Sha256Hex } from './sha256Hex.ts';
 
@@ -109,4 +110,6 @@ export interface SaveInstanceRequest {
   videoStartTime?: string;
   /** @maxLength 64 */
   videoEndTime?: string;
+  /** A file of a custom business library: its classifier and attribute values, validated before anything is stored and saved with the file in one transaction. */
+  attrs?: FileAttrs;
 }
