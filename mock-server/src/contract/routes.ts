@@ -6,6 +6,7 @@ import { routeHandlers, type RouteHandlers } from '../http/typed.ts';
 import { AppError } from '../http/errors.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
 import { enforceAccess } from '../files/access-gate.ts';
+import { authenticateVisitor } from '../links/visitors.ts';
 import { loadContract, operationsOf, type ContractOperation } from './contract.ts';
 
 function objectOf(req: FastifyRequest): { id: string; name: string } {
@@ -60,6 +61,8 @@ export function registerContractRoutes(
           throw new AppError('CSRF_HEADER_MISSING', 'the X-Requested-With header is required');
         }
         req.user = op.public ? await ctx.auth.peek(req) : await ctx.auth.authenticate(req, reply);
+        // A public link's visitor: the share token is the credential, and the link must still be open.
+        if (op.access === 'share-visitor') req.visitor = await authenticateVisitor(ctx, req);
         // The contract's access mark: administrators' operations refuse everyone else before anything is parsed.
         if (op.access === 'admin' && !req.user?.isAdmin) throw new AppError('FORBIDDEN', `${op.operationId} is for administrators`);
       },

@@ -4,6 +4,7 @@
 //
 // Generated<T>: the column has a default (or is an auto-incremented id), so an insert may leave it out.
 import type { Generated } from 'kysely';
+import type { LinksTables } from './schema-links.ts';
 import type { BizLibsTables } from './schema-bizlibs.ts';
 import type { StorageTables } from './schema-storage.ts';
 import type { FileTypeCategory } from '../../files/names.ts';
@@ -394,7 +395,7 @@ export interface GrantsTable {
   created_at: number;
 }
 
-export interface Schema extends StorageTables, DlpTables, BizLibsTables {
+export interface Schema extends StorageTables, DlpTables, BizLibsTables, LinksTables {
   departments: DepartmentsTable;
   users: UsersTable;
   dept_managers: DeptManagersTable;
