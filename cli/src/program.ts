@@ -9,6 +9,7 @@ import { registerFiles } from './commands/files.ts';
 import { registerGroup } from './commands/group.ts';
 import { registerSearch } from './commands/search.ts';
 import { registerSession } from './commands/session.ts';
+import { registerShare } from './commands/share.ts';
 import { registerTag } from './commands/tag.ts';
 import { registerTransfer } from './commands/transfer.ts';
 import { registerTrash } from './commands/trash.ts';
@@ -57,6 +58,7 @@ export function buildProgram(io: Io): Command {
   registerTrash(program, io);
   registerVersions(program, io);
   registerGroup(program, io);
+  registerShare(program, io);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   const parseAsync = program.parseAsync.bind(program);
   program.parseAsync = (argv, opts) => parseAsync(argv && !opts?.from ? rollbackArgv(argv) : argv, opts);

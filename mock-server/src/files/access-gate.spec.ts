@@ -80,7 +80,7 @@ describe('access decision cost', () => {
       const many = counting(opened().db);
       const refused = await checkAccess(many.db, { ...member }, 'edit', sharedKids.map((k) => k.id));
       expect(many.count()).toBe(one.count());
-      expect(many.count()).toBeLessThanOrEqual(4); // rows, department ancestry, grants, managed departments
+      expect(many.count()).toBeLessThanOrEqual(5); // rows, department ancestry, grants, internal shares, managed departments
       // The reader grant on one child is nearer than the department's operator grant on the folder.
       expect([...refused.keys()]).toEqual([sharedKids[3]!.id]);
       expect(refused.get(sharedKids[3]!.id)!.code).toBe('FORBIDDEN');
@@ -89,7 +89,7 @@ describe('access decision cost', () => {
       const chain = (await getWithAncestors(opened().db, shared.id))!;
       const listing = counting(opened().db);
       const allowed = await permissionsOfChildren(listing.db, me, chain.row, chain.ancestors, sharedKids);
-      expect(listing.count()).toBeLessThanOrEqual(4);
+      expect(listing.count()).toBeLessThanOrEqual(5);
       expect(allowed.filter((a) => !a.has('edit'))).toHaveLength(1);
       const before = listing.count();
       expect((await hiddenChildren(listing.db, me, chain.row)).size).toBe(0); // a reader grant still lets her see it

@@ -13,6 +13,7 @@ import type { Db } from '../db/sql/tx.ts';
 import { chainOf, getInstanceChains, getInstanceRows, type InstanceRow } from '../db/instances-repo.ts';
 import { applicableGrants, applicableGrantsBelow, applicableGrantsInSpace, applicableGrantsOnChildren, BUILTIN_AUTHORITIES, deptChainOf, managedAmong, type GrantFact } from '../db/roles-repo.ts';
 import { groupFacts, type GroupFact } from '../db/groups-repo.ts';
+import { shareFacts, shareFor, type ShareFact } from '../db/shares-repo.ts';
 import { AppError } from '../http/errors.ts';
 import { enforceManages } from './manages-gate.ts';
 
@@ -31,6 +32,8 @@ type Facts = {
   deptChain: string[] | null;
   /** Grants that apply to the actor, by instance id; an id present with [] was loaded and has none. */
   grants: Map<string, GrantFact[]>;
+  /** Internal shares reaching the actor, by shared instance id (loaded with the grants, for the same ids). */
+  shares: Map<string, ShareFact[]>;
   /** Groups of the rows' group spaces: dissolved or not, the actor's membership (role and level). */
   groups: Map<string, GroupFact>;
   /** Department spaces whose department the actor manages (directly or above), by dept id. */
@@ -50,7 +53,7 @@ const factsByActor = new WeakMap<Actor, Facts>();
 
 function factsOf(actor: Actor): Facts {
   let f = factsByActor.get(actor);
-  if (!f) factsByActor.set(actor, (f = { deptChain: null, grants: new Map(), groups: new Map(), manages: new Map(), decided: new Map(), passages: new Map() }));
+  if (!f) factsByActor.set(actor, (f = { deptChain: null, grants: new Map(), shares: new Map(), groups: new Map(), manages: new Map(), decided: new Map(), passages: new Map() }));
   return f;
 }
 
@@ -82,9 +85,14 @@ export async function prepareAccess(db: Db, actor: Actor, rows: Iterable<Instanc
   if (grantIds.length === 0 && depts.size === 0 && groups.size === 0) return;
   if (facts.deptChain === null && (grantIds.length > 0 || depts.size > 0)) facts.deptChain = await deptChainOf(db, actor.deptId);
   if (grantIds.length > 0) {
-    const found = await applicableGrants(db, grantIds, actor.userId, facts.deptChain ?? []);
+    const deptChain = facts.deptChain ?? [];
+    const [found, shared] = await Promise.all([
+      applicableGrants(db, grantIds, actor.userId, deptChain),
+      shareFacts(db, grantIds, { userId: actor.userId, deptChain }),
+    ]);
     for (const id of grantIds) facts.grants.set(id, []);
     for (const g of found) facts.grants.get(g.instanceId)!.push(g);
+    for (const sh of shared) facts.shares.set(sh.instanceId, [...(facts.shares.get(sh.instanceId) ?? []), sh]);
   }
   if (depts.size > 0) {
     const managed = actor.isAdmin ? new Set<string>() : await managedAmong(db, actor.userId, [...depts]);
@@ -130,11 +138,39 @@ export function decide(actor: Actor, row: InstanceRow, ancestors: readonly Insta
     if (!denied) for (const g of grants) for (const p of g.authorities) allowed.add(p);
     decision = { allowed, denied, source: 'grant', defaultRole: null, decidedAt: node.id, chain };
   }
-  const taken = decision ?? defaultDecision(actor, facts, row, chain);
+  const taken = withShares(facts, row, ancestors, decision ?? defaultDecision(actor, facts, row, chain));
   if (actor.isAdmin && row.spaceKind !== 'user' && !ADMIN_FLOOR.every((p) => taken.allowed.has(p))) {
     return { ...taken, allowed: new Set([...taken.allowed, ...ADMIN_FLOOR]) };
   }
   return taken;
+}
+
+/**
+ * Share roles' authorities through a share (issue #17): the seeded groupShare role's, and resharing (share) for
+ * groupShare_external_sharing, the one role that may reshare without holding every authority.
+ */
+export function shareRoleAuthorities(roleCode: string): ReadonlySet<Permission> {
+  const base = BUILTIN_AUTHORITIES.get(roleCode) ?? NONE;
+  return roleCode === 'groupShare_external_sharing' ? new Set([...base, 'share']) : base;
+}
+
+/**
+ * Adds what internal shares on the row or an ancestor give the actor: a recipient holds the share role's authorities
+ * on the shared item and below it. A deny at the nearest grant level still wins: a share does not reopen what an
+ * administrator closed to the recipient.
+ */
+function withShares(facts: Facts, row: InstanceRow, ancestors: readonly InstanceRow[], taken: Decision): Decision {
+  if (taken.denied) return taken;
+  let added: Set<Permission> | undefined;
+  for (const node of [row, ...ancestors]) {
+    for (const sh of facts.shares.get(node.id) ?? []) {
+      for (const p of shareRoleAuthorities(sh.roleCode)) {
+        if (taken.allowed.has(p)) continue;
+        (added ??= new Set(taken.allowed)).add(p);
+      }
+    }
+  }
+  return added ? { ...taken, allowed: added } : taken;
 }
 
 function defaultDecision(actor: Actor, facts: Facts, row: InstanceRow, chain: Decision['chain']): Decision {
@@ -422,10 +458,55 @@ export function idsAt(req: FastifyRequest, at: readonly string[]): string[] {
 /** Operations that may name a passage (passagesOf) where their mark asks for view: a folder's listing. */
 const PASSABLE: ReadonlySet<string> = new Set(['listInstances']);
 
+/** The fileSharingId values a request carries: in the query, the body, or each item of a list body. */
+function sharingIdsOf(req: FastifyRequest): string[] {
+  const out = new Set<string>();
+  const add = (v: unknown): void => {
+    if (typeof v === 'string' && v !== '') out.add(v);
+  };
+  add((req.query as Record<string, unknown> | undefined)?.fileSharingId);
+  const body = req.body;
+  for (const item of Array.isArray(body) ? body : [body]) if (item && typeof item === 'object') add((item as Record<string, unknown>).fileSharingId);
+  return [...out];
+}
+
+/**
+ * Holds a call that names shares (fileSharingId) to them: each must be the actor's (they own it or it reaches them)
+ * and cover every instance the call names (the shared item or something below it). Otherwise NOT_FOUND, as an
+ * unknown item: someone else's share id, or an id from outside the share, reveals nothing. What the actor may do
+ * inside is then the ordinary decision (which includes the share's role).
+ */
+async function enforceShareScope(db: Db, actor: Actor, shareIds: readonly string[], ids: readonly string[], loaded: Map<string, InstanceRow>): Promise<void> {
+  const facts = factsOf(actor);
+  facts.deptChain ??= await deptChainOf(db, actor.deptId);
+  const roots: string[] = [];
+  for (const shareId of shareIds) {
+    const share = await shareFor(db, shareId, { userId: actor.userId, deptChain: facts.deptChain });
+    if (!share || (!share.owned && share.roles.length === 0)) throw new AppError('NOT_FOUND', 'no such share');
+    roots.push(share.instanceId);
+  }
+  const wanted = [...new Set(ids)];
+  if (wanted.length === 0) return;
+  if (wanted.length > MAX_IDS) throw new AppError('PAYLOAD_TOO_LARGE', `at most ${MAX_IDS} ids per request`);
+  const rows = await getInstanceChains(db, wanted);
+  for (const [id, row] of rows) loaded.set(id, row);
+  for (const id of wanted) {
+    const chain = chainOf(rows, id);
+    const path = chain ? [chain.row, ...chain.ancestors].map((r) => r.id) : [];
+    if (!roots.every((root) => path.includes(root))) throw notFound();
+  }
+}
+
 /** Enforces an operation's permission marks on a validated request (the route layer's preHandler). */
 export async function enforceAccess(db: Db, req: FastifyRequest, access: Access): Promise<void> {
   if (typeof access === 'string') return;
   if (!req.user) throw new AppError('UNAUTHENTICATED', 'login.required');
+  const sharing = sharingIdsOf(req);
+  if (sharing.length > 0) {
+    req.gateRows ??= new Map();
+    const ids = access.flatMap((need) => ('manages' in need ? [] : idsAt(req, need.ids)));
+    await enforceShareScope(db, req.user, sharing, ids, req.gateRows);
+  }
   for (const need of access) {
     if ('manages' in need) {
       await enforceManages(db, req, need, idsAt(req, need.ids));

@@ -99,7 +99,8 @@ export function orgRolesHandlers(ctx: AppContext): Handlers {
       return done();
     },
 
-    async fileSharingRoleList() {
+    async fileSharingRoleList(req) {
+      if (req.query.kind === 'groupShare') return ok((await listRoles(db, { kind: 'groupShare' })).roles.map(roleView));
       const { roles } = await listRoles(db, { kind: 'file' });
       return ok(roles.filter((r) => !r.deny && !IMPLICIT_DEFAULTS.has(r.code) && r.authorities.includes('view')).map(roleView));
     },

@@ -3,8 +3,9 @@
 // read this table (menus, library landing, the feature frame), so importing them here would make every page and
 // the table one cycle; app/pages.tsx maps each name to its lazily loaded component.
 import type { OperationId } from '@hcs/openapi/operations';
-import { listLabels, listTemplates, pageFavourites, pageFileSharing, pageFilesForManager, pageRecycle, pageSecRecycle, searchPage } from '../api/gen/files/files.ts';
+import { listLabels, listTemplates, pageFavourites, pageFilesForManager, pageRecycle, pageSecRecycle, searchPage } from '../api/gen/files/files.ts';
 import { getOneSyncState } from '../api/gen/session/session.ts';
+import { pageFileSharing } from '../api/gen/shares/shares.ts';
 import { getUserInfo, type UserInfo } from './session.ts';
 
 /** 'manager': administrators and department managers (a screen that scopes itself to the managed subtree). */

@@ -37,6 +37,8 @@ const USED_TABLES = [
   'role_auths',
   'roles',
   'sessions',
+  'share_recipients',
+  'shares',
   'sys_config',
   'templates',
   'upload_parts',

@@ -8,6 +8,7 @@ import type { LinksTables } from './schema-links.ts';
 import type { BizLibsTables } from './schema-bizlibs.ts';
 import type { StorageTables } from './schema-storage.ts';
 import type { FileTypeCategory } from '../../files/names.ts';
+import type { SharesTables } from './schema-shares.ts';
 import type { DlpTables } from './schema-dlp.ts';
 
 /** 0 or 1: a boolean as stored on both databases. */
@@ -395,7 +396,7 @@ export interface GrantsTable {
   created_at: number;
 }
 
-export interface Schema extends StorageTables, DlpTables, BizLibsTables, LinksTables {
+export interface Schema extends StorageTables, DlpTables, BizLibsTables, LinksTables, SharesTables {
   departments: DepartmentsTable;
   users: UsersTable;
   dept_managers: DeptManagersTable;
