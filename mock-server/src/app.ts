@@ -22,6 +22,7 @@ import { createStorage } from './storage/index.ts';
 import type { ObjectStore } from './storage/object-store.ts';
 import { seed } from './db/seed.ts';
 import { JANITOR_JOB, startJanitor, type Janitor } from './files/janitor.ts';
+import { LDAP_SYNC_JOB, directorySyncOf } from './identity/sync.ts';
 import { RETENTION_JOB, startRetention, type Retention } from './files/retention.ts';
 import { Keyring } from './storage/master-key.ts';
 import { startNodeHeartbeat, type NodeHeartbeat } from './storage/node-heartbeat.ts';
@@ -191,6 +192,7 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
   const close = async () => {
     heartbeat?.stop();
     janitor?.stop();
+    directorySyncOf(ctx).stop();
     retention?.stop();
     // In-flight requests get a short grace period; then every socket is cut, including keep-alive and
     // aborted-upload sockets that never sent a request and would otherwise hold close() until the headers timeout.
@@ -216,12 +218,13 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     retention = startRetention(ctx, nodeId);
     worker = new Worker(db, {
       workerId: nodeId,
-      handlers: { [JANITOR_JOB]: janitor.handler, [RETENTION_JOB]: retention.handler },
+      handlers: { [JANITOR_JOB]: janitor.handler, [RETENTION_JOB]: retention.handler, [LDAP_SYNC_JOB]: directorySyncOf(ctx).handler },
       onError: (err) => app.log.warn({ err }, 'job queue: a claim or bookkeeping query failed'),
     });
     await janitor.schedule().catch((err: unknown) => app.log.warn({ err }, 'upload janitor: could not schedule a pass'));
     await retention.schedule().catch((err: unknown) => app.log.warn({ err }, 'retention: could not schedule a pass'));
     worker.start();
+    directorySyncOf(ctx).start();
     heartbeat = startNodeHeartbeat(db, { id: nodeId, address: `${hostname()}:${port}`, site: config.node.site }, config.node.heartbeatMs,
       (err) => app.log.warn({ err }, 'node heartbeat: could not record this node'));
     await heartbeat.beatNow().catch((err: unknown) => app.log.warn({ err }, 'node heartbeat: could not register this node'));

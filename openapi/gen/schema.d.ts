@@ -71,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** User info from the single sign-on service */
+        /**
+         * User info from the single sign-on service
+         * @description Who the caller is and how they signed in (local password, single sign-on and with which provider, or LDAP).
+         */
         get: operations["getSsoUserInfo"];
         put?: never;
         post?: never;
@@ -95,7 +98,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Exchange the SSO ticket for a session token */
+        /**
+         * Exchange the SSO ticket for a session token
+         * @description The ticket is the deviceCode of services/System/sso/device (`drive login --sso`). Once the user finished single
+         *     sign-on in a browser with its userCode, this answers a token session (like services/System/Token for the CLI),
+         *     once. Before that: 409 SSO_PENDING (poll again after the interval); unknown, used or expired: 401 SSO_FAILED.
+         */
         get: operations["getSsoToken"];
         put?: never;
         post?: never;
@@ -121,7 +129,9 @@ export interface paths {
         };
         /**
          * Sign out
-         * @description Revokes the current session (cookie or token) and clears the cookie. Replies msg LoginOutSuccessful.
+         * @description Revokes the current session (cookie or token) and clears the cookie. Replies msg LoginOutSuccessful. A session
+         *     from single sign-on whose provider supports RP-initiated logout also gets data.logoutUrl: the web app sends the
+         *     browser there to end the provider's session too (it returns to /login).
          */
         get: operations["logout"];
         put?: never;
@@ -148,6 +158,299 @@ export interface paths {
         };
         /** IP white-list information for the caller */
         get: operations["getSsoAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/System/sso/login": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Start single sign-on: 302 to the provider (the spec's 302 to the SSO login with `redirect`)
+         * @description Sends the browser to the provider's authorization endpoint (authorization code with PKCE S256, a fresh state and
+         *     nonce kept server-side for ten minutes). `redirect` is the page to return to, a path on this server (anything
+         *     else falls back to /personalFile). `userCode` ties the sign-in to a waiting `drive login --sso`. 404 NOT_FOUND
+         *     for an unknown or disabled provider; without providerId the first enabled provider is used.
+         */
+        get: operations["ssoLogin"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/System/sso/callback": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The provider's redirect back: 302 to the page asked for, signed in
+         * @description Exchanges the code (with the PKCE verifier), validates the ID token (signature, issuer, audience, expiry,
+         *     nonce) and reads userinfo. The account is found by the provider's subject or created just in time, in the
+         *     department named by the department claim (created under the root when missing) and administrator when the
+         *     groups claim holds the provider's adminGroup. A bad or used state, a provider error or a token that fails
+         *     validation: 302 to /login?ssoError=SSO_FAILED; a frozen or expired account: /login?ssoError=ACCOUNT_FROZEN or
+         *     ACCOUNT_EXPIRED. Each state works once.
+         */
+        get: operations["ssoCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/System/sso/device": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a CLI single sign-on (device-style)
+         * @description For `drive login --sso`: answers a secret deviceCode the CLI keeps, a short userCode the user sees, and the URL
+         *     to open in a browser. Once the user has signed in there, services/System/sso/Token with the deviceCode answers
+         *     the session token (once). Expires after ten minutes. 404 NOT_FOUND when no provider is enabled.
+         */
+        post: operations["startSsoDevice"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/integrationPlatform/settings": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** Sign-in methods settings (administrators) */
+        get: operations["getIdentitySettings"];
+        put?: never;
+        /**
+         * Change the sign-in methods settings (administrators)
+         * @description localLogin `admins`: local passwords sign in administrators only; staff use single sign-on or LDAP.
+         */
+        post: operations["saveIdentitySettings"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/integrationPlatform/oidcProviders": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The OpenID Connect providers (administrators); secrets are never returned */
+        get: operations["listOidcProviders"];
+        put?: never;
+        /**
+         * Create or change an OpenID Connect provider (administrators)
+         * @description Without id: a new provider. clientSecret omitted keeps the stored one. Stored encrypted.
+         */
+        post: operations["saveOidcProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/integrationPlatform/oidcProviders/delete": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Remove an OpenID Connect provider (administrators); its accounts stay */
+        post: operations["deleteOidcProvider"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/integrationPlatform/ldapConfig": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The LDAP/AD connection (administrators); the bind password is never returned */
+        get: operations["getLdapConfig"];
+        put?: never;
+        /**
+         * Save the LDAP/AD connection (administrators)
+         * @description bindPassword omitted keeps the stored one. Stored encrypted. syncMinutes > 0 syncs on that schedule.
+         */
+        post: operations["saveLdapConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/integrationPlatform/ldapConfig/test": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Connect and bind with the saved settings, or with the settings in the body (administrators)
+         * @description Answers ok false with the reason (never the password) when the directory refuses or cannot be reached.
+         */
+        post: operations["testLdapConnection"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/integrationPlatform/ldapConfig/preview": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The first directory users the saved filter finds, as sync would map them (administrators) */
+        get: operations["previewLdapUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/integrationPlatform/ldapConfig/sync": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue a directory sync now (administrators)
+         * @description The sync runs as a job on the database queue; its report is queued at once and filled in when done.
+         */
+        post: operations["syncLdapNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/integrationPlatform/ldapConfig/reports": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The latest directory sync reports, newest first (administrators) */
+        get: operations["listLdapSyncReports"];
         put?: never;
         post?: never;
         delete?: never;
@@ -7106,7 +7409,7 @@ export interface components {
          *     specific status with the same code).
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "ROLE_BUILTIN" | "ROLE_IN_USE" | "ROLE_EXISTS" | "GRANT_EXISTS" | "STORAGE_ERROR" | "INTERNAL" | "DEPT_NOT_EMPTY" | "PASSWORD_CHANGE_REQUIRED" | "THUMBNAIL_UNAVAILABLE" | "GROUP_LAST_ADMIN" | "DLP_BLOCKED" | "DLP_NO_APPROVER" | "SHARE_NOT_FOUND" | "SHARE_EXPIRED" | "SHARE_CANCELLED" | "SHARE_LIMIT_REACHED" | "SHARE_CODE_WRONG" | "SHARE_TOKEN_INVALID" | "SHARE_PREVIEW_ONLY" | "SHARE_UPLOAD_LIMIT";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "ROLE_BUILTIN" | "ROLE_IN_USE" | "ROLE_EXISTS" | "GRANT_EXISTS" | "STORAGE_ERROR" | "INTERNAL" | "DEPT_NOT_EMPTY" | "PASSWORD_CHANGE_REQUIRED" | "THUMBNAIL_UNAVAILABLE" | "GROUP_LAST_ADMIN" | "SSO_FAILED" | "SSO_PENDING" | "SSO_REQUIRED" | "LDAP_UNAVAILABLE" | "DLP_BLOCKED" | "DLP_NO_APPROVER" | "SHARE_NOT_FOUND" | "SHARE_EXPIRED" | "SHARE_CANCELLED" | "SHARE_LIMIT_REACHED" | "SHARE_CODE_WRONG" | "SHARE_TOKEN_INVALID" | "SHARE_PREVIEW_ONLY" | "SHARE_UPLOAD_LIMIT";
         /** @description The `data` of a failure envelope. */
         ErrorData: {
             code: components["schemas"]["ErrorCode"];
@@ -7126,19 +7429,19 @@ export interface components {
             msg: string;
             data: components["schemas"]["ErrorData"];
         };
-        /** @description Envelope whose payload shape is defined when the feature behind the call is implemented. */
-        AnyEnvelope: {
-            /** @enum {integer} */
-            ret: 0;
-            msg: string;
-            data: unknown;
+        SsoUserInfo: {
+            userId: string;
+            userName: string;
+            realName: string;
+            email?: string;
+            /** @enum {string} */
+            authSource: "local" | "oidc" | "ldap";
+            /** @description The provider of this session (single sign-on sessions). */
+            providerId?: string;
+            providerName?: string;
         };
-        /** @description Success envelope without a payload (`data` is null). */
-        OkEnvelope: {
-            /** @enum {integer} */
-            ret: 0;
-            msg: string;
-            data: null;
+        SsoUserInfoResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["SsoUserInfo"];
         };
         /**
          * @description A new session. The browser also receives it as the HttpOnly SameSite=Lax cookie `HCS_SESSION`;
@@ -7156,6 +7459,183 @@ export interface components {
         LoginResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["LoginResult"];
         };
+        LogoutResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                /** @description The provider's end-session URL to send the browser to (RP-initiated logout), when the session came from a provider that has one. */
+                logoutUrl?: string;
+            };
+        };
+        /** @description Envelope whose payload shape is defined when the feature behind the call is implemented. */
+        AnyEnvelope: {
+            /** @enum {integer} */
+            ret: 0;
+            msg: string;
+            data: unknown;
+        };
+        DeviceStartRequest: {
+            providerId?: string;
+        };
+        DeviceStart: {
+            /** @description Secret; only the CLI holds it. */
+            deviceCode: string;
+            /** @description Shown to the user to compare with the page they open. */
+            userCode: string;
+            /** @description Path on this server that starts the sign-in for this code. */
+            verificationUrl: string;
+            /** @description Seconds. */
+            expiresIn: number;
+            /** @description Seconds between polls of System/sso/Token. */
+            interval: number;
+        };
+        DeviceStartResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["DeviceStart"];
+        };
+        /**
+         * @description all: any local account signs in with a password; admins: only administrators (staff use SSO or LDAP).
+         * @enum {string}
+         */
+        LocalLogin: "all" | "admins";
+        IdentitySettings: {
+            localLogin: components["schemas"]["LocalLogin"];
+        };
+        IdentitySettingsResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["IdentitySettings"];
+        };
+        /** @description Claim names (ID token or userinfo) for each account field. */
+        OidcClaims: {
+            /** @default preferred_username */
+            userName: string;
+            /** @default name */
+            realName: string;
+            /** @default email */
+            email: string;
+            /** @default department */
+            department: string;
+            /** @default groups */
+            groups: string;
+            /** @description Members of this group (in the groups claim) are administrators. */
+            adminGroup?: string;
+        };
+        OidcProvider: {
+            id: string;
+            name: string;
+            issuer: string;
+            clientId: string;
+            scopes: string;
+            claims: components["schemas"]["OidcClaims"];
+            enabled: boolean;
+            /** @description A secret is stored (it is never returned). */
+            hasClientSecret: boolean;
+            /** @description The callback URL to register at the provider. */
+            redirectUri?: string;
+        };
+        OidcProviderListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["OidcProvider"][];
+        };
+        OidcProviderInput: {
+            id?: string;
+            name: string;
+            /** Format: uri */
+            issuer: string;
+            clientId: string;
+            clientSecret?: string;
+            scopes?: string;
+            claims?: components["schemas"]["OidcClaims"];
+            enabled?: boolean;
+        };
+        OidcProviderResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["OidcProvider"];
+        };
+        IdentityIdRequest: {
+            id: string;
+        };
+        /** @description Success envelope without a payload (`data` is null). */
+        OkEnvelope: {
+            /** @enum {integer} */
+            ret: 0;
+            msg: string;
+            data: null;
+        };
+        /** @description Entry attributes for each account field (uid or sAMAccountName, cn, mail). */
+        LdapAttributes: {
+            /** @default uid */
+            userName: string;
+            /** @default cn */
+            realName: string;
+            /** @default mail */
+            email: string;
+            /** @default memberOf */
+            memberOf: string;
+        };
+        LdapConfig: {
+            enabled: boolean;
+            url: string;
+            startTls: boolean;
+            bindDn: string;
+            hasBindPassword: boolean;
+            userBaseDn: string;
+            groupBaseDn: string;
+            userFilter: string;
+            attributes: components["schemas"]["LdapAttributes"];
+            /** @description DN of the directory group whose members are administrators. */
+            adminGroup: string;
+            syncMinutes: number;
+        };
+        LdapConfigResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["LdapConfig"] | null;
+        };
+        LdapConfigInput: {
+            enabled?: boolean;
+            url: string;
+            startTls?: boolean;
+            bindDn?: string;
+            bindPassword?: string;
+            userBaseDn: string;
+            groupBaseDn?: string;
+            /** @description An LDAP filter the administrator writes; user input never goes into it unescaped. */
+            userFilter?: string;
+            attributes?: components["schemas"]["LdapAttributes"];
+            adminGroup?: string;
+            syncMinutes?: number;
+        };
+        LdapTestResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                ok: boolean;
+                message?: string;
+                /** @description Entries the user filter finds (up to 1000). */
+                users?: number;
+            };
+        };
+        LdapEntry: {
+            dn: string;
+            userName: string;
+            realName: string;
+            email: string;
+            /** @description OU names from the base down. */
+            department: string[];
+        };
+        LdapPreviewResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["LdapEntry"][];
+        };
+        SyncReport: {
+            id: number;
+            /** @enum {string} */
+            trigger: "manual" | "schedule";
+            /** @enum {string} */
+            status: "queued" | "running" | "done" | "failed";
+            added: number;
+            updated: number;
+            disabled: number;
+            errors: string[];
+            createdAt: number;
+            finishedAt?: number | null;
+        };
+        SyncReportResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["SyncReport"];
+        };
+        SyncReportListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["SyncReport"][];
+        };
         Captcha: {
             /** @description Send back as captchaId with the answer. */
             captchaId: string;
@@ -7166,6 +7646,15 @@ export interface components {
         };
         CaptchaResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["Captcha"];
+        };
+        LoginMethods: {
+            ssoProviders: {
+                id: string;
+                name: string;
+            }[];
+            /** @description Directory accounts sign in with their directory password on the local form. */
+            ldap: boolean;
+            localLogin: components["schemas"]["LocalLogin"];
         };
         PlatformInfo: {
             /** @description Platform value, NetDisk for this server. */
@@ -7181,10 +7670,11 @@ export interface components {
              */
             passwordEncryption: "RSA-OAEP-256";
             /**
-             * @description This server signs in local accounts.
+             * @description sso when a single sign-on provider is enabled, else local.
              * @enum {string}
              */
             loginMethod: "sso" | "local";
+            loginMethods?: components["schemas"]["LoginMethods"];
             /** @enum {string} */
             defaultLanguage: "zh_CN" | "en_US";
             /** @description Default skin (redblack). */
@@ -9816,14 +10306,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description The user. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SsoUserInfoResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
     };
     getSsoToken: {
         parameters: {
-            query?: {
+            query: {
+                ticket: string;
                 /** @description Platform value (NetDisk, MPS, UAT_MPS; MPS and UAT_MPS are sent as empty). */
                 platformId?: components["parameters"]["PlatformId"];
             };
@@ -9840,7 +10339,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Signed in; the token is in the body. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LoginResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -9861,7 +10368,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Ok"];
+            /** @description Signed out. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LogoutResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -9883,6 +10398,436 @@ export interface operations {
         requestBody?: never;
         responses: {
             200: components["responses"]["Any"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    ssoLogin: {
+        parameters: {
+            query?: {
+                providerId?: string;
+                redirect?: string;
+                userCode?: string;
+            };
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider (sign-in) or back to the page the user asked for. */
+            302: {
+                headers: {
+                    /** @description Where to go next. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    ssoCallback: {
+        parameters: {
+            query?: {
+                state?: string;
+                code?: string;
+                iss?: string;
+                error?: string;
+                error_description?: string;
+                session_state?: string;
+            };
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description To the provider (sign-in) or back to the page the user asked for. */
+            302: {
+                headers: {
+                    /** @description Where to go next. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    startSsoDevice: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["DeviceStartRequest"];
+            };
+        };
+        responses: {
+            /** @description The codes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceStartResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getIdentitySettings: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentitySettingsResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    saveIdentitySettings: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentitySettings"];
+            };
+        };
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IdentitySettingsResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listOidcProviders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The providers. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcProviderListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    saveOidcProvider: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OidcProviderInput"];
+            };
+        };
+        responses: {
+            /** @description The provider. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OidcProviderResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteOidcProvider: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IdentityIdRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getLdapConfig: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings (data null when none are saved). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LdapConfigResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    saveLdapConfig: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LdapConfigInput"];
+            };
+        };
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LdapConfigResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    testLdapConnection: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["LdapConfigInput"];
+            };
+        };
+        responses: {
+            /** @description The outcome. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LdapTestResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    previewLdapUsers: {
+        parameters: {
+            query?: {
+                /** @description Matched against the user name attribute (escaped). */
+                keyword?: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Up to 50 entries. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LdapPreviewResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    syncLdapNow: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The queued report. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncReportResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listLdapSyncReports: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The reports. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncReportListResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };

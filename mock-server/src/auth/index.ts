@@ -67,6 +67,17 @@ export interface SignInResult {
   user: User;
 }
 
+/**
+ * Sign-in hooks of company sign-in (identity/): accounts whose password lives in a directory, and the setting that
+ * keeps local passwords for administrators only.
+ */
+export interface SignInHooks {
+  /** 'local' for an account this server checks; otherwise the directory's verdict (null: refused). */
+  directory(userName: string, password: string, user: User | null): Promise<User | null | 'local'>;
+  /** Whether a local password may sign this account in (asked only after the password proved right). */
+  localAllowed(user: User): Promise<boolean>;
+}
+
 export interface Auth extends AuthService {
   /** The RSA key pair clients encrypt passwords with. */
   keys: PasswordKeys;
@@ -79,6 +90,10 @@ export interface Auth extends AuthService {
    * check waits out a delay first, unless a solved CAPTCHA comes along; a correct password is never refused for it.
    */
   signIn(req: FastifyRequest, reply: FastifyReply, userName: string, password: string, captcha?: SignInCaptcha): Promise<SignInResult>;
+  /** Opens a session for an account that proved who it is elsewhere (single sign-on); refuses unusable ones. */
+  openSessionFor(req: FastifyRequest, reply: FastifyReply, user: User): Promise<SignInResult>;
+  /** Set once by the identity module. */
+  hooks: SignInHooks | null;
   /** Revokes the caller's session and clears the cookie. */
   signOut(req: FastifyRequest, reply: FastifyReply): Promise<void>;
   /** Ends every session of the user but `keepSessionId` (after a password change). */
@@ -259,10 +274,11 @@ export function createAuth(ctx: AppContext): Auth {
     })().catch((err: unknown) => ctx.log.warn({ err }, 'session pruning failed'));
   }
 
-  return {
+  const self: Auth = {
     keys,
     limiter,
     captchas,
+    hooks: null,
 
     async authenticate(req, reply) {
       noticeProxy(req);
@@ -316,21 +332,37 @@ export function createAuth(ctx: AppContext): Auth {
           throw new AppError('BAD_REQUEST', 'the client left while its sign-in was held back');
         }
 
-        const user = await getUserByName(db, userName);
-        const hash = (user && (await getPasswordHash(db, user.id))) || (await dummyPasswordHash());
-        // The policy refuses control characters when a password is set. They must not sign in either: scrypt's
-        // HMAC pads its key with zero bytes, so "secret\0" would hash exactly like "secret".
-        const ok = !hasControlCharacters(password) && (await verifyPassword(password, hash)) && user !== null;
-        if (!ok || !user) throw new AppError(pastThreshold ? 'CAPTCHA_REQUIRED' : 'LOGIN_FAILED', MSG.loginFailed);
+        const found = await getUserByName(db, userName);
+        // A directory account proves itself by binding there; its stored hash is random and never checked.
+        const external = hasControlCharacters(password) || !self.hooks ? 'local' : await self.hooks.directory(userName, password, found);
+        let user: User | null;
+        if (external === 'local') {
+          const hash = (found && (await getPasswordHash(db, found.id))) || (await dummyPasswordHash());
+          // The policy refuses control characters when a password is set. They must not sign in either: scrypt's
+          // HMAC pads its key with zero bytes, so "secret\0" would hash exactly like "secret".
+          const ok = !hasControlCharacters(password) && (await verifyPassword(password, hash)) && found !== null;
+          user = ok ? found : null;
+        } else {
+          user = external;
+        }
+        if (!user) throw new AppError(pastThreshold ? 'CAPTCHA_REQUIRED' : 'LOGIN_FAILED', MSG.loginFailed);
         // Only failures count: a success takes its IP hit back and clears the account's count.
         await limiter.undo([keysToCount[1]!], now);
         await limiter.reset(accountKey);
         // Only after the password proved the caller knows the account, so guessing reveals nothing about its state.
         assertUsable(user, Date.now());
+        if (external === 'local' && self.hooks && !(await self.hooks.localAllowed(user))) {
+          throw new AppError('SSO_REQUIRED', 'local passwords sign in administrators only: use single sign-on or the directory password');
+        }
         return openSession(req, reply, user);
       } finally {
         release();
       }
+    },
+
+    async openSessionFor(req, reply, user) {
+      assertUsable(user, Date.now());
+      return openSession(req, reply, user);
     },
 
     async signOut(req, reply) {
@@ -346,4 +378,5 @@ export function createAuth(ctx: AppContext): Auth {
       return [...warnings.values()];
     },
   };
+  return self;
 }

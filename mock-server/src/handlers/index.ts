@@ -21,6 +21,7 @@ import { searchHandlers } from './search.ts';
 import { templatesHandlers } from './templates.ts';
 import { adminFilesHandlers } from './admin-files.ts';
 import { groupsHandlers } from './groups.ts';
+import { identityHandlers } from './identity.ts';
 import { sharesInternalHandlers } from './shares-internal.ts';
 import { shareLinksHandlers } from './share-links.ts';
 import { businessLibsHandlers } from './business-libs.ts';
@@ -67,6 +68,7 @@ export function allHandlers(ctx: AppContext): Handlers {
     templates: templatesHandlers(ctx),
     'admin-files': adminFilesHandlers(ctx),
     groups: groupsHandlers(ctx),
+    identity: identityHandlers(ctx),
     'shares-internal': sharesInternalHandlers(ctx),
     'share-links': shareLinksHandlers(ctx),
     'business-libs': businessLibsHandlers(ctx),

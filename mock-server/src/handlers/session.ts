@@ -13,6 +13,8 @@ import { getSysConfig } from '../db/libraries-repo.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
 import { CONFIG_KEYS } from '../db/seed.ts';
 import { managedDeptIds } from '../db/departments-repo.ts';
+import { getLdapSettings, listProviders } from '../db/identity-repo.ts';
+import { localLoginSetting, ssoLogoutUrl } from './identity.ts';
 import type { components } from '@hcs/openapi/schema';
 
 type Schemas = components['schemas'];
@@ -134,8 +136,10 @@ export function sessionHandlers(ctx: AppContext): Handlers {
     },
 
     async logout(req, reply) {
+      // Read before the session ends: its row names the provider and the ID token the provider's logout wants.
+      const logoutUrl = await ssoLogoutUrl(ctx, req);
       await auth.signOut(req, reply);
-      return done('LoginOutSuccessful');
+      return ok(logoutUrl ? { logoutUrl } : {}, 'LoginOutSuccessful');
     },
 
     async getCaptcha(req, reply) {
@@ -150,11 +154,14 @@ export function sessionHandlers(ctx: AppContext): Handlers {
     },
 
     async getPlatformInfo() {
+      const providers = (await listProviders(db)).filter((p) => p.enabled).map((p) => ({ id: p.id, name: p.name }));
+      const ldap = await getLdapSettings(db);
       return ok({
         platformId: 'NetDisk',
         publicKey: auth.keys.publicKeyPem,
         passwordEncryption: 'RSA-OAEP-256',
-        loginMethod: 'local',
+        loginMethod: providers.length > 0 ? 'sso' : 'local',
+        loginMethods: { ssoProviders: providers, ldap: ldap?.enabled === true, localLogin: await localLoginSetting(ctx) },
         defaultLanguage: await systemLanguage(),
         skin: 'redblack',
         version: VERSION,

@@ -8,6 +8,7 @@ import type { LinksTables } from './schema-links.ts';
 import type { BizLibsTables } from './schema-bizlibs.ts';
 import type { StorageTables } from './schema-storage.ts';
 import type { FileTypeCategory } from '../../files/names.ts';
+import type { IdentityTables } from './schema-identity.ts';
 import type { SharesTables } from './schema-shares.ts';
 import type { DlpTables } from './schema-dlp.ts';
 
@@ -27,6 +28,8 @@ export interface DepartmentsTable {
   sort: Generated<number>;
   /** Materialised id path from the root, `/root/a/b/` (004); a subtree is a prefix. */
   path: Generated<string>;
+  /** The directory OU a synced department stands for (012). */
+  external_id: Generated<string | null>;
 }
 
 export interface UsersTable {
@@ -50,6 +53,9 @@ export interface UsersTable {
   deleted_at: number | null;
   email: Generated<string>;
   phone: Generated<string>;
+  /** 'local', 'oidc' or 'ldap' (012). */
+  auth_source: Generated<string>;
+  external_id: Generated<string | null>;
 }
 
 /** Department managers (004): they administer their department's subtree. */
@@ -396,7 +402,7 @@ export interface GrantsTable {
   created_at: number;
 }
 
-export interface Schema extends StorageTables, DlpTables, BizLibsTables, LinksTables, SharesTables {
+export interface Schema extends IdentityTables, StorageTables, DlpTables, BizLibsTables, LinksTables, SharesTables {
   departments: DepartmentsTable;
   users: UsersTable;
   dept_managers: DeptManagersTable;

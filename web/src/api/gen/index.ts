@@ -7,6 +7,7 @@ export * from './dlp/dlp.ts';
 export * from './download/download.ts';
 export * from './files/files.ts';
 export * from './groups/groups.ts';
+export * from './identity/identity.ts';
 export * from './libraries/libraries.ts';
 export * from './org/org.ts';
 export * from './roles/roles.ts';

@@ -120,6 +120,14 @@ export const ErrorCode = {
   THUMBNAIL_UNAVAILABLE: 'THUMBNAIL_UNAVAILABLE',
   /** The group would be left without an administrator: hand it over (submitGroupHandover) or dissolve it first. */
   GROUP_LAST_ADMIN: 'GROUP_LAST_ADMIN',
+  /** Single sign-on did not complete: a bad, used or expired state, a provider error, or a token that failed validation. */
+  SSO_FAILED: 'SSO_FAILED',
+  /** The single sign-on in the browser has not finished yet: poll again. */
+  SSO_PENDING: 'SSO_PENDING',
+  /** Local passwords sign in administrators only here: use single sign-on or the directory password. */
+  SSO_REQUIRED: 'SSO_REQUIRED',
+  /** The LDAP\/AD directory cannot be reached or refused the service account. */
+  LDAP_UNAVAILABLE: 'LDAP_UNAVAILABLE',
   /** No public link answers to this address (never made, deleted, or given a new address). */
   DLP_BLOCKED: 'DLP_BLOCKED',
   /** The public link has expired. */

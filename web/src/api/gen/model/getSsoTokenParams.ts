@@ -41,6 +41,11 @@ import type { PlatformIdParameter } from './platformIdParameter.ts';
 
 export type GetSsoTokenParams = {
 /**
+ * @minLength 1
+ * @maxLength 128
+ */
+ticket: string;
+/**
  * Platform value (NetDisk, MPS, UAT_MPS; MPS and UAT_MPS are sent as empty).
  * @maxLength 32
  */

@@ -37,6 +37,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { LoginMethods } from './loginMethods.ts';
 import type { PlatformInfoDefaultLanguage } from './platformInfoDefaultLanguage.ts';
 import type { PlatformInfoLoginMethod } from './platformInfoLoginMethod.ts';
 import type { PlatformInfoPasswordEncryption } from './platformInfoPasswordEncryption.ts';
@@ -51,8 +52,9 @@ export interface PlatformInfo {
   publicKey: string;
   /** RSA-OAEP with SHA-256 (what Web Crypto and node:crypto both implement). */
   passwordEncryption: PlatformInfoPasswordEncryption;
-  /** This server signs in local accounts. */
+  /** sso when a single sign-on provider is enabled, else local. */
   loginMethod: PlatformInfoLoginMethod;
+  loginMethods?: LoginMethods;
   defaultLanguage: PlatformInfoDefaultLanguage;
   /** Default skin (redblack). */
   skin: string;

@@ -39,7 +39,7 @@
  */
 
 /**
- * This server signs in local accounts.
+ * sso when a single sign-on provider is enabled, else local.
  */
 export type PlatformInfoLoginMethod = typeof PlatformInfoLoginMethod[keyof typeof PlatformInfoLoginMethod];
 

@@ -41,6 +41,9 @@ import {
   faker
 } from '@faker-js/faker';
 
+import {
+  LocalLogin
+} from '../model';
 import type {
   AnyResponse,
   CaptchaResponse,
@@ -48,9 +51,11 @@ import type {
   IntResponse,
   LocaleResponse,
   LoginResponse,
+  LogoutResponse,
   OkResponse,
   PlatformInfoResponse,
   RequestIpResponse,
+  SsoUserInfoResponse,
   StringResponse,
   SystemWarningsResponse,
   UserAgreementResponse
@@ -61,11 +66,11 @@ export const getGetCurrentUserResponseMock = (): CurrentUserResponse => ({...{re
 
 export const getGetCurrentUserAliasResponseMock = (): CurrentUserResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {userId: faker.string.alpha({length: {min: 10, max: 20}}), userName: faker.string.alpha({length: {min: 10, max: 20}}), userRealName: faker.string.alpha({length: {min: 10, max: 20}}), userDeptId: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), userIsEnabled: faker.helpers.arrayElement([0,1] as const), userExpiredTime: faker.number.int(), platformId: faker.string.alpha({length: {min: 10, max: 20}}), isAdmin: faker.helpers.arrayElement([faker.datatype.boolean(), undefined]), languageId: faker.helpers.arrayElement([faker.helpers.arrayElement(['zh_CN','en_US'] as const), undefined]), mustChangePassword: faker.helpers.arrayElement([faker.datatype.boolean(), undefined]), managedDeptIds: faker.helpers.arrayElement([Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => (faker.string.alpha({length: {min: 10, max: 20}}))), undefined])}},})
 
-export const getGetSsoUserInfoResponseMock = (overrideResponse: Partial<Extract<AnyResponse, object>> = {}): AnyResponse => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}, ...overrideResponse})
+export const getGetSsoUserInfoResponseMock = (): SsoUserInfoResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {userId: faker.string.alpha({length: {min: 10, max: 20}}), userName: faker.string.alpha({length: {min: 10, max: 20}}), realName: faker.string.alpha({length: {min: 10, max: 20}}), email: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), undefined]), authSource: faker.helpers.arrayElement(['local','oidc','ldap'] as const), providerId: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), undefined]), providerName: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), undefined])}},})
 
-export const getGetSsoTokenResponseMock = (overrideResponse: Partial<Extract<AnyResponse, object>> = {}): AnyResponse => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}, ...overrideResponse})
+export const getGetSsoTokenResponseMock = (): LoginResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {token: faker.string.alpha({length: {min: 10, max: 20}}), expiresAt: faker.number.int(), idleTimeoutMs: faker.helpers.arrayElement([faker.number.int(), undefined]), user: {userId: faker.string.alpha({length: {min: 10, max: 20}}), userName: faker.string.alpha({length: {min: 10, max: 20}}), userRealName: faker.string.alpha({length: {min: 10, max: 20}}), userDeptId: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), userIsEnabled: faker.helpers.arrayElement([0,1] as const), userExpiredTime: faker.number.int(), platformId: faker.string.alpha({length: {min: 10, max: 20}}), isAdmin: faker.helpers.arrayElement([faker.datatype.boolean(), undefined]), languageId: faker.helpers.arrayElement([faker.helpers.arrayElement(['zh_CN','en_US'] as const), undefined]), mustChangePassword: faker.helpers.arrayElement([faker.datatype.boolean(), undefined]), managedDeptIds: faker.helpers.arrayElement([Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => (faker.string.alpha({length: {min: 10, max: 20}}))), undefined])}}},})
 
-export const getLogoutResponseMock = (overrideResponse: Partial<Extract<OkResponse, object>> = {}): OkResponse => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: null, ...overrideResponse})
+export const getLogoutResponseMock = (): LogoutResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {logoutUrl: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), undefined])}},})
 
 export const getGetSsoAccessResponseMock = (overrideResponse: Partial<Extract<AnyResponse, object>> = {}): AnyResponse => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}, ...overrideResponse})
 
@@ -73,7 +78,7 @@ export const getLoginResponseMock = (): LoginResponse => ({...{ret: faker.helper
 
 export const getGetCaptchaResponseMock = (): CaptchaResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {captchaId: faker.string.alpha({length: {min: 10, max: 20}}), image: faker.string.alpha({length: {min: 10, max: 20}}), expiresAt: faker.number.int()}},})
 
-export const getGetPlatformInfoResponseMock = (): PlatformInfoResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {platformId: faker.string.alpha({length: {min: 10, max: 20}}), publicKey: faker.string.alpha({length: {min: 10, max: 20}}), passwordEncryption: faker.helpers.arrayElement(['RSA-OAEP-256'] as const), loginMethod: faker.helpers.arrayElement(['sso','local'] as const), defaultLanguage: faker.helpers.arrayElement(['zh_CN','en_US'] as const), skin: faker.string.alpha({length: {min: 10, max: 20}}), version: faker.string.alpha({length: {min: 10, max: 20}}), passwordMinLength: faker.helpers.arrayElement([faker.number.int(), undefined])}},})
+export const getGetPlatformInfoResponseMock = (): PlatformInfoResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {platformId: faker.string.alpha({length: {min: 10, max: 20}}), publicKey: faker.string.alpha({length: {min: 10, max: 20}}), passwordEncryption: faker.helpers.arrayElement(['RSA-OAEP-256'] as const), loginMethod: faker.helpers.arrayElement(['sso','local'] as const), loginMethods: faker.helpers.arrayElement([{ssoProviders: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => ({id: faker.string.alpha({length: {min: 10, max: 20}}), name: faker.string.alpha({length: {min: 10, max: 20}})})), ldap: faker.datatype.boolean(), localLogin: faker.helpers.arrayElement(Object.values(LocalLogin))}, undefined]), defaultLanguage: faker.helpers.arrayElement(['zh_CN','en_US'] as const), skin: faker.string.alpha({length: {min: 10, max: 20}}), version: faker.string.alpha({length: {min: 10, max: 20}}), passwordMinLength: faker.helpers.arrayElement([faker.number.int(), undefined])}},})
 
 export const getGetRequestIpResponseMock = (): RequestIpResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {ip: faker.string.alpha({length: {min: 10, max: 20}})}},})
 

@@ -52,9 +52,11 @@ import type {
   IntResponse,
   LocaleResponse,
   LoginResponse,
+  LogoutResponse,
   OkResponse,
   PlatformInfoResponse,
   RequestIpResponse,
+  SsoUserInfoResponse,
   StringResponse,
   SystemWarningsResponse,
   UserAgreementResponse
@@ -109,7 +111,7 @@ export const getGetCurrentUserAliasMockHandler = (overrideResponse?: CurrentUser
   }, options)
 }
 
-export const getGetSsoUserInfoMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getGetSsoUserInfoMockHandler = (overrideResponse?: SsoUserInfoResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<SsoUserInfoResponse> | SsoUserInfoResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/System/sso/userInfo', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -121,7 +123,7 @@ export const getGetSsoUserInfoMockHandler = (overrideResponse?: AnyResponse | ((
   }, options)
 }
 
-export const getGetSsoTokenMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getGetSsoTokenMockHandler = (overrideResponse?: LoginResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<LoginResponse> | LoginResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/System/sso/Token', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 
@@ -133,7 +135,7 @@ export const getGetSsoTokenMockHandler = (overrideResponse?: AnyResponse | ((inf
   }, options)
 }
 
-export const getLogoutMockHandler = (overrideResponse?: OkResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<OkResponse> | OkResponse), options?: RequestHandlerOptions) => {
+export const getLogoutMockHandler = (overrideResponse?: LogoutResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<LogoutResponse> | LogoutResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/System/sso/logout', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 

@@ -69,9 +69,11 @@ import type {
   LocaleResponse,
   LoginParams,
   LoginResponse,
+  LogoutResponse,
   OkResponse,
   PlatformInfoResponse,
   RequestIpResponse,
+  SsoUserInfoResponse,
   StringResponse,
   SystemWarningsResponse,
   UserAgreementResponse
@@ -313,11 +315,12 @@ export const getGetSsoUserInfoUrl = () => {
 }
 
 /**
+ * Who the caller is and how they signed in (local password, single sign-on and with which provider, or LDAP).
  * @summary User info from the single sign-on service
  */
-export const getSsoUserInfo = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const getSsoUserInfo = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<SsoUserInfoResponse> => {
 
-  return hcsFetch<AnyResponse>(getGetSsoUserInfoUrl(),
+  return hcsFetch<SsoUserInfoResponse>(getGetSsoUserInfoUrl(),
   {
     ...options,
     method: 'GET'
@@ -404,7 +407,7 @@ export function useGetSsoUserInfo<TData = Awaited<ReturnType<typeof getSsoUserIn
 
 
 
-export const getGetSsoTokenUrl = (params?: GetSsoTokenParams,) => {
+export const getGetSsoTokenUrl = (params: GetSsoTokenParams,) => {
   const normalizedParams = new URLSearchParams();
 
   Object.entries(params || {}).forEach(([key, value]) => {
@@ -420,11 +423,14 @@ export const getGetSsoTokenUrl = (params?: GetSsoTokenParams,) => {
 }
 
 /**
+ * The ticket is the deviceCode of services/System/sso/device (`drive login --sso`). Once the user finished single
+ * sign-on in a browser with its userCode, this answers a token session (like services/System/Token for the CLI),
+ * once. Before that: 409 SSO_PENDING (poll again after the interval); unknown, used or expired: 401 SSO_FAILED.
  * @summary Exchange the SSO ticket for a session token
  */
-export const getSsoToken = async (params?: GetSsoTokenParams, options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const getSsoToken = async (params: GetSsoTokenParams, options?: Parameters<typeof hcsFetch>[1]): Promise<LoginResponse> => {
 
-  return hcsFetch<AnyResponse>(getGetSsoTokenUrl(params),
+  return hcsFetch<LoginResponse>(getGetSsoTokenUrl(params),
   {
     ...options,
     method: 'GET'
@@ -444,7 +450,7 @@ export const getGetSsoTokenQueryKey = (params?: GetSsoTokenParams,) => {
     }
 
 
-export const getGetSsoTokenQueryOptions = <TData = Awaited<ReturnType<typeof getSsoToken>>, TError = ErrorResponse>(params?: GetSsoTokenParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSsoToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getGetSsoTokenQueryOptions = <TData = Awaited<ReturnType<typeof getSsoToken>>, TError = ErrorResponse>(params: GetSsoTokenParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSsoToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
@@ -467,7 +473,7 @@ export type GetSsoTokenQueryError = ErrorResponse
 
 
 export function useGetSsoToken<TData = Awaited<ReturnType<typeof getSsoToken>>, TError = ErrorResponse>(
- params: undefined |  GetSsoTokenParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSsoToken>>, TError, TData>> & Pick<
+ params: GetSsoTokenParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSsoToken>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof getSsoToken>>,
           TError,
@@ -477,7 +483,7 @@ export function useGetSsoToken<TData = Awaited<ReturnType<typeof getSsoToken>>, 
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useGetSsoToken<TData = Awaited<ReturnType<typeof getSsoToken>>, TError = ErrorResponse>(
- params?: GetSsoTokenParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSsoToken>>, TError, TData>> & Pick<
+ params: GetSsoTokenParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSsoToken>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof getSsoToken>>,
           TError,
@@ -487,7 +493,7 @@ export function useGetSsoToken<TData = Awaited<ReturnType<typeof getSsoToken>>, 
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useGetSsoToken<TData = Awaited<ReturnType<typeof getSsoToken>>, TError = ErrorResponse>(
- params?: GetSsoTokenParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSsoToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params: GetSsoTokenParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSsoToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
@@ -495,7 +501,7 @@ export function useGetSsoToken<TData = Awaited<ReturnType<typeof getSsoToken>>, 
  */
 
 export function useGetSsoToken<TData = Awaited<ReturnType<typeof getSsoToken>>, TError = ErrorResponse>(
- params?: GetSsoTokenParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSsoToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ params: GetSsoTokenParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getSsoToken>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
@@ -520,12 +526,14 @@ export const getLogoutUrl = () => {
 }
 
 /**
- * Revokes the current session (cookie or token) and clears the cookie. Replies msg LoginOutSuccessful.
+ * Revokes the current session (cookie or token) and clears the cookie. Replies msg LoginOutSuccessful. A session
+ * from single sign-on whose provider supports RP-initiated logout also gets data.logoutUrl: the web app sends the
+ * browser there to end the provider's session too (it returns to /login).
  * @summary Sign out
  */
-export const logout = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
+export const logout = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<LogoutResponse> => {
 
-  return hcsFetch<OkResponse>(getLogoutUrl(),
+  return hcsFetch<LogoutResponse>(getLogoutUrl(),
   {
     ...options,
     method: 'GET'

@@ -1,0 +1,120 @@
+// Directory sync as a job on the database queue: on demand (syncLdapNow) and on the saved schedule. OUs become
+// nested departments, users are created or updated, and accounts whose entry left the directory (or the filter)
+// are disabled and signed out, never deleted: their files stay.
+import type { AppContext } from '../context.ts';
+import { enqueue } from '../db/sql/jobs.ts';
+import type { JobHandler } from '../db/sql/worker.ts';
+import { createReport, getLdapSettings, ldapAccounts, setReport, type SyncReportRow } from '../db/identity-repo.ts';
+import { setUserEnabled } from '../db/users-repo.ts';
+import { revokeUserSessions } from '../db/sessions-repo.ts';
+import { AppError } from '../http/errors.ts';
+import { ensureDeptPath, provision } from './accounts.ts';
+import { Directory } from './ldap.ts';
+
+export const LDAP_SYNC_JOB = 'identity.ldapSync';
+/** How often each node checks whether a scheduled sync is due. */
+const SCHEDULE_CHECK_MS = 60_000;
+
+export interface DirectorySync {
+  handler: JobHandler;
+  /** Queues a sync with its report (one waiting sync at a time: a second request shares it). */
+  request(trigger: 'manual' | 'schedule'): Promise<SyncReportRow>;
+  /** Starts checking the saved schedule (when the node listens). */
+  start(): void;
+  stop(): void;
+}
+
+const byCtx = new WeakMap<AppContext, DirectorySync>();
+
+/** The server instance's one DirectorySync (the handlers queue syncs, the node's worker runs them). */
+export function directorySyncOf(ctx: AppContext): DirectorySync {
+  let s = byCtx.get(ctx);
+  if (!s) {
+    s = createDirectorySync(ctx);
+    byCtx.set(ctx, s);
+  }
+  return s;
+}
+
+export async function runSync(ctx: AppContext, reportId: number): Promise<void> {
+  const { db } = ctx;
+  const settings = await getLdapSettings(db);
+  if (!settings || !settings.enabled) {
+    await setReport(db, reportId, { status: 'failed', errors: ['LDAP is not configured or not enabled'], finishedAt: Date.now() });
+    return;
+  }
+  await setReport(db, reportId, { status: 'running' });
+  const dir = new Directory(settings, ctx.secret);
+  let users;
+  try {
+    users = await dir.allUsers();
+  } catch (err) {
+    await setReport(db, reportId, { status: 'failed', errors: [err instanceof Error ? err.message : String(err)], finishedAt: Date.now() });
+    return;
+  }
+  let added = 0;
+  let updated = 0;
+  let disabled = 0;
+  const errors: string[] = [];
+  const seen = new Set<string>();
+  for (const u of users) {
+    seen.add(u.externalId);
+    try {
+      const deptId = await ensureDeptPath(db, u.department, u.departmentKeys);
+      const r = await provision(
+        db,
+        { source: 'ldap', externalId: u.externalId, userName: u.userName, realName: u.realName, email: u.email, deptId, isAdmin: dir.isAdmin(u) },
+        { updateAdmin: settings.adminGroup !== '' },
+      );
+      if (r.outcome === 'added') added++;
+      else if (r.outcome === 'updated') updated++;
+    } catch (err) {
+      errors.push(`${u.dn}: ${err instanceof AppError ? `${err.code} ${err.message}` : err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+  for (const [externalId, acc] of await ldapAccounts(db)) {
+    if (seen.has(externalId) || !acc.enabled) continue;
+    await setUserEnabled(db, acc.userId, false);
+    await revokeUserSessions(db, acc.userId, null);
+    disabled++;
+  }
+  await setReport(db, reportId, { status: 'done', added, updated, disabled, errors, finishedAt: Date.now() });
+}
+
+function createDirectorySync(ctx: AppContext): DirectorySync {
+  const { db } = ctx;
+  let lastScheduled = 0;
+
+  const request = async (trigger: 'manual' | 'schedule'): Promise<SyncReportRow> => {
+    const report = await createReport(db, trigger);
+    await enqueue(db, { kind: LDAP_SYNC_JOB, payload: { reportId: report.id }, maxAttempts: 1 });
+    return report;
+  };
+
+  let timer: NodeJS.Timeout | undefined;
+  const tick = () => {
+    void (async () => {
+      const s = await getLdapSettings(db);
+      if (!s?.enabled || s.syncMinutes <= 0) return;
+      const now = Date.now();
+      if (now - lastScheduled < s.syncMinutes * 60_000) return;
+      lastScheduled = now;
+      // Every node ticks; the dedupe key lets one scheduled sync wait at a time.
+      await enqueue(db, { kind: LDAP_SYNC_JOB, payload: { trigger: 'schedule' }, dedupeKey: `${LDAP_SYNC_JOB}:schedule`, maxAttempts: 1 });
+    })().catch((err: unknown) => ctx.log.warn({ err }, 'directory sync: could not schedule'));
+  };
+
+  return {
+    request,
+    async handler(job) {
+      const payload = (job.payload ?? {}) as { reportId?: number };
+      const reportId = typeof payload.reportId === 'number' ? payload.reportId : (await createReport(db, 'schedule')).id;
+      await runSync(ctx, reportId);
+    },
+    start() {
+      timer ??= setInterval(tick, SCHEDULE_CHECK_MS);
+      timer.unref();
+    },
+    stop: () => clearInterval(timer),
+  };
+}
