@@ -78,7 +78,8 @@ export function registerContractRoutes(
       // operation log holding it, on any node.
       onSend: op.mutating
         ? async (req, reply, payload) => {
-            if (reply.statusCode === 501 || (reply.statusCode === 403 && !req.user)) return payload;
+            // Anonymous refusals before anything ran (forbidden, rate limited: a guessing attack's bulk) are not operations.
+            if (reply.statusCode === 501 || ((reply.statusCode === 403 || reply.statusCode === 429) && !req.user)) return payload;
             const obj = objectOf(req);
             try {
               await insertOpLog(ctx.db, {
