@@ -181,7 +181,7 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     throw err;
   }
 
-  const storage = await createStorage(config, app);
+  const storage = await createStorage(config, app, () => ctx.keyring);
   registerContractRoutes(app, ctx, allHandlers(ctx), extra.handlers);
   await registerWeb(app, config);
 

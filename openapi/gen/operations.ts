@@ -253,6 +253,7 @@ export const operations = {
   restoreUsers: { method: 'POST', path: '/hcs/controller/Users/restoreDelUser', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"user","ids":["body.userIds"],"each":true}] },
   roleInfo: { method: 'POST', path: '/hcs/controller/SysRole/roleInfo', tag: 'roles', public: false, csrf: true, raw: false, mutating: true, access: 'admin' },
   rollbackFile: { method: 'POST', path: '/hcs/controller/rollbackFile', tag: 'files', public: false, csrf: true, raw: false, mutating: true, access: [{"permission":"version","ids":["body.instanceId"],"each":false}] },
+  rotateMasterKey: { method: 'POST', path: '/hcs/controller/storage/rotateMasterKey', tag: 'storage', public: false, csrf: true, raw: false, mutating: true, access: 'admin' },
   saveDept: { method: 'POST', path: '/hcs/controller/sysGroup/setGroupInfo', tag: 'org', public: false, csrf: true, raw: false, mutating: true, access: [{"manages":"dept","ids":["body.id"],"each":false},{"manages":"dept","ids":["body.parentId"],"each":false}] },
   saveDlpRule: { method: 'POST', path: '/hcs/controller/FileShare/dlpRule/save', tag: 'dlp', public: false, csrf: true, raw: false, mutating: true, access: 'admin' },
   saveIdentitySettings: { method: 'POST', path: '/hcs/controller/integrationPlatform/settings', tag: 'identity', public: false, csrf: true, raw: false, mutating: true, access: 'admin' },

@@ -7332,6 +7332,33 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/controller/storage/rotateMasterKey": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate the master key: a new key in DATA_DIR/master.key, every data key and stored secret re-wrapped under it
+         * @description No object content is rewritten. 409 CONFLICT when the key comes from HCS_MASTER_KEY: set the new key there and the old one in HCS_MASTER_KEY_PREVIOUS, restart, then call this to re-wrap.
+         */
+        post: operations["rotateMasterKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -8606,7 +8633,7 @@ export interface components {
             objectKey?: string;
             bucketName?: string;
             /**
-             * @description 1 when the client must encrypt (this server: 0).
+             * @description 1 when the storage encrypts the new object at rest (the embedded store's AES-256-GCM under per-object keys, storagePolicy/set). The client sends plaintext either way.
              * @enum {integer}
              */
             storeEncryption?: 0 | 1;
@@ -10152,6 +10179,16 @@ export interface components {
         JoinClusterRequest: {
             siteId: components["schemas"]["ClusterId"];
             clusterId: components["schemas"]["ClusterId"];
+        };
+        RotateMasterKeyResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                /** @description Id of the new master key (derived from it; reveals nothing of it). */
+                keyId: string;
+                /** @description Data keys of encrypted objects re-wrapped. */
+                objects: number;
+                /** @description Storage connection secrets re-sealed. */
+                secrets: number;
+            };
         };
         BulkUploadFile: {
             fName: components["schemas"]["EncodedName"];
@@ -19105,6 +19142,39 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["OkEnvelope"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    rotateMasterKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RotateMasterKeyResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

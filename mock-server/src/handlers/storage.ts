@@ -6,16 +6,17 @@ import { AppError } from '../http/errors.ts';
 import { getBusinessLib, listBusinessLibs } from '../db/libraries-repo.ts';
 import {
   DOWN_AFTER_BEATS, EMBEDDED_CONNECTION, createConnection, deleteCluster, deleteConnection, deleteNode, deleteSite, getCluster, getConnection,
-  getSite, listClusters, listConnections, listNodes, listPolicies, listSites, newConnectionId, saveCluster, saveSite, setClusterSite,
+  getSite, listClusters, resealSecrets, listConnections, listNodes, listPolicies, listSites, newConnectionId, saveCluster, saveSite, setClusterSite,
   setPolicy, updateConnection, updateNode, type ClusterRow, type ConnectionRow, type NodeRow, type PolicyRow, type SiteRow,
 } from '../db/storage-repo.ts';
-import { createBucket, listBuckets, sealSecret, storeOf, testConnection } from '../storage/connections.ts';
+import { createBucket, encryptedAtRest, listBuckets, sealSecret, secretAad, storeOf, testConnection } from '../storage/connections.ts';
+import { MasterKeyError, openString, type Keyring } from '../storage/master-key.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
+import { EmbeddedObjectStore } from '../storage/embedded-object-store.ts';
 import type { components } from '@hcs/openapi/schema';
 
 type Schemas = components['schemas'];
 type Sse = 'AES256' | 'aws:kms';
-type Encryption = Schemas['Encryption'];
 
 const EMBEDDED_NAME = 'embedded';
 
@@ -73,18 +74,16 @@ export function storageHandlers(ctx: AppContext): Handlers {
     }
   }
 
-  /** What protects a policy's new objects at rest, as the admin screen says it. */
-  function inForce(p: { connection_id: string; encryption: Encryption }): string {
-    switch (p.encryption) {
-      case 'aes256-gcm': return 'aes256-gcm';
-      case 'sse-s3': return 'SSE AES256';
-      case 'sse-kms': return 'SSE aws:kms';
-      default: return 'none';
-    }
+  /**
+   * What protects new objects at rest, as it is and not as configured: every upload lands in connection zero's
+   * default bucket (see setStoragePolicy), so that bucket's state is the truth for every library.
+   */
+  function inForce(): 'aes256-gcm' | 'none' {
+    return encryptedAtRest(ctx.store()) ? 'aes256-gcm' : 'none';
   }
 
   function policyView(p: Pick<PolicyRow, 'lib_code' | 'connection_id' | 'bucket' | 'encryption'>): Schemas['StoragePolicy'] {
-    return { libCode: p.lib_code, cloudId: p.connection_id, bucketName: p.bucket, encryption: p.encryption, inForce: inForce(p) };
+    return { libCode: p.lib_code, cloudId: p.connection_id, bucketName: p.bucket, encryption: p.encryption, inForce: inForce() };
   }
 
   function nodeView(n: NodeRow, now: number): Schemas['Node'] {
@@ -182,23 +181,40 @@ export function storageHandlers(ctx: AppContext): Handlers {
     async setStoragePolicy(req) {
       const b = req.body;
       if (!(await getBusinessLib(db, b.libCode))) throw new AppError('NOT_FOUND', `no business library ${b.libCode}`);
+      await requireConnection(b.cloudId);
       const encryption = b.encryption ?? 'none';
-      const embedded = b.cloudId === EMBEDDED_CONNECTION && !ctx.config.s3.endpoint;
+      const own = ctx.store();
       const invalid = (field: string, message: string) => new AppError('VALIDATION_FAILED', message, { fields: [{ field, message }] });
-      let bucket: string;
-      if (b.cloudId === EMBEDDED_CONNECTION) {
-        bucket = b.bucketName ?? ctx.store().bucket;
-        if (encryption === 'sse-s3' || encryption === 'sse-kms') throw invalid('encryption', 'connection zero offers no server-side encryption mode');
-      } else {
-        const c = await connection(b.cloudId);
-        bucket = b.bucketName ?? c.bucket;
-        const offered = sseList(c.sse);
-        if (encryption === 'sse-s3' && !offered.includes('AES256')) throw invalid('encryption', 'the connection does not offer SSE AES256');
-        if (encryption === 'sse-kms' && !offered.includes('aws:kms')) throw invalid('encryption', 'the connection does not offer SSE aws:kms');
+      // Uploads are signed for, filed from and served from the server's own store and bucket; until they are routed
+      // per library, a policy naming another place would be a promise the server does not keep.
+      if (b.cloudId !== EMBEDDED_CONNECTION) throw invalid('cloudId', 'new uploads are stored on connection zero in this version');
+      if (b.bucketName !== undefined && b.bucketName !== own.bucket) throw invalid('bucketName', `new uploads are stored in bucket ${own.bucket} in this version`);
+      if (encryption === 'sse-s3' || encryption === 'sse-kms') throw invalid('encryption', 'connection zero offers no server-side encryption mode');
+      if (encryption === 'aes256-gcm' && !(own instanceof EmbeddedObjectStore)) throw invalid('encryption', 'aes256-gcm is done by the embedded store only');
+      const row = await setPolicy(db, { lib_code: b.libCode, connection_id: b.cloudId, bucket: own.bucket, encryption });
+      if (own instanceof EmbeddedObjectStore) {
+        // Libraries share the bucket: it encrypts while any of them asks for it.
+        const wanted = (await listPolicies(db)).some((p) => p.bucket === own.bucket && p.encryption === 'aes256-gcm');
+        await own.setEncryption(wanted);
       }
-      if (encryption === 'aes256-gcm' && !embedded) throw invalid('encryption', 'aes256-gcm is done by the embedded store only');
-      const row = await setPolicy(db, { lib_code: b.libCode, connection_id: b.cloudId, bucket, encryption });
       return ok(policyView(row));
+    },
+
+    async rotateMasterKey() {
+      let next: Keyring;
+      try {
+        next = ctx.keyring.source === 'file' ? ctx.keyring.rotateFile() : ctx.keyring;
+      } catch (err) {
+        if (err instanceof MasterKeyError) throw new AppError('CONFLICT', err.message);
+        throw err;
+      }
+      // From here on everything new is sealed under the new key; the old one still opens what is not re-wrapped yet.
+      ctx.keyring = next;
+      const own = ctx.store();
+      const objects = own instanceof EmbeddedObjectStore ? await own.rewrapKeys() : 0;
+      const secrets = await resealSecrets(db, (row) => sealSecret(next, row.id, openString(next, row.secret_enc, secretAad(row.id))));
+      if (next.source === 'file') ctx.keyring = next.forgetPrevious();
+      return ok({ keyId: next.current.id, objects, secrets });
     },
 
     async listNodes() {

@@ -28,6 +28,7 @@ import { registerFile } from '../files/register.ts';
 import { checkUploadAttrs, writeUploadAttrs } from './business-libs.ts';
 import { MAX_CLOCK_SKEW_MS, formatAmzDate, parseAmzDate, parseRawQuery } from '../storage/sigv4.ts';
 import type { components } from '@hcs/openapi/schema';
+import { encryptedAtRest } from '../storage/connections.ts';
 
 type Schemas = components['schemas'];
 
@@ -171,7 +172,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         fId: s.id,
         objectKey: s.objectKey,
         bucketName: s.bucket,
-        storeEncryption: 0,
+        storeEncryption: encryptedAtRest(store) ? 1 : 0,
         storeShards: 0,
         syncSpeed: ctx.config.syncSpeed,
         partSize: s.partSize,

@@ -6,6 +6,7 @@ import { AppError } from '../http/errors.ts';
 import { EMBEDDED_CONNECTION, type ConnectionRow } from '../db/storage-repo.ts';
 import { openString, sealString, type Keyring } from './master-key.ts';
 import { ObjectStore, StorageError } from './object-store.ts';
+import { EmbeddedObjectStore } from './embedded-object-store.ts';
 
 /** What the sealing binds a connection's secret to: a sealed value copied to another row does not open. */
 export function secretAad(connectionId: string): string {
@@ -72,4 +73,9 @@ export async function testConnection(store: ObjectStore): Promise<{ reachable: b
 
 export function isEmbeddedConnection(id: string): boolean {
   return id === EMBEDDED_CONNECTION;
+}
+
+/** Whether the store encrypts new objects at rest (file-uploadable's storeEncryption, the admin screen's inForce). */
+export function encryptedAtRest(store: ObjectStore): boolean {
+  return store instanceof EmbeddedObjectStore && store.isEncrypted();
 }

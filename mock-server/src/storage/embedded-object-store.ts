@@ -59,6 +59,20 @@ export class EmbeddedObjectStore extends ObjectStore {
     }
   }
 
+  /** Whether this bucket's new objects are encrypted at rest by the store (AES-256-GCM, per-object data keys). */
+  isEncrypted(): boolean {
+    return this.disk().isEncrypted(this.bucket);
+  }
+
+  async setEncryption(on: boolean): Promise<void> {
+    await this.disk().setEncryption(this.bucket, on);
+  }
+
+  /** Re-wraps every encrypted object's data key under the current master key (after a rotation). */
+  rewrapKeys(): Promise<number> {
+    return this.disk().rewrapKeys();
+  }
+
   override async headObject(key: string): Promise<HeadResult | null> {
     let meta;
     try {

@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { EmbeddedS3Control, embeddedS3 } from './embedded/index.ts';
 import { EmbeddedObjectStore } from './embedded-object-store.ts';
 import { ObjectStore } from './object-store.ts';
+import type { Keyring } from './master-key.ts';
 
 export { ObjectStore, StorageError } from './object-store.ts';
 export { EmbeddedS3Control } from './embedded/index.ts';
@@ -66,7 +67,7 @@ async function embeddedCredentials(config: StorageConfig): Promise<Credentials> 
   return generated;
 }
 
-export async function createStorage(config: StorageConfig, app: FastifyInstance): Promise<Storage> {
+export async function createStorage(config: StorageConfig, app: FastifyInstance, keyring?: () => Keyring): Promise<Storage> {
   const { region, bucket } = config.s3;
   if (config.s3.endpoint) {
     const { endpoint, publicEndpoint, accessKeyId, secretAccessKey } = config.s3;
@@ -102,6 +103,7 @@ export async function createStorage(config: StorageConfig, app: FastifyInstance)
     },
     abandonedUploadAgeMs: config.multipartMaxAgeMs ?? 24 * 3600_000,
     control,
+    ...(keyring ? { keyring } : {}),
   });
   return {
     embedded: true,

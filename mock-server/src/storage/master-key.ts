@@ -4,7 +4,7 @@
 // that sealed it (an id derived from the key, never the key), so after a rotation values under the previous key are
 // still opened while they are re-wrapped.
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const MASTER_KEY_FILE = 'master.key';
@@ -95,6 +95,12 @@ export class Keyring {
     writeFileSync(`${file}.new`, next.toString('hex') + '\n', { mode: 0o600 });
     renameSync(`${file}.new`, file);
     return new Keyring(next, [this.current.key, ...[...this.#byId.values()].filter((k) => !k.equals(this.current.key))], 'file', this.#dataDir);
+  }
+
+  /** Once everything is re-wrapped under the current key: the previous key file goes, and only the current key opens. */
+  forgetPrevious(): Keyring {
+    if (this.source === 'file') rmSync(join(this.#dataDir, PREVIOUS_KEY_FILE), { force: true });
+    return new Keyring(this.current.key, [], this.source, this.#dataDir);
   }
 
   sealsUnderCurrent(sealed: string): boolean {

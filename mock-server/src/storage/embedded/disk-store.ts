@@ -17,6 +17,8 @@ import { createHash } from 'node:crypto';
 import { link, mkdir, open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { SegmentedContent, type ContentHandle } from './content.ts';
+import { EncryptedContent, dataKeyOf, encryptFile, newObjectEncryption, rewrap, type ObjectEncryption } from './encryption.ts';
+import type { Keyring } from '../master-key.ts';
 import { S3Error } from './errors.ts';
 import { fsyncDir, isNotFound, randomId, removeTreeAtomic, writeFileAtomic } from './fs-util.ts';
 import { insertSorted, removeSorted, compareKeys } from './listing.ts';
@@ -45,6 +47,8 @@ export interface ObjectMeta {
   segments?: Array<{ file: string; size: number }>;
   /** SHA-256 hex of the content, when the store computed it from the stored parts (never from a client). */
   sha256?: string;
+  /** Present when the content files are encrypted (encryption.ts); sizes stay plaintext sizes. */
+  enc?: ObjectEncryption;
 }
 
 /** Names of the files holding an object's content, in order. */
@@ -52,7 +56,7 @@ export function contentFiles(meta: ObjectMeta): string[] {
   return meta.segments ? meta.segments.map((s) => s.file) : [meta.data];
 }
 
-export type NewObject = Omit<ObjectMeta, 'key' | 'data' | 'lastModified'>;
+export type NewObject = Omit<ObjectMeta, 'key' | 'data' | 'lastModified' | 'enc'>;
 
 interface BucketState {
   name: string;
@@ -60,6 +64,8 @@ interface BucketState {
   keys: string[];
   metas: Map<string, ObjectMeta>;
   lock: SharedExclusiveLock;
+  /** New objects are encrypted at rest (bucket.json `encryption`). */
+  encrypted: boolean;
 }
 
 const BUCKET_NAME = /^(?!\d+\.\d+\.\d+\.\d+$)(?!.*\.\.)[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
@@ -88,16 +94,20 @@ export class DiskStore {
   private readonly readers = new Map<string, number>();
   private readonly doomed = new Map<string, string[]>();
 
-  private constructor(root: string, log: StoreLogger) {
+  /** The master keys wrapping data keys; without it the store cannot encrypt (and refuses to). */
+  private readonly keyring: (() => Keyring) | undefined;
+
+  private constructor(root: string, log: StoreLogger, keyring?: () => Keyring) {
     this.root = root;
     this.log = log;
+    this.keyring = keyring;
     this.tmpDir = join(root, 'tmp');
     this.bucketsDir = join(root, 'buckets');
   }
 
   /** Opens (creating if needed) a store, discarding leftovers of interrupted writes. */
-  static async open(root: string, log: StoreLogger): Promise<DiskStore> {
-    const store = new DiskStore(root, log);
+  static async open(root: string, log: StoreLogger, keyring?: () => Keyring): Promise<DiskStore> {
+    const store = new DiskStore(root, log, keyring);
     await rm(store.tmpDir, { recursive: true, force: true });
     await mkdir(store.tmpDir, { recursive: true });
     await mkdir(store.bucketsDir, { recursive: true });
@@ -111,13 +121,16 @@ export class DiskStore {
   private async loadBucket(name: string): Promise<void> {
     const dir = join(this.bucketsDir, name);
     let created: number;
+    let encrypted: boolean;
     try {
-      created = (JSON.parse(await readFile(join(dir, 'bucket.json'), 'utf8')) as { created: number }).created;
+      const info = JSON.parse(await readFile(join(dir, 'bucket.json'), 'utf8')) as { created: number; encryption?: string };
+      created = info.created;
+      encrypted = info.encryption === 'aes256-gcm';
     } catch (err) {
       this.log.warn({ bucket: name, err }, 'embedded-s3: ignoring a bucket directory without a readable bucket.json');
       return;
     }
-    const state: BucketState = { name, created, keys: [], metas: new Map(), lock: new SharedExclusiveLock() };
+    const state: BucketState = { name, created, keys: [], metas: new Map(), lock: new SharedExclusiveLock(), encrypted };
     const objectsDir = join(dir, 'objects');
     let fanout: string[] = [];
     try {
@@ -195,8 +208,51 @@ export class DiskStore {
       await writeFileAtomic(this.tmpDir, join(staging, 'bucket.json'), JSON.stringify({ created }));
       await rename(staging, join(this.bucketsDir, name));
       await fsyncDir(this.bucketsDir);
-      this.buckets.set(name, { name, created, keys: [], metas: new Map(), lock: new SharedExclusiveLock() });
+      this.buckets.set(name, { name, created, keys: [], metas: new Map(), lock: new SharedExclusiveLock(), encrypted: false });
     });
+  }
+
+  isEncrypted(name: string): boolean {
+    return this.bucket(name).encrypted;
+  }
+
+  /** Whether the bucket's new objects are encrypted at rest; objects already stored stay as they are. */
+  async setEncryption(name: string, on: boolean): Promise<void> {
+    if (on && !this.keyring) throw new Error('the embedded store has no master key to encrypt with');
+    await this.keyLocks.run(`bucket:${name}`, async () => {
+      const state = this.bucket(name);
+      if (state.encrypted === on) return;
+      const dir = join(this.bucketsDir, name);
+      await writeFileAtomic(this.tmpDir, join(dir, 'bucket.json'), JSON.stringify({ created: state.created, ...(on ? { encryption: 'aes256-gcm' } : {}) }));
+      await fsyncDir(dir);
+      state.encrypted = on;
+    });
+  }
+
+  /**
+   * Re-wraps every object's data key under the keyring's current master key (after a rotation): metadata is
+   * rewritten, content never. Returns how many objects were re-wrapped.
+   */
+  async rewrapKeys(): Promise<number> {
+    const ring = this.keyring?.();
+    if (!ring) return 0;
+    let count = 0;
+    for (const state of this.buckets.values()) {
+      for (const key of [...state.metas.keys()]) {
+        await this.withBucket(state.name, () => this.keyLocks.run(`object:${state.name}/${key}`, async () => {
+          const meta = state.metas.get(key);
+          if (!meta?.enc || ring.sealsUnderCurrent(meta.enc.wrappedKey)) return;
+          const next: ObjectMeta = { ...meta, enc: rewrap(ring, meta.enc) };
+          const h = keyHash(key);
+          const dir = this.objectDir(state.name, h);
+          await writeFileAtomic(this.tmpDir, join(dir, `${h}.json`), JSON.stringify(next));
+          await fsyncDir(dir);
+          state.metas.set(key, next);
+          count++;
+        }));
+      }
+    }
+    return count;
   }
 
   /** Removes an empty bucket. The caller then aborts the bucket's multipart uploads. */
@@ -244,6 +300,7 @@ export class DiskStore {
     for (;;) {
       const meta = this.head(bucket, key);
       if (!meta) throw new S3Error('NoSuchKey');
+      if (meta.enc) return { meta, handle: this.openEncrypted(bucket, meta, meta.enc) };
       if (meta.segments) return { meta, handle: this.openSegments(bucket, meta) };
       try {
         return { meta, handle: await open(this.dataPath(bucket, meta), 'r') };
@@ -253,12 +310,26 @@ export class DiskStore {
     }
   }
 
+  /** Encrypted content, one file or segments; registered as a reader like segments, since its files open lazily. */
+  private openEncrypted(bucket: string, meta: ObjectMeta, enc: ObjectEncryption): ContentHandle {
+    const ring = this.keyring?.();
+    if (!ring) throw new S3Error('InternalError');
+    const dir = this.objectDir(bucket, keyHash(meta.key));
+    const files = meta.segments ? meta.segments.map((s) => ({ path: join(dir, s.file), size: s.size })) : [{ path: join(dir, meta.data), size: meta.size }];
+    const key = dataKeyOf(ring, enc);
+    return new EncryptedContent(files, key, enc, meta.segments ? 1 : 0, this.registerReader(files[0]!.path));
+  }
+
   private openSegments(bucket: string, meta: ObjectMeta): ContentHandle {
     const dir = this.objectDir(bucket, keyHash(meta.key));
     const segments = meta.segments!.map((s) => ({ path: join(dir, s.file), size: s.size }));
-    const id = segments[0]!.path;
+    return new SegmentedContent(segments, this.registerReader(segments[0]!.path));
+  }
+
+  /** Counts an open reader of content whose first file is `id`; the returned release runs when it closes. */
+  private registerReader(id: string): () => void {
     this.readers.set(id, (this.readers.get(id) ?? 0) + 1);
-    return new SegmentedContent(segments, () => {
+    return () => {
       const left = (this.readers.get(id) ?? 1) - 1;
       if (left > 0) {
         this.readers.set(id, left);
@@ -268,13 +339,13 @@ export class DiskStore {
       const files = this.doomed.get(id);
       this.doomed.delete(id);
       if (files) void this.removeFiles(files);
-    });
+    };
   }
 
   /** Removes replaced or deleted content, or leaves that to the last open reader of it. */
   private async removeContent(dir: string, meta: ObjectMeta): Promise<void> {
     const files = contentFiles(meta).map((f) => join(dir, f));
-    if (meta.segments && this.readers.has(files[0]!)) {
+    if ((meta.segments || meta.enc) && this.readers.has(files[0]!)) {
       this.doomed.set(files[0]!, files);
       return;
     }
@@ -301,8 +372,22 @@ export class DiskStore {
       await mkdir(dir, { recursive: true });
       const meta: ObjectMeta = { ...object, key, lastModified: Date.now(), data: `${h}.${randomId()}.data` };
       const dataPath = join(dir, meta.data);
-      await rename(tempPath, dataPath);
-      this.activeTemps.delete(tempPath);
+      let source = tempPath;
+      if (state.encrypted) {
+        // The plaintext temp file goes as soon as its ciphertext is complete; only ciphertext is committed.
+        const { enc, key: dataKey } = newObjectEncryption(this.requireKeyring());
+        source = this.tempPath();
+        try {
+          await encryptFile(tempPath, source, dataKey, enc, 0);
+        } catch (err) {
+          await this.releaseTemp(source);
+          throw err;
+        }
+        await this.releaseTemp(tempPath);
+        meta.enc = enc;
+      }
+      await rename(source, dataPath);
+      this.activeTemps.delete(source);
       try {
         await writeFileAtomic(this.tmpDir, join(dir, `${h}.json`), JSON.stringify(meta));
         await fsyncDir(dir);
@@ -333,8 +418,14 @@ export class DiskStore {
       const id = randomId();
       const segments = parts.map((p, i) => ({ file: `${h}.${id}.${i + 1}.data`, size: p.size }));
       const meta: ObjectMeta = { ...object, key, lastModified: Date.now(), data: segments[0]!.file, segments };
+      // An encrypted bucket cannot take the parts as they are: each becomes an encrypted segment (one write).
+      const sealed = state.encrypted ? newObjectEncryption(this.requireKeyring()) : undefined;
+      if (sealed) meta.enc = sealed.enc;
       try {
-        for (let i = 0; i < parts.length; i++) await link(parts[i]!.path, join(dir, segments[i]!.file));
+        for (let i = 0; i < parts.length; i++) {
+          if (sealed) await encryptFile(parts[i]!.path, join(dir, segments[i]!.file), sealed.key, sealed.enc, i + 1);
+          else await link(parts[i]!.path, join(dir, segments[i]!.file));
+        }
         await writeFileAtomic(this.tmpDir, join(dir, `${h}.json`), JSON.stringify(meta));
         await fsyncDir(dir);
       } catch (err) {
@@ -346,6 +437,12 @@ export class DiskStore {
       if (previous) await this.removeContent(dir, previous);
       return meta;
     }));
+  }
+
+  private requireKeyring(): Keyring {
+    const ring = this.keyring?.();
+    if (!ring) throw new S3Error('InternalError');
+    return ring;
   }
 
   /** Deletes a key; absent keys are not an error (S3 semantics). */

@@ -16,6 +16,7 @@ import {
 import { copyObject, deleteObject, deleteObjects, getObject, headObject, putObject } from './object-ops.ts';
 import { el, xmlDocument } from './xml.ts';
 import { redactUrl, STORED_CONTENT_HEADERS } from '../../http/hygiene.ts';
+import type { Keyring } from '../master-key.ts';
 
 export interface EmbeddedS3Options {
   /** Directory holding everything the store keeps. */
@@ -30,6 +31,8 @@ export interface EmbeddedS3Options {
   logger?: FastifyBaseLogger;
   /** Lets the owner run a sweep on demand (tests, admin tooling). */
   control?: EmbeddedS3Control;
+  /** Master keys wrapping the data keys of encrypted buckets' objects (read at each use: rotation replaces them). */
+  keyring?: () => Keyring;
 }
 
 export interface SweepResult {
@@ -79,7 +82,7 @@ const resources = new WeakMap<FastifyRequest, string>();
 
 export async function embeddedS3(app: FastifyInstance, opts: EmbeddedS3Options): Promise<void> {
   const log = opts.logger ?? app.log;
-  const store = await DiskStore.open(opts.root, log);
+  const store = await DiskStore.open(opts.root, log, opts.keyring);
   const multipart = await MultipartStore.open(store);
   await multipart.sweep(opts.abandonedUploadAgeMs);
   multipart.startSweeper(opts.abandonedUploadAgeMs);

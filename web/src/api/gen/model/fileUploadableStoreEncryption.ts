@@ -39,7 +39,7 @@
  */
 
 /**
- * 1 when the client must encrypt (this server: 0).
+ * 1 when the storage encrypts the new object at rest (the embedded store's AES-256-GCM under per-object keys, storagePolicy/set). The client sends plaintext either way.
  */
 export type FileUploadableStoreEncryption = typeof FileUploadableStoreEncryption[keyof typeof FileUploadableStoreEncryption];
 

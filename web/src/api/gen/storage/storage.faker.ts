@@ -52,6 +52,7 @@ import type {
   ClusterResponse,
   NodeListResponse,
   OkEnvelope,
+  RotateMasterKeyResponse,
   SiteListResponse,
   SiteResponse,
   StoragePolicyListResponse,
@@ -105,4 +106,6 @@ export const getSiteConfigResponseMock = (): SiteResponse => ({...{ret: faker.he
 export const getJoinClusterResponseMock = (overrideResponse: Partial<Extract<OkEnvelope, object>> = {}): OkEnvelope => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: null, ...overrideResponse})
 
 export const getRemoveRegionFromSiteResponseMock = (overrideResponse: Partial<Extract<OkEnvelope, object>> = {}): OkEnvelope => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: null, ...overrideResponse})
+
+export const getRotateMasterKeyResponseMock = (): RotateMasterKeyResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {keyId: faker.string.alpha({length: {min: 10, max: 20}}), objects: faker.number.int(), secrets: faker.number.int()}},})
 

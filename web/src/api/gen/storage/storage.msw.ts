@@ -53,6 +53,7 @@ import type {
   ClusterResponse,
   NodeListResponse,
   OkEnvelope,
+  RotateMasterKeyResponse,
   SiteListResponse,
   SiteResponse,
   StoragePolicyListResponse,
@@ -81,12 +82,13 @@ import {
   getListStoragePoliciesResponseMock,
   getListUnMatchNodesResponseMock,
   getRemoveRegionFromSiteResponseMock,
+  getRotateMasterKeyResponseMock,
   getSetStoragePolicyResponseMock,
   getSiteConfigResponseMock,
   getTestCloudConnectionResponseMock
 } from './storage.faker.ts';
 
-export { getCloudConnectPageResponseMock, getAddCloudResponseMock, getEditCloudResponseMock, getDeleteCloudResponseMock, getTestCloudConnectionResponseMock, getListBucketsResponseMock, getCreateBucketResponseMock, getListStoragePoliciesResponseMock, getSetStoragePolicyResponseMock, getListNodesResponseMock, getAddOrUpdateNodeResponseMock, getDeleteNodeResponseMock, getListUnMatchNodesResponseMock, getListClustersResponseMock, getAddOrUpdateClusterResponseMock, getDeleteClusterResponseMock, getClusterConfigResponseMock, getListSitesResponseMock, getAddOrUpdateSiteResponseMock, getDeleteSiteResponseMock, getSiteConfigResponseMock, getJoinClusterResponseMock, getRemoveRegionFromSiteResponseMock } from './storage.faker.ts';
+export { getCloudConnectPageResponseMock, getAddCloudResponseMock, getEditCloudResponseMock, getDeleteCloudResponseMock, getTestCloudConnectionResponseMock, getListBucketsResponseMock, getCreateBucketResponseMock, getListStoragePoliciesResponseMock, getSetStoragePolicyResponseMock, getListNodesResponseMock, getAddOrUpdateNodeResponseMock, getDeleteNodeResponseMock, getListUnMatchNodesResponseMock, getListClustersResponseMock, getAddOrUpdateClusterResponseMock, getDeleteClusterResponseMock, getClusterConfigResponseMock, getListSitesResponseMock, getAddOrUpdateSiteResponseMock, getDeleteSiteResponseMock, getSiteConfigResponseMock, getJoinClusterResponseMock, getRemoveRegionFromSiteResponseMock, getRotateMasterKeyResponseMock } from './storage.faker.ts';
 
 
 export const getCloudConnectPageMockHandler = (overrideResponse?: CloudPageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<CloudPageResponse> | CloudPageResponse), options?: RequestHandlerOptions) => {
@@ -364,6 +366,18 @@ export const getRemoveRegionFromSiteMockHandler = (overrideResponse?: OkEnvelope
       })
   }, options)
 }
+
+export const getRotateMasterKeyMockHandler = (overrideResponse?: RotateMasterKeyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<RotateMasterKeyResponse> | RotateMasterKeyResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/storage/rotateMasterKey', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getRotateMasterKeyResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
 export const getStorageMock = () => [
   getCloudConnectPageMockHandler(),
   getAddCloudMockHandler(),
@@ -387,5 +401,6 @@ export const getStorageMock = () => [
   getDeleteSiteMockHandler(),
   getSiteConfigMockHandler(),
   getJoinClusterMockHandler(),
-  getRemoveRegionFromSiteMockHandler()
+  getRemoveRegionFromSiteMockHandler(),
+  getRotateMasterKeyMockHandler()
 ]

@@ -74,6 +74,8 @@ import type {
   NodeListResponse,
   NodeUpdateRequest,
   OkEnvelope,
+  RotateMasterKeyBody,
+  RotateMasterKeyResponse,
   SetStoragePolicyRequest,
   SiteConfigParams,
   SiteIdRequest,
@@ -2647,6 +2649,121 @@ export function useRemoveRegionFromSite<TData = Awaited<ReturnType<typeof remove
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getRemoveRegionFromSiteQueryOptions(joinClusterRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getRotateMasterKeyUrl = () => {
+
+
+
+
+  return `/hcs/controller/storage/rotateMasterKey`
+}
+
+/**
+ * No object content is rewritten. 409 CONFLICT when the key comes from HCS_MASTER_KEY: set the new key there and the old one in HCS_MASTER_KEY_PREVIOUS, restart, then call this to re-wrap.
+ * @summary Rotate the master key: a new key in DATA_DIR/master.key, every data key and stored secret re-wrapped under it
+ */
+export const rotateMasterKey = async (rotateMasterKeyBody: RotateMasterKeyBody, options?: Parameters<typeof hcsFetch>[1]): Promise<RotateMasterKeyResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<RotateMasterKeyResponse>(getRotateMasterKeyUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(rotateMasterKeyBody)
+  }
+);}
+
+
+
+
+
+export const getRotateMasterKeyQueryKey = (rotateMasterKeyBody?: RotateMasterKeyBody,) => {
+    return [
+    'POST', `/hcs/controller/storage/rotateMasterKey`, rotateMasterKeyBody
+    ] as const;
+    }
+
+
+export const getRotateMasterKeyQueryOptions = <TData = Awaited<ReturnType<typeof rotateMasterKey>>, TError = ErrorResponse>(rotateMasterKeyBody: RotateMasterKeyBody, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rotateMasterKey>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getRotateMasterKeyQueryKey(rotateMasterKeyBody);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof rotateMasterKey>>> = ({ signal }) => rotateMasterKey(rotateMasterKeyBody, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof rotateMasterKey>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type RotateMasterKeyQueryResult = NonNullable<Awaited<ReturnType<typeof rotateMasterKey>>>
+export type RotateMasterKeyQueryError = ErrorResponse
+
+
+export function useRotateMasterKey<TData = Awaited<ReturnType<typeof rotateMasterKey>>, TError = ErrorResponse>(
+ rotateMasterKeyBody: RotateMasterKeyBody, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof rotateMasterKey>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof rotateMasterKey>>,
+          TError,
+          Awaited<ReturnType<typeof rotateMasterKey>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useRotateMasterKey<TData = Awaited<ReturnType<typeof rotateMasterKey>>, TError = ErrorResponse>(
+ rotateMasterKeyBody: RotateMasterKeyBody, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rotateMasterKey>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof rotateMasterKey>>,
+          TError,
+          Awaited<ReturnType<typeof rotateMasterKey>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useRotateMasterKey<TData = Awaited<ReturnType<typeof rotateMasterKey>>, TError = ErrorResponse>(
+ rotateMasterKeyBody: RotateMasterKeyBody, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rotateMasterKey>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Rotate the master key: a new key in DATA_DIR/master.key, every data key and stored secret re-wrapped under it
+ */
+
+export function useRotateMasterKey<TData = Awaited<ReturnType<typeof rotateMasterKey>>, TError = ErrorResponse>(
+ rotateMasterKeyBody: RotateMasterKeyBody, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof rotateMasterKey>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getRotateMasterKeyQueryOptions(rotateMasterKeyBody,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
