@@ -35,6 +35,9 @@ export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>
   searchPanel: lazy(() => import('../features/files/SearchPage.tsx').then((m) => ({ default: m.SearchPanelPage }))),
   fileTemplate: lazy(() => import('../features/templates/FileTemplatePage.tsx')),
   fileManagement: lazy(() => import('../features/file-management/FileManagementPage.tsx')),
+  dlpManage: lazy(() => import('../features/dlp/DlpRulesPage.tsx')),
+  dlpApproval: lazy(() => import('../features/dlp/DlpApprovalsPage.tsx')),
+  mySharing: lazy(() => import('../features/sharing/MySharingPage.tsx')),
 };
 
 /** The signed-in frame (header, side menu, capacity, transfer panel). */

@@ -46,7 +46,8 @@ const PAGE = { pageNo: 1, pageSize: 20 } as const;
 
 export type PageName = 'login' | 'home' | 'personalFile' | 'error' | 'hello' | 'fileDownload' | 'agreement'
   | 'departFile' | 'groupFile' | 'departmentManage' | 'roleManage'
-  | 'myCollect' | 'recycleBin' | 'recycleBinManage' | 'tagRemark' | 'quickSearch' | 'searchPanel' | 'fileTemplate' | 'fileManagement';
+  | 'myCollect' | 'recycleBin' | 'recycleBinManage' | 'tagRemark' | 'quickSearch' | 'searchPanel' | 'fileTemplate' | 'fileManagement'
+  | 'dlpManage' | 'dlpApproval' | 'mySharing';
 
 const f = (path: string, nameKey: string, probe: Probe | null, extra: Partial<RouteDef> = {}): RouteDef => ({
   path,
@@ -74,7 +75,7 @@ export const ROUTES: readonly RouteDef[] = [
   { path: '/personalFile', nameKey: 'routes.personalFile', icon: 'user', access: 'user', frame: 'app', lib: 'NetDisk', netDiskMenu: 1, page: 'personalFile' },
   f('/groupFile', 'routes.groupFile', null, { icon: 'team', lib: 'NetDisk', netDiskMenu: 2, page: 'groupFile' }),
   f('/fileShare', 'routes.fileShare', { operation: 'pageFileSharing', load: (_k, signal) => pageFileSharing(PAGE, { signal, quiet: true }) }, { icon: 'share', lib: 'NetDisk', netDiskMenu: 3 }),
-  f('/mySharing', 'routes.mySharing', null, { icon: 'link', lib: 'NetDisk', netDiskMenu: 4 }),
+  f('/mySharing', 'routes.mySharing', null, { icon: 'link', lib: 'NetDisk', netDiskMenu: 4, page: 'mySharing' }),
   f('/clusterSync', 'routes.clusterSync', null, { icon: 'cluster', lib: 'NetDisk', netDiskMenu: 5 }),
   f('/myCollect', 'routes.myCollect', { operation: 'pageFavourites', load: (_k, signal) => pageFavourites(PAGE, { signal, quiet: true }) }, { icon: 'star', lib: 'NetDisk', netDiskMenu: 6, page: 'myCollect' }),
   f('/recycleBin', 'routes.recycleBin', { operation: 'pageRecycle', load: (_k, signal) => pageRecycle(PAGE, { signal, quiet: true }) }, { icon: 'delete', lib: 'NetDisk', netDiskMenu: 7, page: 'recycleBin' }),
@@ -90,6 +91,7 @@ export const ROUTES: readonly RouteDef[] = [
   f('/searchPanel', 'routes.searchPanel', { operation: 'searchPage', needsKeyword: true, load: (keyword, signal) => searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk', page: 'searchPanel' }),
   f('/fileTemplate', 'routes.fileTemplate', { operation: 'listTemplates', load: (_k, signal) => listTemplates({ signal, quiet: true }) }, { icon: 'file', lib: 'NetDisk', page: 'fileTemplate' }),
   f('/personalTable', 'routes.personalTable', null, { icon: 'table' }),
+  f('/dlpApproval', 'routes.dlpApproval', null, { icon: 'safety', lib: 'NetDisk', page: 'dlpApproval' }),
 
   admin('/recycleBinManage', 'routes.recycleBinManage', { operation: 'pageSecRecycle', load: (_k, signal) => pageSecRecycle(PAGE, { signal, quiet: true }) }, { page: 'recycleBinManage' }),
   admin('/departmentManage', 'routes.departmentManage', null, { page: 'departmentManage', access: 'manager' }),
@@ -111,6 +113,7 @@ export const ROUTES: readonly RouteDef[] = [
   admin('/logManage', 'routes.logManage', null),
   admin('/fileManagement', 'routes.fileManagement', { operation: 'pageFilesForManager', load: (_k, signal) => pageFilesForManager(PAGE, { signal, quiet: true }) }, { page: 'fileManagement' }),
   admin('/patchManagement', 'routes.patchManagement', null),
+  admin('/dlpManage', 'routes.dlpManage', null, { page: 'dlpManage', icon: 'safety' }),
   admin('/dataStatisticsManagement', 'routes.dataStatisticsManagement', null),
 ];
 

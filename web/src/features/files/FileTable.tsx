@@ -12,7 +12,7 @@ const ACTIONS_WIDTH = 190;
 const LABELS_WIDTH = 160;
 const REMARK_WIDTH = 160;
 
-export type RowAction = 'open' | 'preview' | 'download' | 'delete' | 'rename' | 'move' | 'copy' | 'properties' | 'favourite' | 'label' | 'versions';
+export type RowAction = 'open' | 'preview' | 'download' | 'delete' | 'rename' | 'move' | 'copy' | 'properties' | 'favourite' | 'label' | 'versions' | 'shareLink';
 
 /** The row's rights as the server decided them: no `edit` (rename, move, remark) and no `delete`, each on its own. */
 export const cannotEdit = (i: Instance): boolean => i.editIsDisabled === true;
@@ -31,6 +31,7 @@ export function moreMenuItems(t: (k: string) => string, item: Instance, onAction
     { key: 'favourite' as const, label: t(item.isFavourite ? 'favourites.remove' : 'favourites.add'), onClick: () => onAction('favourite', item) },
     { key: 'label' as const, label: t('tags.label'), onClick: () => onAction('label', item) },
     ...(item.classifierId === 'File' ? [{ key: 'versions' as const, label: t('versions.title'), onClick: () => onAction('versions', item) }] : []),
+    { key: 'shareLink' as const, label: t('sharing.externalLink'), onClick: () => onAction('shareLink', item) },
     { key: 'properties' as const, label: t('files.properties'), onClick: () => onAction('properties', item) },
   ];
   return only ? all.filter((i) => only.includes(i.key)) : all;

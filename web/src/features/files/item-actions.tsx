@@ -13,6 +13,7 @@ import type { RowAction } from './FileTable.tsx';
 const PropertiesDialog = lazy(() => import('./PropertiesDialog.tsx').then((m) => ({ default: m.PropertiesDialog })));
 const LabelDialog = lazy(() => import('./LabelDialog.tsx'));
 const VersionsDialog = lazy(() => import('./VersionsDialog.tsx'));
+const CreateLinkDialog = lazy(() => import('../../shared/sharing/CreateLinkDialog.tsx'));
 
 export async function toggleFavourite(item: Instance): Promise<boolean> {
   if (item.isFavourite) {
@@ -37,6 +38,7 @@ export function useItemActions(opts: { onChanged: () => void; folderPath?: (item
   const [labelFor, setLabelFor] = useState<Instance | undefined>();
   const [versionsOf, setVersionsOf] = useState<Instance | undefined>();
   const [props, setProps] = useState<Instance | undefined>();
+  const [linkFor, setLinkFor] = useState<Instance | undefined>();
 
   const handle = (action: RowAction, item: Instance): boolean => {
     switch (action) {
@@ -58,6 +60,9 @@ export function useItemActions(opts: { onChanged: () => void; folderPath?: (item
       case 'properties':
         setProps(item);
         return true;
+      case 'shareLink':
+        setLinkFor(item);
+        return true;
       default:
         return false;
     }
@@ -68,6 +73,7 @@ export function useItemActions(opts: { onChanged: () => void; folderPath?: (item
       <Suspense fallback={null}>
         {labelFor && <LabelDialog item={labelFor} onClose={() => setLabelFor(undefined)} onSaved={opts.onChanged} />}
         {versionsOf && <VersionsDialog item={versionsOf} onClose={() => setVersionsOf(undefined)} onChanged={opts.onChanged} />}
+        {linkFor && <CreateLinkDialog items={[linkFor]} onClose={() => setLinkFor(undefined)} />}
         {props && (
           <PropertiesDialog
             item={props}
