@@ -5,7 +5,7 @@
 // code and a new address taking effect at once, also for download URLs handed out before; presigned storage URLs
 // scoped to one range and short-lived; the verify code after 3 wrong codes; the share log and the operation log;
 // the administrators' link policy.
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -427,5 +427,61 @@ describe('share logs and link policy', () => {
     } finally {
       await admin.api(`${FS}/linkPolicy`, undefined, { codeRequired: false, maxExpireDays: null, allowedRoles: [] });
     }
+  });
+});
+
+describe('upload links', () => {
+  /** The upload helper's calls, sent as the link's visitor to the anonymous endpoints. */
+  const asVisitor = (token: string, ip = freshIp()): ApiCall => async (path, query, body) =>
+    visit(path.replace('/hcs/controller/API/', '/hcs/services/API/'), { query, body, token, ip });
+
+  it('visitors upload into the folder (charged to the owner) within the file-count cap, without listing or downloading it', async () => {
+    const inbox = await mkdir(owner, 'Inbox');
+    const kept = await uploadFile(call(owner), 'kept.txt', randomBytes(50), { query: { parentId: inbox } });
+    const l = await createLink(owner, { instanceIds: [inbox], shareType: 'upload', code: 'upld', uploadMaxFiles: 2 });
+    const t = await login(l.link, 'upld');
+    const used = async () => ((await srv.sql.get('SELECT used_bytes FROM users WHERE id = ?', owner.id)) as { used_bytes: number }).used_bytes;
+    const before = Number(await used());
+    const one = randomBytes(700);
+    const id = await uploadFile(asVisitor(t), 'from-visitor.bin', one, { query: {} });
+    const filed = await owner.api('/hcs/controller/Page', { parentId: inbox });
+    expect(filed.data.list.map((r: any) => r.instanceName).sort()).toEqual(['from-visitor.bin', 'kept.txt']);
+    expect(Number(await used())).toBe(before + 700);
+    // The visitor renames what they uploaded, and nothing else.
+    expect((await visit(`${API}/renameInstance`, { token: t, body: { instanceId: id, instanceName: encodeName('renamed.bin') } })).status).toBe(200);
+    expect((await visit(`${API}/renameInstance`, { token: t, body: { instanceId: kept, instanceName: encodeName('x.txt') } })).data.code).toBe('FORBIDDEN');
+    // No listing, no download without uploadAllowList.
+    expect((await visit(`${API}/instance/page`, { token: t, query: { parentId: inbox } })).data.code).toBe('FORBIDDEN');
+    expect((await visit(`${API}/triggerShareLimit`, { token: t, query: { instanceId: kept }, body: {} })).data.code).toBe('FORBIDDEN');
+    await uploadFile(asVisitor(t), 'second.bin', randomBytes(10), { query: {} });
+    const third = await visit('/hcs/services/API/file-uploadable', { token: t, query: { fSize: 5, fName: encodeName('third.bin'), fMd5: 'a'.repeat(64) } });
+    expect(third.data.code).toBe('SHARE_UPLOAD_LIMIT');
+    const log = await owner.api(`${FS}/shareLog`, { shareId: l.shareId, optType: 'upload' });
+    expect(log.data.list.map((x: any) => x.optObjName).sort()).toEqual(['from-visitor.bin', 'second.bin']);
+    expect((await owner.api(`${FS}/${l.shareId}`)).data).toMatchObject({ uploadCount: 2, uploadBytes: 710 });
+  });
+
+  it('the byte cap holds, uploads stay inside the folder, and instant transfer is never offered (it would tell what the owner holds)', async () => {
+    const box = await mkdir(owner, 'Box');
+    const l = await createLink(owner, { instanceIds: [box], shareType: 'upload', uploadMaxBytes: 1000 });
+    const t = await login(l.link);
+    const big = await visit('/hcs/services/API/file-uploadable', { token: t, query: { fSize: 1001, fName: encodeName('big.bin'), fMd5: 'b'.repeat(64) } });
+    expect(big.data.code).toBe('SHARE_UPLOAD_LIMIT');
+    const outside = await visit('/hcs/services/API/file-uploadable', { token: t, query: { fSize: 5, fName: encodeName('x.bin'), fMd5: 'c'.repeat(64), parentId: docs } });
+    expect(outside.data.code).toBe('NOT_FOUND');
+    // Content the owner already stores (a.txt) is answered as unknown content.
+    const t2 = await login((await createLink(owner, { instanceIds: [box], shareType: 'upload' })).link);
+    const known = await visit('/hcs/services/API/file-uploadable', { token: t2, query: { fSize: aBytes.length, fName: encodeName('copy.txt'), fMd5: createHash('sha256').update(aBytes).digest('hex') } });
+    expect(known.data.uploadflag, JSON.stringify(known)).toBe(3);
+    expect(known.data.proof).toBeUndefined();
+    expect((await visit('/hcs/services/API/second-transfer', { token: t2, body: { fId: known.data.fId, proofId: 'x', proof: 'f'.repeat(64), instanceName: encodeName('copy.txt') } })).status).toBe(403);
+    // The owner's own upload sessions are out of the visitor's reach.
+    const own = (await owner.api('/hcs/controller/API/file-uploadable', { fSize: 10, fName: encodeName('own.bin'), fMd5: 'd'.repeat(64), parentId: box })).data;
+    expect((await visit('/hcs/services/API/destroyPartInfo', { token: t, body: { fId: own.fId } })).data.code).toBe('UPLOAD_SESSION_MISSING');
+    expect((await visit('/hcs/services/API/getPartInfo', { token: t, query: { fId: own.fId } })).data.code).toBe('UPLOAD_SESSION_MISSING');
+    // A download link takes no uploads.
+    const dl = await createLink(owner, { instanceIds: [docs] });
+    const dt = await login(dl.link);
+    expect((await visit('/hcs/services/API/file-uploadable', { token: dt, query: { fSize: 5, fName: encodeName('x.bin'), fMd5: 'e'.repeat(64) } })).data.code).toBe('FORBIDDEN');
   });
 });

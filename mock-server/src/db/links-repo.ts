@@ -257,6 +257,15 @@ export async function uploadedBy(db: Db, linkId: string, instanceId: string): Pr
   return r?.token_id;
 }
 
+/** An upload session the owner's space opened through the link (its visitors reach no other session). */
+export async function addLinkSession(db: Db, linkId: string, sessionId: string, tokenId: string, now = Date.now()): Promise<void> {
+  await db.insertInto('link_sessions').values({ session_id: sessionId, link_id: linkId, token_id: tokenId, created_at: now }).onConflict((oc) => oc.doNothing()).execute();
+}
+
+export async function isLinkSession(db: Db, linkId: string, sessionId: string): Promise<boolean> {
+  return (await db.selectFrom('link_sessions').select('session_id').where('session_id', '=', sessionId).where('link_id', '=', linkId).executeTakeFirst()) !== undefined;
+}
+
 // Visitor tokens.
 export interface TokenRow {
   id: string;

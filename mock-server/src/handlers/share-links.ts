@@ -16,11 +16,12 @@ import { issueTicket } from '../files/tickets.ts';
 import { contentOf, downloadInfo, viewOf } from '../files/wire.ts';
 import { isActiveContent } from '../http/hygiene.ts';
 import { childrenAfter, getInstanceRows, getWithAncestors, renameInstance, type InstanceRow } from '../db/instances-repo.ts';
-import { getUserById } from '../db/users-repo.ts';
+import { getUserById, isExpired } from '../db/users-repo.ts';
 import { PREVIEW_INLINE_LIMIT } from './download.ts';
+import { uploadHandlers } from './upload.ts';
 import {
-  addGrant, countDownload, countView, dropGrant, getLink, getLinkByKey, getLinks, getStoredPolicy, hasGrant, insertLink, itemIdsOfLinks,
-  linkItemIds, listLinkLogs, listLinks, liveLinksOn, revokeToken, setLinkKey, setLinkStatus, storePolicy, updateLinkSettings, uploadedBy,
+  addGrant, addLinkSession, countDownload, countView, dropGrant, getLink, getLinkByKey, getLinks, getStoredPolicy, hasGrant, insertLink, isLinkSession, itemIdsOfLinks,
+  linkItemIds, listLinkLogs, listLinks, liveLinksOn, recordUpload, releaseUpload, reserveUpload, revokeToken, setLinkKey, setLinkStatus, storePolicy, updateLinkSettings, uploadedBy,
   type LinkPolicy, type LinkRow, type LinkSettings,
 } from '../db/links-repo.ts';
 import {
@@ -193,6 +194,53 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       responseContentDisposition: contentDisposition(isActiveContent({ name: row.name }) ? 'attachment' : 'inline', row.name), responseContentType: contentType,
     });
     return { url, expiresAt: Date.now() + SIGNED_URL_TTL_S * 1000, contentType, size: blob.size, inline: false };
+  }
+
+  // Upload links: the visitor's upload calls are the signed-in calls acting for the owner (whose quota is
+  // charged), confined to the link's folder and to the upload sessions opened through the link.
+  const uploads = uploadHandlers(ctx);
+  /** The signed-in upload handler a visitor's call runs as the owner. */
+  const upload = <K extends keyof typeof uploads>(name: K): NonNullable<(typeof uploads)[K]> => {
+    const h = uploads[name];
+    if (!h) throw new AppError('INTERNAL', `no handler ${String(name)}`);
+    return h as NonNullable<(typeof uploads)[K]>;
+  };
+
+  async function actingOwner(req: FastifyRequest, v: Visitor): Promise<SessionUser> {
+    if (v.link.shareType !== 'upload') throw new AppError('FORBIDDEN', 'this link takes no uploads');
+    const u = await getUserById(db, v.link.ownerId);
+    if (!u || !u.isEnabled || isExpired(u)) throw new AppError('SHARE_NOT_FOUND', 'no such link');
+    const owner: SessionUser = {
+      userId: u.id, userName: u.userName, realName: u.realName, deptId: u.deptId, isAdmin: u.isAdmin, languageId: u.languageId,
+      sessionId: `link:${v.link.id}`, sessionKind: 'token',
+    };
+    req.user = owner;
+    return owner;
+  }
+
+  /** The folder an upload goes to: the link's folder or one below it, where the owner may still upload. */
+  async function uploadFolder(v: Visitor, owner: SessionUser, parentId: string | undefined): Promise<InstanceRow> {
+    const folder = await reachable(db, v, parentId ?? v.itemIds[0]!);
+    if (!folder.isFolder) throw new AppError('NOT_FOUND', 'no such folder');
+    if (!(await permissionsFor(db, owner, folder)).has('upload')) throw new AppError('FORBIDDEN', 'the owner may no longer upload into this folder');
+    return folder;
+  }
+
+  async function linkSession(v: Visitor, fId: string | undefined): Promise<void> {
+    if (!fId || !(await isLinkSession(db, v.link.id, fId))) throw new AppError('UPLOAD_SESSION_MISSING', 'no such upload session for this link');
+  }
+
+  function assertRoom(l: LinkRow, bytes: number): void {
+    if ((l.uploadMaxFiles !== null && l.uploadCount >= l.uploadMaxFiles) || (l.uploadMaxBytes !== null && l.uploadBytes + bytes > l.uploadMaxBytes)) {
+      throw new AppError('SHARE_UPLOAD_LIMIT', 'the upload link has no room for this file');
+    }
+  }
+
+  /** The query with parentId pinned to a checked folder (the signed-in handler then resolves exactly that folder). */
+  function pinParent<T extends { parentId?: string }>(req: FastifyRequest, folder: InstanceRow): T {
+    const q = { ...(req.query as T), parentId: folder.id };
+    (req as { query: unknown }).query = q;
+    return q;
   }
 
   return {
@@ -510,6 +558,92 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
     async shareGetFileInfoById(req) {
       const v = visitorOf(req);
       return ok(itemView(await reachable(db, v, req.params.id)));
+    },
+
+    // Upload links (the anonymous upload endpoints).
+    async shareCheckFileExist(req, reply) {
+      const v = visitorOf(req);
+      const owner = await actingOwner(req, v);
+      pinParent(req, await uploadFolder(v, owner, req.query.parentId));
+      return upload('checkFileExist')(req as never, reply);
+    },
+
+    async shareGetFileUploadable(req, reply) {
+      const v = visitorOf(req);
+      const owner = await actingOwner(req, v);
+      const q = pinParent<typeof req.query>(req, await uploadFolder(v, owner, req.query.parentId));
+      assertRoom(v.link, q.fSize);
+      const out = (await upload('getFileUploadable')(req as never, reply)) as { data: Record<string, unknown> };
+      if (typeof out.data.fId === 'string') await addLinkSession(db, v.link.id, out.data.fId, v.token.id);
+      // Never instant transfer through a link: the answer would tell a visitor that the owner holds this content.
+      if (out.data.uploadflag === 1) {
+        delete out.data.proof;
+        out.data.uploadflag = 3;
+      }
+      return out as never;
+    },
+
+    async shareSignStorageRequest(req, reply) {
+      const v = visitorOf(req);
+      await actingOwner(req, v);
+      if (req.query.action === 'getObject' || req.query.action === 'headObject') throw new AppError('FORBIDDEN', 'upload links sign uploads only');
+      await linkSession(v, req.query.fId);
+      return upload('signStorageRequest')(req as never, reply);
+    },
+
+    async shareSecondTransfer(req) {
+      visitorOf(req);
+      throw new AppError('FORBIDDEN', 'instant transfer is not offered through a link');
+    },
+
+    async shareInitPartInfo(req, reply) {
+      const v = visitorOf(req);
+      await actingOwner(req, v);
+      await linkSession(v, req.body.fId);
+      return upload('initPartInfo')(req as never, reply);
+    },
+
+    async shareSetPartInfo(req, reply) {
+      const v = visitorOf(req);
+      await actingOwner(req, v);
+      await linkSession(v, req.body.fId);
+      return upload('setPartInfo')(req as never, reply);
+    },
+
+    async shareGetPartInfo(req, reply) {
+      const v = visitorOf(req);
+      const owner = await actingOwner(req, v);
+      if (req.query.fId) await linkSession(v, req.query.fId);
+      else pinParent(req, await uploadFolder(v, owner, req.query.parentId));
+      const out = (await upload('getPartInfo')(req as never, reply)) as { data: { fId?: string } | null };
+      // Found by content and name: only a session of this link is the visitor's to resume.
+      if (out.data?.fId && !(await isLinkSession(db, v.link.id, out.data.fId))) return ok(null) as never;
+      return out as never;
+    },
+
+    async shareDestroyPartInfo(req, reply) {
+      const v = visitorOf(req);
+      await actingOwner(req, v);
+      await linkSession(v, req.body.fId);
+      return upload('destroyPartInfo')(req as never, reply);
+    },
+
+    async shareSaveInstance(req, reply) {
+      const v = visitorOf(req);
+      await actingOwner(req, v);
+      await linkSession(v, req.body.fId);
+      // The caps are taken before the file is filed (one conditional UPDATE) and given back if filing fails.
+      if (!(await reserveUpload(db, v.link.id, req.body.fSize))) throw new AppError('SHARE_UPLOAD_LIMIT', 'the upload link has no room for this file');
+      let out: { data: { instanceId: string; instanceName: string } };
+      try {
+        out = (await upload('saveInstance')(req as never, reply)) as typeof out;
+      } catch (err) {
+        await releaseUpload(db, v.link.id, req.body.fSize);
+        throw err;
+      }
+      await recordUpload(db, v.link.id, out.data.instanceId, v.token.id);
+      await logLinkEvent(ctx, req, v.link, 'upload', { id: out.data.instanceId, name: out.data.instanceName });
+      return out as never;
     },
 
     async addShareLog(req) {

@@ -56,6 +56,13 @@ export interface LinkUploadsTable {
   created_at: number;
 }
 
+export interface LinkSessionsTable {
+  session_id: string;
+  link_id: string;
+  token_id: string;
+  created_at: number;
+}
+
 export interface LinkLogsTable {
   id: Generated<number>;
   link_id: string;
@@ -90,6 +97,7 @@ export interface LinksTables {
   link_tokens: LinkTokensTable;
   link_grants: LinkGrantsTable;
   link_uploads: LinkUploadsTable;
+  link_sessions: LinkSessionsTable;
   link_logs: LinkLogsTable;
   link_lockouts: LinkLockoutsTable;
   link_policy: LinkPolicyTable;

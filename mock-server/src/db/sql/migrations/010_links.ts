@@ -6,6 +6,7 @@
 // - link_tokens: visitor share tokens, stored as SHA-256 of the token.
 // - link_grants: downloads already counted for a token (ranged requests resume them without counting again).
 // - link_uploads: files visitors uploaded through a link (renameInstance reaches only these).
+// - link_sessions: the owner's upload sessions opened through a link: the only ones its visitors' calls may touch.
 // - link_logs: the share log (every visit, code attempt, preview, download and upload).
 // - link_lockouts: wrong-code failures per link and per address with the lockout they earned (doubling backoff).
 // - link_policy: the administrators' link policy (one row; absent: the env defaults).
@@ -77,6 +78,13 @@ export function linksMigration(dialect: SqlDialect): Migration {
         .addColumn('token_id', t.text, (c) => c.notNull())
         .addColumn('created_at', t.time, (c) => c.notNull())
         .addPrimaryKeyConstraint('link_uploads_pk', ['link_id', 'instance_id'])
+        .execute();
+      await db.schema
+        .createTable('link_sessions')
+        .addColumn('session_id', t.text, (c) => c.primaryKey())
+        .addColumn('link_id', t.text, (c) => c.notNull().references('links.id').onDelete('cascade'))
+        .addColumn('token_id', t.text, (c) => c.notNull())
+        .addColumn('created_at', t.time, (c) => c.notNull())
         .execute();
       await db.schema
         .createTable('link_logs')
