@@ -25,6 +25,7 @@ export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>
   agreement: withAntd(() => import('../features/pages/AgreementPage.tsx')),
   departFile: lazy(() => import('../features/files/DepartmentFilePage.tsx')),
   groupFile: lazy(() => import('./GroupFileScreen.tsx')),
+  fileShare: lazy(() => import('../features/shares/FileSharePage.tsx')),
   departmentManage: lazy(() => import('../features/org/DepartmentManagePage.tsx')),
   roleManage: lazy(() => import('../features/org/RoleManagePage.tsx')),
   myCollect: lazy(() => import('../features/files/FavouritesPage.tsx')),

@@ -119,8 +119,8 @@ describe('layout rules', () => {
 
   it('a later feature the server answers 501 for shows "not available", never rows', async () => {
     signIn();
-    // Internal sharing (a later issue) still answers 501 here.
-    await renderApp('/fileShare');
+    // Local sync (a later issue) still answers 501 here.
+    await renderApp('/localSync');
     expect(await screen.findByText('Not available on this server')).toBeTruthy();
     expect(screen.queryByRole('table')).toBeNull();
   });
@@ -144,8 +144,8 @@ describe('layout rules', () => {
 
   it('a real failure is shown as a failure, not as "not available"', async () => {
     signIn();
-    server.use(http.get('*/hcs/controller/pageFileSharing', () => fail(500, 'INTERNAL', 'boom')));
-    await renderApp('/fileShare', 'zh_CN');
+    server.use(http.get('*/hcs/controller/System/getOneSyncState', () => fail(500, 'INTERNAL', 'boom')));
+    await renderApp('/localSync', 'zh_CN');
     const failed = await screen.findByTestId('load-failed');
     // Said once, in the page, in the user's language.
     expect(failed.textContent).toContain('服务器内部错误，请稍后重试');

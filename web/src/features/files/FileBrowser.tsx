@@ -13,6 +13,7 @@ import {
   FileWordOutlined,
   FolderAddOutlined,
   PlusOutlined,
+  ShareAltOutlined,
   SwapOutlined,
   TableOutlined,
   UploadOutlined,
@@ -38,6 +39,7 @@ import { cannotDelete, cannotEdit, FileTable, type RowAction } from './FileTable
 import type { MoveCopyDialog as MoveCopyDialogType } from './MoveCopyDialog.tsx';
 import type { NameDialog as NameDialogType } from './NameDialog.tsx';
 import type { PreviewDialog as PreviewDialogType } from './PreviewDialog.tsx';
+import type { ShareDialog as ShareDialogType } from '../../shared/ShareDialog.tsx';
 import { lazyDialog } from '../../shared/lazy-dialog.tsx';
 import { useItemActions } from './item-actions.tsx';
 import { PAGE_SIZES, useFileList, useViewMode, type SortField } from './list-state.ts';
@@ -47,6 +49,7 @@ const FileCards = lazy(() => import('./FileCards.tsx').then((m) => ({ default: m
 const MoveCopyDialog = lazyDialog<ComponentProps<typeof MoveCopyDialogType>>(() => import('./MoveCopyDialog.tsx').then((m) => m.MoveCopyDialog), (p) => p.open);
 const NameDialog = lazyDialog<ComponentProps<typeof NameDialogType>>(() => import('./NameDialog.tsx').then((m) => m.NameDialog), (p) => p.open);
 const PreviewDialog = lazyDialog<ComponentProps<typeof PreviewDialogType>>(() => import('./PreviewDialog.tsx').then((m) => m.PreviewDialog), (p) => p.item !== undefined);
+const ShareDialog = lazyDialog<ComponentProps<typeof ShareDialogType>>(() => import('../../shared/ShareDialog.tsx').then((m) => m.ShareDialog), (p) => p.item !== undefined);
 
 export interface FileBrowserProps {
   libCode: string;
@@ -84,6 +87,7 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
   });
   const [moveCopy, setMoveCopy] = useState<{ mode: 'move' | 'copy'; items: Instance[] } | undefined>();
   const [preview, setPreview] = useState<Instance | undefined>();
+  const [sharing, setSharing] = useState<Instance | undefined>();
   const [dragging, setDragging] = useState(false);
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
@@ -304,6 +308,13 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
         <Button icon={<SwapOutlined />} onClick={() => (selected.length ? setMoveCopy({ mode: 'move', items: selected }) : prompts.upload.notice('warning', 'files.selectFirst'))} data-testid="move-selected">
           {t('files.move')}
         </Button>
+        <Button
+          icon={<ShareAltOutlined />}
+          onClick={() => (selected.length === 1 ? setSharing(selected[0]) : prompts.upload.notice('warning', selected.length ? 'shares.selectOne' : 'files.selectFirst'))}
+          data-testid="share-selected"
+        >
+          {t('shares.shareWithColleagues')}
+        </Button>
         <Button danger icon={<DeleteOutlined />} onClick={() => doDelete(selected)} data-testid="delete-selected">
           {t('files.delete')}
         </Button>
@@ -436,6 +447,7 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
       />
       {itemActions.dialogs}
       <PreviewDialog item={preview} onClose={() => setPreview(undefined)} onDownload={(i) => doDownload([i])} />
+      <ShareDialog item={sharing} onClose={() => setSharing(undefined)} />
     </div>
   );
 }
