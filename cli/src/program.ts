@@ -7,6 +7,7 @@ import { registerAgent } from './commands/agent.ts';
 import { registerFav } from './commands/fav.ts';
 import { registerFiles } from './commands/files.ts';
 import { registerGroup } from './commands/group.ts';
+import { registerLinkTransfer } from './commands/link-transfer.ts';
 import { registerSearch } from './commands/search.ts';
 import { registerSession } from './commands/session.ts';
 import { registerShare } from './commands/share.ts';
@@ -59,6 +60,7 @@ export function buildProgram(io: Io): Command {
   registerVersions(program, io);
   registerGroup(program, io);
   registerShare(program, io);
+  registerLinkTransfer(program, io);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   const parseAsync = program.parseAsync.bind(program);
   program.parseAsync = (argv, opts) => parseAsync(argv && !opts?.from ? rollbackArgv(argv) : argv, opts);

@@ -10,6 +10,7 @@ import { action, type CommandContext } from '../command-context.ts';
 import { CliError, EXIT, usageError } from '../exit-codes.ts';
 import { formatRemote, myGroups, pickDept, pickGroup, RemoteFs } from '../remote-path.ts';
 import { allDepts, subjectAction, userIdOf } from './admin.ts';
+import { registerShareLinks } from './share-links.ts';
 
 type S = components['schemas'];
 type Sharing = S['FileSharing'];
@@ -112,6 +113,6 @@ export function registerShare(program: Command, io: Io): void {
       }),
     );
 
-  // Public links (issue #17 part 2) hook in here: registerShareLinks(share, io) from ./share-links.ts adds link, ls,
-  // rm and log to this group.
+  // Public links (issue #17 part 2): link, ls, rm and log.
+  registerShareLinks(share, io);
 }
