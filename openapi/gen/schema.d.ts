@@ -8681,6 +8681,11 @@ export interface components {
         SignedRequestResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["SignedRequest"];
         };
+        /** @description A file's classifier and its attribute values by attribute code; every required attribute of the classifier must have a value. */
+        FileAttrs: {
+            classifierId: string;
+            values: components["schemas"]["AttrValues"];
+        };
         SecondTransferRequest: {
             /** @description From file-uploadable. */
             fId: string;
@@ -8695,6 +8700,8 @@ export interface components {
             category?: string;
             sourceType?: string;
             fKeywords?: string;
+            /** @description As saveInstance's attrs: a file of a custom business library filed by an instant transfer carries them too. */
+            attrs?: components["schemas"]["FileAttrs"];
         };
         BulkUploadResult: {
             /**
@@ -8762,11 +8769,6 @@ export interface components {
             fId: string;
             /** @description Also abort the S3 multipart upload and delete the staging object (cancel). */
             abort?: boolean;
-        };
-        /** @description A file's classifier and its attribute values by attribute code; every required attribute of the classifier must have a value. */
-        FileAttrs: {
-            classifierId: string;
-            values: components["schemas"]["AttrValues"];
         };
         SaveInstanceRequest: {
             fId: string;

@@ -204,6 +204,23 @@ describe('files with attribute values', () => {
     expect((await admin.api(ATTRS, { instanceId: second })).data.values.amount).toBe(75);
   });
 
+  it('an instant transfer of stored content carries its values too, validated before the proof is used', async () => {
+    const bytes = randomBytes(300);
+    await uploadFile(call(member), 'original.bin', bytes);
+    const u = (await member.api('/hcs/controller/API/file-uploadable', { fSize: bytes.length, fName: encodeName('instant.bin'), fMd5: sha(bytes), category: 'CONTRACTS' })).data;
+    expect(u.uploadflag).toBe(1);
+    const proof = sha(bytes.subarray(u.proof.offset, u.proof.offset + u.proof.length));
+    const body = { fId: u.fId, proofId: u.proof.proofId, proof, instanceName: encodeName('instant.bin') };
+    const bad = await member.api('/hcs/controller/API/second-transfer', undefined, { ...body, attrs: { classifierId: contract.classifierId, values: { contractNo: 'C-009' } } });
+    expect([bad.status, fields(bad)]).toEqual([422, ['attrs.values.status']]);
+    const done = await member.api('/hcs/controller/API/second-transfer', undefined, { ...body, attrs: { classifierId: contract.classifierId, values: { contractNo: 'C-009', status: 'draft' } } });
+    expect(done.status, JSON.stringify(done)).toBe(200);
+    expect((await member.api(ATTRS, { instanceId: done.data.instanceId })).data.values).toEqual({ contractNo: 'C-009', status: 'draft' });
+    // Out of the way of the listing counts below (the member's default role does not delete).
+    const gone = await admin.api('/hcs/controller/delete', { ids: done.data.instanceId });
+    expect(gone.data?.failed ?? [], JSON.stringify(gone)).toEqual([]);
+  });
+
   it('edits values later with the same validation; a refused edit changes nothing', async () => {
     const bad = await member.api(ATTRS, undefined, { instanceId: first, classifierId: contract.classifierId, values: { contractNo: 'C-002', status: 'signed' } });
     expect([bad.status, fields(bad)]).toEqual([422, ['values.contractNo']]);

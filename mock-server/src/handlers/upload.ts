@@ -280,6 +280,8 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const b = req.body;
       const name = decodeWireName(b.instanceName);
       const s = await sessionOf(db, user, b.fId);
+      // Checked before the proof is used up: refused values leave the challenge for a corrected retry.
+      const attrs = await checkUploadAttrs(db, s.libCode, b.attrs);
       const challenge = await takeProof(db, b.proofId, user.userId, s.id);
       if (!challenge || challenge.expiresAt < Date.now()) throw new AppError('PROOF_REJECTED', 'the proof challenge is unknown, used or expired; check upload-ability again');
       const blob = await getBlob(db, challenge.blobId);
@@ -296,7 +298,9 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         // Locked first: a collection of this blob (any node) either finished before (no row) or waits for this filing.
         if (!(await lockBlob(trx, blob.id))) throw new AppError('CONFLICT', 'the stored content is gone; upload the file');
         await addBlobRefs(trx, blob.id, 1);
-        return registerFile(trx, await sessionOf(trx, user, s.id), blob.id, name, user.userId);
+        const filed = await registerFile(trx, await sessionOf(trx, user, s.id), blob.id, name, user.userId);
+        if (attrs) await writeUploadAttrs(trx, filed.id, attrs.classifier, attrs.values, 'attrs.values');
+        return filed;
       });
       // Whatever the client was signed to write to the staging key is not needed.
       if (row.cleanup) await discardStorage(s);

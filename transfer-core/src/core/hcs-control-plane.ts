@@ -44,6 +44,7 @@ export function createHcsControlPlane(client: HcsClient): ControlPlane {
         instanceType: b.instanceType,
         category: b.category,
         sourceType: 'HIK_web',
+        ...(b.attrs ? { attrs: b.attrs } : {}),
       };
       const inst = required(unwrap(await client.POST('/hcs/controller/API/second-transfer', { body, signal })).data, 'secondTransfer');
       return { instanceId: inst.instanceId };
@@ -84,6 +85,7 @@ export function createHcsControlPlane(client: HcsClient): ControlPlane {
         encryption: '',
         classifierId: 'File' as const,
         sourceType: 'HIK_web',
+        ...(b.attrs ? { attrs: b.attrs } : {}),
       };
       const inst = required(unwrap(await client.POST('/hcs/controller/API/save-instance', { body, signal })).data, 'saveInstance');
       return { instanceId: inst.instanceId };

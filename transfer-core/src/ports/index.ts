@@ -90,6 +90,8 @@ export interface UploadTarget {
   fileSharingId?: string;
   /** What to do when the folder already holds the name (the caller asks the user after checkFileExist). */
   conflict?: 'newVersion' | 'keepBoth';
+  /** A file of a custom business library: its classifier and attribute values, filed with it (saveInstance). */
+  attrs?: { classifierId: string; values: Record<string, string | number | null> };
 }
 
 /** One file of a bulk-upload request (the contract's BulkUploadFile, with a plain name). */

@@ -39,6 +39,8 @@ export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>
   dlpManage: lazy(() => import('../features/dlp/DlpRulesPage.tsx')),
   dlpApproval: lazy(() => import('../features/dlp/DlpApprovalsPage.tsx')),
   mySharing: lazy(() => import('../features/sharing/MySharingPage.tsx')),
+  businessManage: lazy(() => import('../features/business-libs/BusinessManagePage.tsx')),
+  businessLibrary: lazy(() => import('../features/business-libs/BusinessLibraryPage.tsx')),
 };
 
 /** The signed-in frame (header, side menu, capacity, transfer panel). */

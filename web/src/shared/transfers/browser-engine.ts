@@ -49,7 +49,7 @@ export function createBrowserEngine(owner: string): TransferEngine {
   return {
     createUpload: (job) =>
       new UploadTask(
-        { id: job.uid, source: source(job), target: { parentId: job.parentId, instanceType: job.instanceType, category: job.libCode, conflict: job.conflict } },
+        { id: job.uid, source: source(job), target: { parentId: job.parentId, instanceType: job.instanceType, category: job.libCode, conflict: job.conflict, ...(job.attrs ? { attrs: job.attrs } : {}) } },
         deps,
       ),
     createDownload: (job) =>

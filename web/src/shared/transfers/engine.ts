@@ -19,6 +19,8 @@ export interface UploadJob {
   instanceType: string;
   libCode: string;
   conflict: ConflictChoice;
+  /** A business library file's classifier and attribute values, saved with it. */
+  attrs?: { classifierId: string; values: Record<string, string | number | null> };
 }
 
 /** An engine UploadTask as the store sees it. */

@@ -19,6 +19,8 @@ export interface PersistedUpload {
   identity?: string;
   /** The pick or drop it came with: its success is announced once for all of them. */
   batch?: string;
+  /** A business library file's attribute values, kept so a resumed upload still files them. */
+  attrs?: { classifierId: string; values: Record<string, string | number | null> };
 }
 
 export interface PersistedDownload {

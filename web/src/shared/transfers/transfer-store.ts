@@ -69,6 +69,7 @@ export interface NewUpload {
   instanceType: string;
   libCode: string;
   conflict: ConflictChoice;
+  attrs?: { classifierId: string; values: Record<string, string | number | null> };
 }
 
 export interface NewDownload {
@@ -209,6 +210,7 @@ export class TransferStore {
         addedAt: this.#deps.now(),
         identity: this.#deps.engine.identityOf(e.file, e.name),
         batch,
+        ...(e.attrs ? { attrs: e.attrs } : {}),
       };
       // Offline, a new row waits paused like the others and starts when the network returns.
       const upload = new QueuedUpload(uid, this.#deps.engine.createUpload(this.#job(meta, e.file)), !this.#online);
@@ -557,8 +559,8 @@ export class TransferStore {
   }
 
   #job(meta: PersistedUpload, file: File) {
-    const { uid, name, parentId, instanceType, libCode, conflict, identity } = meta;
-    return { uid, file, name, parentId, instanceType, libCode, conflict, ...(identity ? { identity } : {}) };
+    const { uid, name, parentId, instanceType, libCode, conflict, identity, attrs } = meta;
+    return { uid, file, name, parentId, instanceType, libCode, conflict, ...(identity ? { identity } : {}), ...(attrs ? { attrs } : {}) };
   }
 
   #dropUpload(uid: string): void {

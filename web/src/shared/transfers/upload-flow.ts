@@ -75,6 +75,8 @@ export interface UploadTarget {
   libCode: string;
   instanceType: string;
   publicPage?: boolean;
+  /** A business library upload: the classifier and attribute values every picked file is saved with. */
+  attrs?: { classifierId: string; values: Record<string, string | number | null> };
 }
 
 /** Per-session answers (spec 5: the tip once per session, the client choice remembered per session). */
@@ -241,6 +243,7 @@ export async function planUpload(
       instanceType: target.instanceType,
       libCode: target.libCode,
       conflict,
+      ...(target.attrs ? { attrs: target.attrs } : {}),
     })),
   );
   return { queued: pick.files.length };

@@ -38,6 +38,7 @@
  * OpenAPI spec version: 0.1.0
  */
 import type { EncodedName } from './encodedName.ts';
+import type { FileAttrs } from './fileAttrs.ts';
 import type { Sha256Hex } from './sha256Hex.ts';
 
 export interface SecondTransferRequest {
@@ -67,4 +68,6 @@ export interface SecondTransferRequest {
   sourceType?: string;
   /** @maxLength 512 */
   fKeywords?: string;
+  /** As saveInstance's attrs: a file of a custom business library filed by an instant transfer carries them too. */
+  attrs?: FileAttrs;
 }
