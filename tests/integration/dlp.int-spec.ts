@@ -208,3 +208,42 @@ describe('checkDLP, checkAuth and the approval state machine', () => {
     expect((await statusOf(alice, req.checkId)).data.status).toBe(winner.data.status);
   });
 });
+
+describe('the link calls honour DLP, and the protection option (upHikShield)', () => {
+  let blocked: string;
+  let clean: string;
+  beforeAll(async () => {
+    await rule('keyword', 'payroll');
+    blocked = await put(dave, 'payroll 2026.xlsx');
+    clean = await put(dave, 'menu.txt');
+  });
+  const link = (u: TestUser, instanceIds: string[], extra: Record<string, unknown> = {}) =>
+    u.api(FS, undefined, { instanceIds, generateCode: true, days: 1, ...extra });
+
+  it('createShare refuses a download link to blocked items (DLP_BLOCKED) until a manager approves them', async () => {
+    const refused = await link(dave, [blocked]);
+    expect([refused.status, refused.data.code]).toEqual([403, 'DLP_BLOCKED']);
+    expect((await link(dave, [clean])).status).toBe(200);
+    const req = (await askFor(dave, [blocked])).data;
+    expect(req.deptId).toBe('ops');
+    expect((await decide(carol, req.checkId, true)).data.status).toBe('approved');
+    expect((await link(dave, [blocked])).status).toBe(200);
+  });
+
+  it('upHikShield turns the watermark on (the link becomes preview-only) and off, for the owner only', async () => {
+    const s = (await link(dave, [clean])).data;
+    expect((await dave.api(`${FS}/getHikShield`, undefined, { shareId: s.shareId })).data).toEqual({ shareId: s.shareId, watermark: false, previewOnly: false });
+    const on = await dave.api(`${FS}/upHikShield`, undefined, { shareId: s.shareId, watermark: true });
+    expect(on.data).toEqual({ shareId: s.shareId, watermark: true, previewOnly: true });
+    const seen = await dave.api(`${FS}/${s.shareId}`);
+    expect(seen.data).toMatchObject({ watermark: true, previewOnly: true });
+    const off = await dave.api(`${FS}/upHikShield`, undefined, { shareId: s.shareId, watermark: false });
+    expect(off.data.watermark).toBe(false);
+    for (const u of [alice, carol]) {
+      expect(outcome(await u.api(`${FS}/upHikShield`, undefined, { shareId: s.shareId, watermark: true })), u.name).toBe('N');
+      expect(outcome(await u.api(`${FS}/getHikShield`, undefined, { shareId: s.shareId })), u.name).toBe('N');
+    }
+    expect(outcome(await dave.api(`${FS}/getHikShield`, undefined, { shareId: 'nosuchlink' }))).toBe('N');
+    expect((await admin.api(`${FS}/getHikShield`, undefined, { shareId: s.shareId })).data.watermark).toBe(false);
+  });
+});

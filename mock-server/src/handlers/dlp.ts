@@ -13,10 +13,13 @@ import {
   type CheckRow, type Hit, type RuleKind, type RuleRow,
 } from '../db/dlp-repo.ts';
 import type { Db } from '../db/sql/tx.ts';
+import { getLink, updateLinkSettings, type LinkRow } from '../db/links-repo.ts';
 import type { SessionUser } from '../auth/types.ts';
 import type { components } from '@hcs/openapi/schema';
 
 type Schemas = components['schemas'];
+
+const shieldView = (l: LinkRow): Schemas['HikShield'] => ({ shareId: l.id, watermark: l.watermark, previewOnly: l.previewOnly || l.watermark });
 
 const ruleView = (r: RuleRow): Schemas['DlpRule'] => ({ ruleId: r.id, kind: r.kind, value: r.value, enabled: r.enabled, remark: r.remark, updateTime: r.updatedAt });
 
@@ -90,6 +93,13 @@ export function dlpHandlers(ctx: AppContext): Handlers {
     return manages(managed, { chain: c.deptPath.split('/').filter((s) => s !== '') });
   }
 
+  /** One of the caller's links (administrators: any), else NOT_FOUND as if it did not exist. */
+  async function ownLink(user: SessionUser, id: string): Promise<LinkRow> {
+    const l = await getLink(db, id);
+    if (!l || l.status === 'deleted' || (l.ownerId !== user.userId && !user.isAdmin)) throw new AppError('NOT_FOUND', 'no such share');
+    return l;
+  }
+
   /** The request when the caller may see it; NOT_FOUND otherwise. */
   async function visible(user: SessionUser, id: string): Promise<CheckRow> {
     const c = await getCheck(db, id);
@@ -151,6 +161,20 @@ export function dlpHandlers(ctx: AppContext): Handlers {
     async deleteDlpRules(req) {
       await deleteRules(db, req.body.ruleIds);
       return done();
+    },
+
+    async getHikShield(req) {
+      const l = await ownLink(callerOf(req.user), req.body.shareId);
+      return ok(shieldView(l));
+    },
+
+    async upHikShield(req) {
+      const l = await ownLink(callerOf(req.user), req.body.shareId);
+      if (l.status === 'cancelled') throw new AppError('CONFLICT', 'the link is cancelled');
+      const on = req.body.watermark;
+      // The watermark is drawn on previews only: a protected link that still allowed downloads would hand out clean copies.
+      await updateLinkSettings(db, l.id, { ...l, watermark: on, previewOnly: on || l.previewOnly }, false);
+      return ok(shieldView((await getLink(db, l.id))!));
     },
   };
 }

@@ -30,6 +30,7 @@ import {
 } from '../links/visitors.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { createCaptchas } from '../auth/captcha.ts';
+import { assertDlpCleared } from './dlp.ts';
 
 type Schemas = components['schemas'];
 const DAY = 24 * 60 * 60_000;
@@ -265,6 +266,8 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       if (shareType === 'upload') {
         if (!(await permissionsFor(db, user, rows[0]!)).has('upload')) throw new AppError('FORBIDDEN', 'you may not upload into this folder');
       }
+      // What leaves through a download link passes the DLP rules or an approval; an upload link lets nothing out.
+      else await assertDlpCleared(db, user.userId, ids);
       const now = Date.now();
       const id = randomBytes(12).toString('base64url');
       const base: LinkSettings = {
