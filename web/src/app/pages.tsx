@@ -41,6 +41,9 @@ export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>
   mySharing: lazy(() => import('../features/sharing/MySharingPage.tsx')),
   businessManage: lazy(() => import('../features/business-libs/BusinessManagePage.tsx')),
   businessLibrary: lazy(() => import('../features/business-libs/BusinessLibraryPage.tsx')),
+  cloudStorageManage: lazy(() => import('../features/storage/CloudStorageManagePage.tsx')),
+  nodeManage: lazy(() => import('../features/storage/NodeManagePage.tsx')),
+  clusterManage: lazy(() => import('../features/storage/ClusterManagePage.tsx')),
 };
 
 /** The signed-in frame (header, side menu, capacity, transfer panel). */
