@@ -104,13 +104,18 @@ describe('share roles through fileSharingId', () => {
   });
 
   it('the downloaded and previewed bytes are the shared file, and the grant holds below the shared folder', async () => {
-    const top = await mkdir(owner, 'deep');
+    const outer = await mkdir(owner, 'private-outer');
+    const top = await mkdir(owner, 'deep', outer);
     const sub = await mkdir(owner, 'sub', top);
     const words = Buffer.from('deep shared words');
     const doc = await fileIn(owner, 'deep.txt', sub, words);
     const { fileSharingId } = await shareOk(owner, top, [toUser(bob, 'groupShare_downloader')]);
     const page = await bob.api(`${C}/Page`, { parentId: sub, fileSharingId });
     expect(page.data.list.map((r: any) => r.instanceName)).toEqual(['deep.txt']);
+    // The recipient's path starts at the shared folder: the owner's folders above it are not named to them.
+    expect(page.data.breadcrumbs.map((c: any) => c.instanceName)).toEqual(['deep', 'sub']);
+    expect(JSON.stringify(page.data)).not.toContain('private-outer');
+    expect((await owner.api(`${C}/Page`, { parentId: sub })).data.breadcrumbs.slice(1).map((c: any) => c.instanceName)).toEqual(['private-outer', 'deep', 'sub']);
     const zip = await bob.api(`${C}/API/getZipDownloadUrl`, { ids: sub, fileSharingId });
     expect(zip.ret, JSON.stringify(zip)).toBe(0);
     const preview = await bob.api(`${C}/API/1.0/preview`, { instanceId: doc, fileSharingId });

@@ -6,7 +6,7 @@ import { transaction } from '../db/sql/tx.ts';
 import { chainOf, getInstanceChains, getInstanceRow, getInstanceRows, insertInstance, listSubfolders, renameInstance, setRemark, type InstanceRow } from '../db/instances-repo.ts';
 import { decodeWireName } from '../files/names.ts';
 import { accessible, callerOf, listFolderFor, resolveFolder } from '../files/access.ts';
-import { assertSubtreeAllows, currentPermissions, decide, hiddenChildren, prepareAccess, permissionsFor, permissionsOfChildren, type Actor } from '../files/access-gate.ts';
+import { assertSubtreeAllows, currentPermissions, decide, hiddenChildren, prepareAccess, permissionsFor, permissionsOfChildren, shownChain, type Actor } from '../files/access-gate.ts';
 import { downloadInfo, instanceView, viewOf, viewsOf } from '../files/wire.ts';
 import { batch, copyItem, moveItem, recycleItem } from '../files/file-ops.ts';
 import { walkFolder } from '../files/folder-walk.ts';
@@ -29,7 +29,8 @@ export function filesHandlers(ctx: AppContext): Handlers {
         keyword: q.keyword?.trim() || undefined, pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, cursor: q.cursor,
         marksOf: user.userId,
       }, req.gateRows, q.deptId);
-      const chain = [...ancestors, folder];
+      // A share's recipient is shown the path from the shared item down, not the owner's folders above it.
+      const chain = await shownChain(db, user, [...ancestors, folder]);
       const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);
       // Children the caller may not view were left out by the query itself, as if they did not exist.
       const rows = page.rows;
