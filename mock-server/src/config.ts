@@ -40,6 +40,8 @@ export interface ServerConfig {
   defaultLanguage: 'zh_CN' | 'en_US';
   /** Fastify trustProxy: false, true, or the proxies' addresses/CIDRs whose X-Forwarded-For is believed. */
   trustProxy: boolean | string[];
+  /** HCS_IP_WHITELIST_OFF=1: the IP white list is not enforced (recovery after a lock-out). */
+  ipWhitelistOff: boolean;
   /** Upload throttle handed to clients in file-uploadable's syncSpeed, bytes/s (spec 9: 104857600). */
   syncSpeed: number;
   /** A bulk-upload body that stops arriving ends with REQUEST_TIMEOUT, so it cannot hold its slot for ever. */
@@ -84,6 +86,7 @@ export const ENV_VARS = {
   HCS_DEFAULT_LANGUAGE: 'Server default UI language: zh_CN or en_US (default zh_CN)',
   HCS_SYNC_SPEED: 'Upload speed limit handed to clients (syncSpeed), bytes/s per upload (default 104857600 = 100 MiB/s, the spec default)',
   HCS_TRUST_PROXY: 'Believe X-Forwarded-For from these proxies (comma-separated addresses/CIDRs, or true for any); default off',
+  HCS_IP_WHITELIST_OFF: 'Set to 1 to stop enforcing the IP white list (recovery when it locks every administrator out; fix the list, then restart without it)',
   HCS_BULK_IDLE_SECONDS: 'A bulk-upload body that sends no bytes for this long ends with 408 REQUEST_TIMEOUT (default 30; fractions allowed)',
   HCS_BULK_BODY_SECONDS: 'A bulk-upload body not received within this long in all ends with 408 REQUEST_TIMEOUT (default 300; fractions allowed)',
   HCS_MAX_UPLOAD_SESSIONS: 'Unfinished uploads one user may have open at a time; more are refused with TOO_MANY_UPLOADS (default 200)',
@@ -147,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
         : (env.HCS_TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean).length
           ? (env.HCS_TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean)
           : false,
+    ipWhitelistOff: env.HCS_IP_WHITELIST_OFF === '1' || env.HCS_IP_WHITELIST_OFF === 'true',
     syncSpeed: positiveInt(env.HCS_SYNC_SPEED, 104_857_600),
     bulkBody: { idleMs: positiveSeconds(env.HCS_BULK_IDLE_SECONDS, 30) * 1000, totalMs: positiveSeconds(env.HCS_BULK_BODY_SECONDS, 300) * 1000 },
     maxUploadSessions: positiveInt(env.HCS_MAX_UPLOAD_SESSIONS, 200),

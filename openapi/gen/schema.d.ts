@@ -156,7 +156,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** IP white-list information for the caller */
+        /**
+         * IP white-list information for the caller
+         * @description Whether the white list admits the caller from here, for the drive and for the administration calls (see listIpRules). Answered even when not admitted, so the web can say why.
+         */
         get: operations["getSsoAccess"];
         put?: never;
         post?: never;
@@ -6685,6 +6688,460 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/controller/sysConfig/page": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A page of configuration entries, sorted by key
+         * @description The server's own settings (builtin) are listed with the custom entries administrators added. A changed value
+         *     takes effect on every node within a second: nodes read the entries through the database, keeping them only
+         *     until the configuration's version changes. Environment variables (HCS_DEFAULT_QUOTA_GB, HCS_SYNC_SPEED, ...)
+         *     give the values a new database starts with.
+         */
+        get: operations["pageSysConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysConfig/addConfigs": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a configuration entry
+         * @description 409 NAME_EXISTS when the key exists; 422 VALIDATION_FAILED when the value does not fit the type.
+         */
+        post: operations["addConfigs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysConfig/updateConfigs": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Change an entry's value (and description)
+         * @description 404 NOT_FOUND for an unknown key; 422 VALIDATION_FAILED when the value does not fit the type or its bounds.
+         */
+        post: operations["updateConfigs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysConfig/delete": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete custom entries
+         * @description All or nothing: a builtin entry among them refuses the call with 409 CONFIG_BUILTIN, an unknown key with 404 NOT_FOUND.
+         */
+        post: operations["deleteConfigs"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysConfig/getByConfigKey": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** One entry by key */
+        get: operations["getByConfigKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysConfig/getByKey/{configKey}": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The value of a publicly readable entry (getByKey/hcd_able)
+         * @description Entries not marked publicRead answer 404 NOT_FOUND to everyone, as if they did not exist.
+         */
+        get: operations["getConfigByKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Enumerations": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Values of the consoles' drop-downs
+         * @description configType, ipTargetType, ipScope, role, optResult, language and optType (the operation types the log may hold).
+         */
+        get: operations["getEnumerations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/access/list": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The IP white list
+         * @description How entries apply: an account is held to the enabled entries whose target covers it (all, its system role, its
+         *     department or one above, itself) and whose scope covers the call (drive: every call and sign-in; console:
+         *     the administrators' calls). Held to none, it is not restricted; held to some, its address must match one of
+         *     them, or the call answers 403 IP_FORBIDDEN (a session already open is refused on its next call).
+         *     The address is the TCP peer's, or with HCS_TRUST_PROXY the one the trusted proxy forwards.
+         *     Recovery when locked out: start the server with HCS_IP_WHITELIST_OFF=1 (the list is then not enforced and
+         *     the server logs a warning), fix the list, restart without it.
+         */
+        get: operations["listIpRules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/access/addOrUpdate": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add or replace an IP white-list entry
+         * @description 422 VALIDATION_FAILED for an address that is not a single IPv4/IPv6 address, CIDR or range (or a range whose
+         *     ends differ in family or run backwards), or a target that does not exist. 409 IP_SELF_LOCKOUT when the list
+         *     as it would be no longer admits the calling administrator from their current address: nothing is saved.
+         */
+        post: operations["addOrUpdateIpRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/access/delete": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete IP white-list entries
+         * @description 404 NOT_FOUND for an unknown id; 409 IP_SELF_LOCKOUT as for addOrUpdate (deleting the entry that admits the caller while others still hold them). All or nothing.
+         */
+        post: operations["deleteIpRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysOptLog/page": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Operation logs, newest first, filtered
+         * @description Page by cursor (keyset on the row id: any depth costs the same) or by pageNo up to page 100. The total is
+         *     counted up to 10,000 rows. The log is append-only: no call changes a row, and only clearOptLog (administrators)
+         *     or the retention policy (configuration entry log.retentionDays) removes rows.
+         */
+        get: operations["pageSysOptLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysOptLog/optType": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The operation types the log holds, sorted */
+        get: operations["listOptTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/sysOptLog/clearOptLog": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete operation logs (older than a time, or all)
+         * @description The clearing is itself logged (optType clearOptLog, detail the number of rows cleared), after the rows went.
+         */
+        post: operations["clearOptLog"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/System/downloadOptLog": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export operation logs as CSV or XLSX
+         * @description The rows the filters select, newest first, streamed in constant memory (a million rows included). A plain
+         *     link (no X-Requested-With: a read that only a same-site, signed-in administrator gets).
+         */
+        get: operations["downloadOptLog"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/dataStatistics/overview": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** Storage by space, department and type; uploads, downloads and active users per day; top folders */
+        get: operations["getDataStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/dataStatistics/personal": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** Per-account storage and activity, largest first */
+        get: operations["pagePersonalStatistics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/System/patchInfo": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The running version and build, and which database migrations are applied */
+        get: operations["getPatchInfo"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/drive/static/i18n/{lang}/translate.json": {
         parameters: {
             query?: never;
@@ -7436,7 +7893,7 @@ export interface components {
          *     specific status with the same code).
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "ROLE_BUILTIN" | "ROLE_IN_USE" | "ROLE_EXISTS" | "GRANT_EXISTS" | "STORAGE_ERROR" | "INTERNAL" | "DEPT_NOT_EMPTY" | "PASSWORD_CHANGE_REQUIRED" | "THUMBNAIL_UNAVAILABLE" | "GROUP_LAST_ADMIN" | "SSO_FAILED" | "SSO_PENDING" | "SSO_REQUIRED" | "LDAP_UNAVAILABLE" | "DLP_BLOCKED" | "DLP_NO_APPROVER" | "SHARE_NOT_FOUND" | "SHARE_EXPIRED" | "SHARE_CANCELLED" | "SHARE_LIMIT_REACHED" | "SHARE_CODE_WRONG" | "SHARE_TOKEN_INVALID" | "SHARE_PREVIEW_ONLY" | "SHARE_UPLOAD_LIMIT";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "ROLE_BUILTIN" | "ROLE_IN_USE" | "ROLE_EXISTS" | "GRANT_EXISTS" | "STORAGE_ERROR" | "INTERNAL" | "DEPT_NOT_EMPTY" | "PASSWORD_CHANGE_REQUIRED" | "THUMBNAIL_UNAVAILABLE" | "GROUP_LAST_ADMIN" | "IP_FORBIDDEN" | "IP_SELF_LOCKOUT" | "CONFIG_BUILTIN" | "SSO_FAILED" | "SSO_PENDING" | "SSO_REQUIRED" | "LDAP_UNAVAILABLE" | "DLP_BLOCKED" | "DLP_NO_APPROVER" | "SHARE_NOT_FOUND" | "SHARE_EXPIRED" | "SHARE_CANCELLED" | "SHARE_LIMIT_REACHED" | "SHARE_CODE_WRONG" | "SHARE_TOKEN_INVALID" | "SHARE_PREVIEW_ONLY" | "SHARE_UPLOAD_LIMIT";
         /** @description The `data` of a failure envelope. */
         ErrorData: {
             code: components["schemas"]["ErrorCode"];
@@ -7492,12 +7949,17 @@ export interface components {
                 logoutUrl?: string;
             };
         };
-        /** @description Envelope whose payload shape is defined when the feature behind the call is implemented. */
-        AnyEnvelope: {
-            /** @enum {integer} */
-            ret: 0;
-            msg: string;
-            data: unknown;
+        IpAccessResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                /** @description The caller's address as the server sees it (behind a proxy only with HCS_TRUST_PROXY). */
+                ip: string;
+                /** @description The drive may be used from here. */
+                allowed: boolean;
+                /** @description The administration calls may be used from here. */
+                consoleAllowed: boolean;
+                /** @description false when HCS_IP_WHITELIST_OFF=1 switched the white list off. */
+                enforced: boolean;
+            };
         };
         DeviceStartRequest: {
             providerId?: string;
@@ -7849,6 +8311,13 @@ export interface components {
             password: string;
             /** @description personal or group. */
             syncType?: string;
+        };
+        /** @description Envelope whose payload shape is defined when the feature behind the call is implemented. */
+        AnyEnvelope: {
+            /** @enum {integer} */
+            ret: 0;
+            msg: string;
+            data: unknown;
         };
         /** @description A page of a keyset-capable listing. */
         Page: {
@@ -9984,6 +10453,245 @@ export interface components {
         ImportReportResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["ImportReport"];
         };
+        /** @description Letters, digits, `_`, `.` and `-`, starting with a letter. */
+        ConfigKey: string;
+        /** @description Always text on the wire; the type says what it must parse as. */
+        ConfigValue: string;
+        /**
+         * @description How the value is validated: integer within min/max, boolean true/false, enum one of options, json any JSON text.
+         * @enum {string}
+         */
+        ConfigType: "string" | "integer" | "boolean" | "enum" | "json";
+        ConfigEntry: {
+            configKey: components["schemas"]["ConfigKey"];
+            configValue: components["schemas"]["ConfigValue"];
+            configType: components["schemas"]["ConfigType"];
+            description: string;
+            /** @description One of the server's own settings: its value may change, the entry cannot be deleted nor retyped. */
+            builtin: boolean;
+            /** @description Any signed-in user may read it through getByKey (e.g. hcd_able). */
+            publicRead: boolean;
+            /** @description Always false today; kept for the spec's row flag. */
+            editIsDisabled: boolean;
+            /** @description The allowed values of an enum entry. */
+            options?: string[];
+            /** @description Smallest integer value allowed. */
+            min?: number;
+            /** @description Largest integer value allowed. */
+            max?: number;
+            /** @description Epoch ms of the last change. */
+            updateTime: number;
+        };
+        ConfigPage: {
+            list: components["schemas"]["ConfigEntry"][];
+            total: number;
+            pageNo: number;
+            pageSize: number;
+        };
+        ConfigPageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ConfigPage"];
+        };
+        AddConfigRequest: {
+            configKey: components["schemas"]["ConfigKey"];
+            configValue: components["schemas"]["ConfigValue"];
+            configType: components["schemas"]["ConfigType"];
+            description?: string;
+            /** @default false */
+            publicRead: boolean;
+            options?: string[];
+        };
+        ConfigEntryResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ConfigEntry"];
+        };
+        UpdateConfigRequest: {
+            configKey: components["schemas"]["ConfigKey"];
+            configValue: components["schemas"]["ConfigValue"];
+            description?: string;
+        };
+        DeleteConfigRequest: {
+            configKeys: components["schemas"]["ConfigKey"][];
+        };
+        PublicConfigResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                configKey: components["schemas"]["ConfigKey"];
+                configValue: components["schemas"]["ConfigValue"];
+            };
+        };
+        EnumItem: {
+            value: string;
+            /** @description A locale key under adminConsole.enum.<type>. (the web translates it). */
+            label: string;
+        };
+        EnumerationsResponse: components["schemas"]["Envelope"] & {
+            /** @description Drop-down values by enumeration name. */
+            data?: {
+                [key: string]: components["schemas"]["EnumItem"][];
+            };
+        };
+        /**
+         * @description Whom the entry admits: every account, a system role (targetId administrator, manager or user), a department with its subtree, or one account.
+         * @enum {string}
+         */
+        IpTargetType: "all" | "role" | "dept" | "user";
+        /**
+         * @description console: only the administration calls are held to it; drive: every call and sign-in.
+         * @enum {string}
+         */
+        IpScope: "console" | "drive";
+        IpRule: {
+            id: string;
+            /** @description A single address, a CIDR (10.0.0.0/8, fd00::/8) or a range (a-b), IPv4 or IPv6. */
+            ipValue: string;
+            /** @enum {string} */
+            kind: "single" | "cidr" | "range";
+            targetType: components["schemas"]["IpTargetType"];
+            targetId: string;
+            targetName: string;
+            scope: components["schemas"]["IpScope"];
+            enabled: boolean;
+            remark: string;
+            updateTime: number;
+        };
+        IpRulePage: {
+            list: components["schemas"]["IpRule"][];
+            total: number;
+            pageNo: number;
+            pageSize: number;
+        };
+        IpRulePageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["IpRulePage"];
+        };
+        /** @description Without id a new entry; with id that entry is replaced. */
+        IpRuleRequest: {
+            id?: string;
+            ipValue: string;
+            targetType: components["schemas"]["IpTargetType"];
+            /** @default  */
+            targetId: string;
+            scope: components["schemas"]["IpScope"];
+            /** @default true */
+            enabled: boolean;
+            /** @default  */
+            remark: string;
+        };
+        IpRuleResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["IpRule"];
+        };
+        IpRuleDeleteRequest: {
+            ids: string[];
+        };
+        /** @enum {string} */
+        OpLogResult: "success" | "failure";
+        OpLog: {
+            id: number;
+            /** @description Epoch ms. */
+            optTime: number;
+            userId: string | null;
+            userName: string;
+            /** @description The operationId of the call (or login, bulkUpload, ...). */
+            optType: string;
+            /** @description The contract tag of the call. */
+            optSubject: string;
+            optObj: string;
+            optObjName: string;
+            optDevice: string;
+            ip: string;
+            result: components["schemas"]["OpLogResult"];
+            detail: string;
+            traceId: string;
+        };
+        OpLogPage: {
+            list: components["schemas"]["OpLog"][];
+            /** @description Rows matching the filters, counted up to 10,000 (totalCapped then true). */
+            total: number;
+            totalCapped?: boolean;
+            pageNo?: number;
+            pageSize: number;
+            /** @description Pass as cursor for the next (older) page; absent on the last page. */
+            nextCursor?: string;
+        };
+        OpLogPageResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["OpLogPage"];
+        };
+        OptTypesResponse: components["schemas"]["Envelope"] & {
+            data?: string[];
+        };
+        ClearOptLogRequest: {
+            /** @description Epoch ms: clear rows older than this; absent = every row. */
+            before?: number;
+        };
+        ClearOptLogResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                cleared: number;
+            };
+        };
+        StatBucket: {
+            key: string;
+            label: string;
+            bytes: number;
+            count: number;
+        };
+        DayCount: {
+            /** @description YYYY-MM-DD (UTC). */
+            day: string;
+            uploads: number;
+            downloads: number;
+            activeUsers: number;
+        };
+        StatisticsResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                /** @description key personal, dept, group. */
+                bySpace: components["schemas"]["StatBucket"][];
+                /** @description The 20 departments holding the most, by their members' personal files. */
+                byDept: components["schemas"]["StatBucket"][];
+                /** @description By file extension, the 20 largest. */
+                byType: components["schemas"]["StatBucket"][];
+                daily: components["schemas"]["DayCount"][];
+                /** @description Accounts that did anything within the period. */
+                activeUsers: number;
+                /** @description Folders holding the most bytes directly (key = instance id). */
+                topFolders: components["schemas"]["StatBucket"][];
+                totals: {
+                    users: number;
+                    files: number;
+                    folders: number;
+                    bytes: number;
+                };
+            };
+        };
+        PersonalStat: {
+            userId: string;
+            userName: string;
+            realName: string;
+            deptName: string;
+            usedBytes: number;
+            quotaBytes: number | null;
+            files: number;
+            lastActive: number | null;
+        };
+        PersonalStatPageResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                list: components["schemas"]["PersonalStat"][];
+                total: number;
+                pageNo: number;
+                pageSize: number;
+            };
+        };
+        PatchInfoResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                version: string;
+                build: string;
+                /** @description The Node.js version the server runs on. */
+                node: string;
+                /** @enum {string} */
+                database: "sqlite" | "postgres";
+                migrations: {
+                    name: string;
+                    applied: boolean;
+                    appliedAt: string | null;
+                }[];
+            };
+        };
         /** @description A storage connection's id. "0" is the embedded store (connection zero), which always exists. */
         CloudId: string;
         CloudConnection: {
@@ -10215,15 +10923,6 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description The feature's payload (its shape is fixed when the feature is implemented; until then the server answers 501). */
-        Any: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["AnyEnvelope"];
-            };
-        };
         /** @description Done. */
         Ok: {
             headers: {
@@ -10231,6 +10930,15 @@ export interface components {
             };
             content: {
                 "application/json": components["schemas"]["OkEnvelope"];
+            };
+        };
+        /** @description The feature's payload (its shape is fixed when the feature is implemented; until then the server answers 501). */
+        Any: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["AnyEnvelope"];
             };
         };
     };
@@ -10436,7 +11144,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description The caller's standing. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpAccessResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -18347,6 +19063,563 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ImportReportResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pageSysConfig: {
+        parameters: {
+            query?: {
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring of key or description. */
+                keyword?: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    addConfigs: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AddConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigEntryResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    updateConfigs: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description The entry as it is now. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigEntryResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteConfigs: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteConfigRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getByConfigKey: {
+        parameters: {
+            query: {
+                configKey: components["schemas"]["ConfigKey"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigEntryResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getConfigByKey: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                configKey: components["schemas"]["ConfigKey"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Key and value. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PublicConfigResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getEnumerations: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Enumerations by name. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnumerationsResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listIpRules: {
+        parameters: {
+            query?: {
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpRulePageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    addOrUpdateIpRule: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IpRuleRequest"];
+            };
+        };
+        responses: {
+            /** @description The entry. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IpRuleResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteIpRules: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["IpRuleDeleteRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pageSysOptLog: {
+        parameters: {
+            query?: {
+                /** @description Exact account name (case-insensitive). */
+                userName?: string;
+                optType?: string;
+                /** @description Exact object id. */
+                optObj?: string;
+                result?: components["schemas"]["OpLogResult"];
+                /** @description Epoch ms, inclusive. */
+                since?: number;
+                /** @description Epoch ms, exclusive. */
+                until?: number;
+                /** @description Case-insensitive substring of the object name. */
+                keyword?: string;
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+                pageNo?: number;
+                cursor?: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpLogPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listOptTypes: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The types. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OptTypesResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    clearOptLog: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ClearOptLogRequest"];
+            };
+        };
+        responses: {
+            /** @description How many rows went. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ClearOptLogResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    downloadOptLog: {
+        parameters: {
+            query?: {
+                /** @description Exact account name (case-insensitive). */
+                userName?: string;
+                optType?: string;
+                /** @description Exact object id. */
+                optObj?: string;
+                result?: components["schemas"]["OpLogResult"];
+                /** @description Epoch ms, inclusive. */
+                since?: number;
+                /** @description Epoch ms, exclusive. */
+                until?: number;
+                /** @description Case-insensitive substring of the object name. */
+                keyword?: string;
+                format?: "csv" | "xlsx";
+            };
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file as an attachment. */
+            200: {
+                headers: {
+                    /** @description attachment; filename=oplog-<date>.csv|xlsx */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                    "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet": string;
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getDataStatistics: {
+        parameters: {
+            query?: {
+                /** @description The period the daily figures and active users cover, ending today (UTC). */
+                days?: number;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The figures. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StatisticsResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    pagePersonalStatistics: {
+        parameters: {
+            query?: {
+                /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
+                pageNo?: components["parameters"]["PageNo"];
+                /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */
+                pageSize?: components["parameters"]["PageSize"];
+                /** @description Case-insensitive substring of account or real name. */
+                keyword?: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonalStatPageResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getPatchInfo: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Version facts. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatchInfoResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

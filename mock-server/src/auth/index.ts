@@ -20,6 +20,7 @@ import {
 import { dummyPasswordHash, hasControlCharacters, loadPasswordKeys, verifyPassword, type PasswordKeys } from './passwords.ts';
 import { createDelaySlots, createRateLimiter, throttleDelayMs, type RateLimiter } from './rate-limit.ts';
 import { createCaptchas, type Captchas } from './captcha.ts';
+import { ipGate } from './ip-whitelist.ts';
 
 export const SESSION_COOKIE = 'HCS_SESSION';
 /** Header the CLI sends its session token in. */
@@ -237,6 +238,8 @@ export function createAuth(ctx: AppContext): Auth {
   }
 
   async function openSession(req: FastifyRequest, reply: FastifyReply, user: User): Promise<SignInResult> {
+    // Every way of signing in ends here, so the IP white list holds for all of them.
+    await ipGate(ctx).assert(req, { userId: user.id, isAdmin: user.isAdmin, deptId: user.deptId }, 'drive');
     const now = Date.now();
     // A browser signing in again drops the session it had, so old cookies do not pile up alive.
     const previous = req.cookies?.[SESSION_COOKIE];

@@ -6,16 +6,35 @@ import { routeHandlers, type RouteHandlers } from '../http/typed.ts';
 import { AppError } from '../http/errors.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
 import { enforceAccess } from '../files/access-gate.ts';
+import { ipGate } from '../auth/ip-whitelist.ts';
+import { decodeName } from '@hcs/openapi/client';
 import { authenticateVisitor } from '../links/visitors.ts';
 import { loadContract, operationsOf, type ContractOperation } from './contract.ts';
+
+/** Calls a session the IP white list no longer admits may still make. */
+const IP_EXEMPT: ReadonlySet<string> = new Set(['getSsoAccess', 'logout']);
+
+/** Operations that write their own log row with what they did, in their transaction (clearOptLog). */
+const SELF_LOGGED: ReadonlySet<string> = new Set(['clearOptLog']);
+
+/** File names travel Base64-encoded (_x/_j/_d); the log keeps them readable, or as sent when they do not decode. */
+function readableName(wire: string): string {
+  try {
+    return decodeName(wire);
+  } catch {
+    return wire;
+  }
+}
 
 function objectOf(req: FastifyRequest): { id: string; name: string } {
   const q = (req.query ?? {}) as Record<string, unknown>;
   const p = (req.params ?? {}) as Record<string, unknown>;
-  const b = (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? req.body : {}) as Record<string, unknown>;
+  // A list body (createInstances) names its first item, so the log's object name can be searched (/logManage).
+  const item: unknown = Array.isArray(req.body) ? req.body[0] : req.body;
+  const b = (item && typeof item === 'object' ? item : {}) as Record<string, unknown>;
   const id = p.id ?? q.ids ?? q.instanceId ?? b.instanceId ?? b.fId ?? b.userId ?? '';
-  const name = b.fName ?? b.instanceName ?? q.username ?? '';
-  return { id: String(id), name: String(name) };
+  const wire = b.fName ?? b.instanceName;
+  return { id: String(id), name: wire !== undefined ? readableName(String(wire)) : String(q.username ?? '') };
 }
 
 /** `replacements` (tests) take the place of handlers; they are not typed, so they can break the contract on purpose. */
@@ -65,6 +84,11 @@ export function registerContractRoutes(
         if (op.access === 'share-visitor') req.visitor = await authenticateVisitor(ctx, req);
         // The contract's access mark: administrators' operations refuse everyone else before anything is parsed.
         if (op.access === 'admin' && !req.user?.isAdmin) throw new AppError('FORBIDDEN', `${op.operationId} is for administrators`);
+        // The IP white list holds on every call of a session, not only at sign-in; the caller may still ask why
+        // (getSsoAccess) and sign out.
+        if (req.user && !op.public && !IP_EXEMPT.has(op.operationId)) {
+          await ipGate(ctx).assert(req, req.user, op.access === 'admin' ? 'console' : 'drive');
+        }
       },
       // Permission marks need the validated request (the ids it names), so they are checked once it is parsed.
       preHandler: typeof op.access === 'string' ? undefined : async (req) => enforceAccess(ctx.db, req, op.access),
@@ -80,6 +104,7 @@ export function registerContractRoutes(
         ? async (req, reply, payload) => {
             // Anonymous refusals before anything ran (forbidden, rate limited: a guessing attack's bulk) are not operations.
             if (reply.statusCode === 501 || ((reply.statusCode === 403 || reply.statusCode === 429) && !req.user)) return payload;
+            if (SELF_LOGGED.has(op.operationId) && reply.statusCode < 400) return payload;
             const obj = objectOf(req);
             try {
               await insertOpLog(ctx.db, {

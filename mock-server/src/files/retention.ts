@@ -14,6 +14,8 @@ import { enqueue } from '../db/sql/jobs.ts';
 import { acquireLease, releaseLease, renewLease } from '../db/sql/leases.ts';
 import { AppError } from '../http/errors.ts';
 import type { JobHandler } from '../db/sql/worker.ts';
+import { configStore } from '../config-store.ts';
+import { clearOpLogs } from '../db/admin-console-repo.ts';
 
 export const RETENTION_JOB = 'recycle-retention';
 const LEASE = 'recycle-retention';
@@ -29,6 +31,8 @@ export interface RetentionReport {
   deleted: number;
   /** History versions deleted. */
   versions: number;
+  /** Operation-log rows past the log.retentionDays setting deleted (absent when none). */
+  logs?: number;
 }
 
 export interface Retention {
@@ -54,7 +58,7 @@ export function startRetention(ctx: AppContext, holder: string, intervalMs = RET
     try {
       // Each step goes on in batches until nothing is due; a restore or purge by a user meanwhile is not an error.
       for (let more = true; more && (await keep()); ) {
-        const due = await entriesOf(db, 1, { before: now - config.recycle.days * DAY_MS, limit: BATCH });
+        const due = await entriesOf(db, 1, { before: now - (await configStore(ctx).get('recycle.days')) * DAY_MS, limit: BATCH });
         for (const e of due) {
           try {
             await moveToSecondLevel(db, e.id, now);
@@ -66,7 +70,7 @@ export function startRetention(ctx: AppContext, holder: string, intervalMs = RET
         more = due.length === BATCH;
       }
       for (let more = true; more && (await keep()); ) {
-        const due = await entriesOf(db, 2, { before: now - config.recycle.secDays * DAY_MS, limit: BATCH });
+        const due = await entriesOf(db, 2, { before: now - (await configStore(ctx).get('recycle.secDays')) * DAY_MS, limit: BATCH });
         for (const e of due) {
           try {
             await deleteEntry(db, ctx.store(), e);
@@ -80,6 +84,11 @@ export function startRetention(ctx: AppContext, holder: string, intervalMs = RET
       for (let n = BATCH; n === BATCH && (await keep()); ) {
         n = await pruneVersions(db, ctx.store(), config.versions, now, BATCH);
         report.versions += n;
+      }
+      const logDays = await configStore(ctx).get('log.retentionDays');
+      if (logDays > 0 && (await keep())) {
+        const n = await clearOpLogs(db, now - logDays * DAY_MS);
+        if (n) report.logs = n;
       }
     } finally {
       await releaseLease(db, LEASE, holder).catch((err: unknown) => ctx.log.warn({ err }, 'retention: could not release its lease'));

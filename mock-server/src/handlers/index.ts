@@ -21,6 +21,7 @@ import { searchHandlers } from './search.ts';
 import { templatesHandlers } from './templates.ts';
 import { adminFilesHandlers } from './admin-files.ts';
 import { groupsHandlers } from './groups.ts';
+import { adminConsoleHandlers } from './admin-console.ts';
 import { identityHandlers } from './identity.ts';
 import { sharesInternalHandlers } from './shares-internal.ts';
 import { shareLinksHandlers } from './share-links.ts';
@@ -68,6 +69,7 @@ export function allHandlers(ctx: AppContext): Handlers {
     templates: templatesHandlers(ctx),
     'admin-files': adminFilesHandlers(ctx),
     groups: groupsHandlers(ctx),
+    'admin-console': adminConsoleHandlers(ctx),
     identity: identityHandlers(ctx),
     'shares-internal': sharesInternalHandlers(ctx),
     'share-links': shareLinksHandlers(ctx),

@@ -4,6 +4,7 @@
 // manager above it, and nobody but an administrator touches an administrator's account, their own, or grants
 // administration.
 import type { AppContext, Handlers } from '../context.ts';
+import { defaultQuotaBytes } from '../config-store.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
 import { ok, done } from '../http/envelope.ts';
@@ -435,11 +436,13 @@ export function orgUsersHandlers(ctx: AppContext): Handlers {
             fields: [...(b.userName ? [] : [{ field: 'userName', message: 'required' }]), ...(b.password ? [] : [{ field: 'password', message: 'required' }])],
           });
         }
+        // Read before the transaction: on SQLite the transaction holds the one connection the settings are read on.
+        const defaultQuota = await defaultQuotaBytes(ctx);
         const created = await transaction(db, async (trx) => {
           const u = await createUser(trx, {
             userName: b.userName!, password: decryptPassword(b.password!, 'password'), realName: b.realName, deptId: orRoot(actor, b.deptId),
             isAdmin: b.isAdmin, isEnabled: b.userIsEnabled === undefined ? true : b.userIsEnabled === 1, expiredTime: b.userExpiredTime,
-            quotaBytes: b.quotaBytes === undefined ? (ctx.config.defaultQuotaBytes || null) : b.quotaBytes,
+            quotaBytes: b.quotaBytes === undefined ? defaultQuota : b.quotaBytes,
             mustChangePassword: b.mustChangePassword, email: b.email, phone: b.phone,
           });
           if (b.labels) await setLabels(trx, u.id, b.labels);
@@ -605,10 +608,11 @@ export function orgUsersHandlers(ctx: AppContext): Handlers {
           }
           const labels = get('labels').split(';').map((l) => l.trim()).filter((l) => l !== '');
           if (labels.some((l) => l.length > 64 || /[\u0000-\u001f,]/.test(l))) throw new AppError('VALIDATION_FAILED', 'a label is too long or holds a comma');
+          const defaultQuota = await defaultQuotaBytes(ctx);
           const created = await transaction(db, async (trx) => {
             const u = await createUser(trx, {
               userName, password, realName: get('realName') || undefined, deptId: dept.id,
-              quotaBytes: quota === undefined ? (ctx.config.defaultQuotaBytes || null) : quota, expiredTime, mustChangePassword: true,
+              quotaBytes: quota === undefined ? defaultQuota : quota, expiredTime, mustChangePassword: true,
               email: get('email').slice(0, 254), phone: get('phone').slice(0, 32),
             });
             if (labels.length) await setLabels(trx, u.id, labels);

@@ -6,6 +6,7 @@
 // exactly its length in the layout, and nothing once the session ended or would end before the signature.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { AppContext, Handlers } from '../context.ts';
+import { configStore } from '../config-store.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
 import { done, ok } from '../http/envelope.ts';
@@ -174,7 +175,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         bucketName: s.bucket,
         storeEncryption: encryptedAtRest(store) ? 1 : 0,
         storeShards: 0,
-        syncSpeed: ctx.config.syncSpeed,
+        syncSpeed: await configStore(ctx).get('upload.syncSpeed'),
         partSize: s.partSize,
         partCount: s.partCount,
         cloudProvider: 's3',

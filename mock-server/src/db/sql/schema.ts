@@ -289,6 +289,33 @@ export interface SysConfigTable {
   config_key: string;
   config_value: string;
   updated_at: number;
+  /** Typed entries of the administration console (013): see config-store.ts. */
+  config_type: Generated<string>;
+  description: Generated<string>;
+  options: Generated<string>; // JSON array of an enum entry's values, or ''
+  public_read: Generated<Flag>;
+  custom: Generated<Flag>; // added by an administrator (the server's own settings are described in code)
+}
+
+/** Change counters per area (013): nodes keep what they read until the counter moves. */
+export interface AdminVersionsTable {
+  name: string;
+  version: number;
+}
+
+/** The IP white list (013). */
+export interface IpWhitelistTable {
+  id: string;
+  ip_value: string;
+  kind: 'single' | 'cidr' | 'range';
+  target_type: 'all' | 'role' | 'dept' | 'user';
+  target_id: string;
+  scope: 'console' | 'drive';
+  enabled: Flag;
+  remark: string;
+  created_by: string;
+  created_at: number;
+  updated_at: number;
 }
 
 export interface DownloadTicketsTable {
@@ -423,6 +450,8 @@ export interface Schema extends IdentityTables, StorageTables, DlpTables, BizLib
   proof_challenges: ProofChallengesTable;
   op_logs: OpLogsTable;
   sys_config: SysConfigTable;
+  admin_versions: AdminVersionsTable;
+  ip_whitelist: IpWhitelistTable;
   download_tickets: DownloadTicketsTable;
   captchas: CaptchasTable;
   jobs: JobsTable;

@@ -1,5 +1,6 @@
 /* eslint-disable */
 // GENERATED FILE - DO NOT EDIT. Source: openapi/src (run `npm run gen`).
+export * from './admin-console/admin-console.ts';
 export * from './agent/agent.ts';
 export * from './business-libs/business-libs.ts';
 export * from './capacity/capacity.ts';

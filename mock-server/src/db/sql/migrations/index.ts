@@ -13,6 +13,7 @@ import { rolesMigration } from './005_roles.ts';
 import { recycleMigration } from './006_recycle.ts';
 import { searchMigration } from './007_search.ts';
 import { groupsMigration } from './008_groups.ts';
+import { adminMigration } from './013_admin.ts';
 import { identityMigration } from './012_identity.ts';
 import { sharesMigration } from './009_shares.ts';
 import { linksMigration } from './010_links.ts';
@@ -30,6 +31,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '006_recycle': recycleMigration(dialect),
     '007_search': searchMigration(dialect),
     '008_groups': groupsMigration(dialect),
+    '013_admin': adminMigration(dialect),
     '012_identity': identityMigration(dialect),
     '009_shares': sharesMigration(dialect),
     '010_links': linksMigration(dialect),

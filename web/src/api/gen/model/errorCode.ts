@@ -120,6 +120,12 @@ export const ErrorCode = {
   THUMBNAIL_UNAVAILABLE: 'THUMBNAIL_UNAVAILABLE',
   /** The group would be left without an administrator: hand it over (submitGroupHandover) or dissolve it first. */
   GROUP_LAST_ADMIN: 'GROUP_LAST_ADMIN',
+  /** The IP white list does not admit this account from its address (sign-in, or a call of a session already open). */
+  IP_FORBIDDEN: 'IP_FORBIDDEN',
+  /** The IP white list as it would be no longer admits the calling administrator from their current address: nothing was saved. */
+  IP_SELF_LOCKOUT: 'IP_SELF_LOCKOUT',
+  /** A built-in configuration entry cannot be deleted. */
+  CONFIG_BUILTIN: 'CONFIG_BUILTIN',
   /** Single sign-on did not complete: a bad, used or expired state, a provider error, or a token that failed validation. */
   SSO_FAILED: 'SSO_FAILED',
   /** The single sign-on in the browser has not finished yet: poll again. */

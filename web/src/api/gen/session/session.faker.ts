@@ -45,10 +45,10 @@ import {
   LocalLogin
 } from '../model';
 import type {
-  AnyResponse,
   CaptchaResponse,
   CurrentUserResponse,
   IntResponse,
+  IpAccessResponse,
   LocaleResponse,
   LoginResponse,
   LogoutResponse,
@@ -72,7 +72,7 @@ export const getGetSsoTokenResponseMock = (): LoginResponse => ({...{ret: faker.
 
 export const getLogoutResponseMock = (): LogoutResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {logoutUrl: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), undefined])}},})
 
-export const getGetSsoAccessResponseMock = (overrideResponse: Partial<Extract<AnyResponse, object>> = {}): AnyResponse => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}, ...overrideResponse})
+export const getGetSsoAccessResponseMock = (): IpAccessResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {ip: faker.string.alpha({length: {min: 10, max: 20}}), allowed: faker.datatype.boolean(), consoleAllowed: faker.datatype.boolean(), enforced: faker.datatype.boolean()}},})
 
 export const getLoginResponseMock = (): LoginResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {token: faker.string.alpha({length: {min: 10, max: 20}}), expiresAt: faker.number.int(), idleTimeoutMs: faker.helpers.arrayElement([faker.number.int(), undefined]), user: {userId: faker.string.alpha({length: {min: 10, max: 20}}), userName: faker.string.alpha({length: {min: 10, max: 20}}), userRealName: faker.string.alpha({length: {min: 10, max: 20}}), userDeptId: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), userIsEnabled: faker.helpers.arrayElement([0,1] as const), userExpiredTime: faker.number.int(), platformId: faker.string.alpha({length: {min: 10, max: 20}}), isAdmin: faker.helpers.arrayElement([faker.datatype.boolean(), undefined]), languageId: faker.helpers.arrayElement([faker.helpers.arrayElement(['zh_CN','en_US'] as const), undefined]), mustChangePassword: faker.helpers.arrayElement([faker.datatype.boolean(), undefined]), managedDeptIds: faker.helpers.arrayElement([Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => (faker.string.alpha({length: {min: 10, max: 20}}))), undefined])}}},})
 

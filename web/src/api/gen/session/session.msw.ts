@@ -46,10 +46,10 @@ import type {
 } from 'msw';
 
 import type {
-  AnyResponse,
   CaptchaResponse,
   CurrentUserResponse,
   IntResponse,
+  IpAccessResponse,
   LocaleResponse,
   LoginResponse,
   LogoutResponse,
@@ -147,7 +147,7 @@ export const getLogoutMockHandler = (overrideResponse?: LogoutResponse | ((info:
   }, options)
 }
 
-export const getGetSsoAccessMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getGetSsoAccessMockHandler = (overrideResponse?: IpAccessResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<IpAccessResponse> | IpAccessResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/System/sso/access', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 

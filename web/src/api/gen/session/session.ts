@@ -53,7 +53,6 @@ import type {
 } from '@tanstack/react-query';
 
 import type {
-  AnyResponse,
   CaptchaResponse,
   ChangePasswordRequest,
   CurrentUserResponse,
@@ -65,6 +64,7 @@ import type {
   GetToolNameParams,
   GetUserAgreementParams,
   IntResponse,
+  IpAccessResponse,
   LanguageRequest,
   LocaleResponse,
   LoginParams,
@@ -629,11 +629,12 @@ export const getGetSsoAccessUrl = () => {
 }
 
 /**
+ * Whether the white list admits the caller from here, for the drive and for the administration calls (see listIpRules). Answered even when not admitted, so the web can say why.
  * @summary IP white-list information for the caller
  */
-export const getSsoAccess = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const getSsoAccess = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<IpAccessResponse> => {
 
-  return hcsFetch<AnyResponse>(getGetSsoAccessUrl(),
+  return hcsFetch<IpAccessResponse>(getGetSsoAccessUrl(),
   {
     ...options,
     method: 'GET'
