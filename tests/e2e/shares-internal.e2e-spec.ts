@@ -112,6 +112,35 @@ describe('internal shares in the browser (zh_CN)', () => {
   });
 });
 
+describe('the same screens in en_US', () => {
+  it('show no raw key and no Chinese', async () => {
+    const { context, page } = await e2e.newPage({ locale: 'en-US' });
+    contexts.push(context);
+    current = page;
+    await context.addInitScript(() => localStorage.setItem('languageId', 'en_US'));
+    await page.goto(`${e2e.baseUrl}/drive/login`);
+    await page.getByTestId('login-username').fill('shbob');
+    await page.getByTestId('login-password').fill('Shbob#pass-1234');
+    await page.getByTestId('login-submit').click();
+    await page.waitForURL(/\/drive\/personalFile/);
+    const en = async (where: string) =>
+      expect(await visibleTextProblems(page, { lang: 'en_US', allow: ['showner', 'shbob', FOLDER, FILE, 'shbob 用户'] }), where).toEqual([]);
+    await page.goto(`${e2e.baseUrl}/drive/fileShare`);
+    await page.getByTestId(`share-open-${FOLDER}`).waitFor();
+    expect(await page.getByTestId('shares-tab-withMe').innerText()).toBe('Shared with me');
+    await en('shared with me');
+    await page.getByTestId(`share-open-${FOLDER}`).click();
+    await page.getByTestId(`shared-row-${FILE}`).waitFor();
+    await en('shared folder');
+    await page.goto(`${e2e.baseUrl}/drive/personalFile`);
+    await page.getByTestId('file-browser').waitFor();
+    await closeTransferPanel(page);
+    await page.getByTestId('share-selected').click();
+    await page.getByText('Select data first').first().waitFor();
+    await en('files list with the share action');
+  });
+});
+
 async function sharingIdOf(page: Page): Promise<string> {
   return page.evaluate(async () => {
     const r = await fetch('/hcs/controller/pageFileSharingList', { headers: { 'X-Requested-With': 'XMLHttpRequest' } });
