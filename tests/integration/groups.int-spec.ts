@@ -466,12 +466,41 @@ describe('dissolve', () => {
       expect.objectContaining({ instanceName: 'work', instanceType: '2', deletedBy: owner.id }),
     ]);
     for (const u of [member, leader]) expect((await u.api('/hcs/controller/pageRecycle')).data.list.some((e: any) => e.instanceId === folder)).toBe(false);
-    for (const u of [owner, member]) {
-      expect(outcome(await u.api('/hcs/controller/restore', { ids: folder }))).toBe('N');
-      expect(outcome(await u.api('/hcs/controller/remove/delete', { ids: folder }))).toBe('N');
-    }
+    expect(outcome(await member.api('/hcs/controller/restore', { ids: folder }))).toBe('N');
+    for (const u of [owner, member]) expect(outcome(await u.api('/hcs/controller/remove/delete', { ids: folder }))).toBe('N');
     expect((await admin.api('/hcs/controller/pageSecRecycle')).data.list.some((e: any) => e.instanceId === folder)).toBe(true);
+
+    // The dissolver restores it: into a folder named after the group in their own files, counted against them.
+    const used = async () => Number((await srv.sql.get<{ used_bytes: number }>('SELECT used_bytes FROM users WHERE id = ?', owner.id))!.used_bytes);
+    const usedBefore = await used();
+    const back = await owner.api('/hcs/controller/restore', { ids: folder });
+    expect(outcome(back), JSON.stringify(back)).toBe('Y');
+    const holder = (await owner.api('/hcs/controller/Page')).data.list.find((x: any) => x.instanceName === 'Dissolve me');
+    expect(holder?.classifierId).toBe('Folder');
+    expect((await owner.api('/hcs/controller/Page', { parentId: holder.instanceId })).data.list.map((x: any) => x.instanceName)).toEqual(['work']);
+    expect((await owner.api('/hcs/controller/Page', { parentId: folder })).data.list.map((x: any) => x.instanceName)).toEqual(['plan.txt']);
+    expect(outcome(await owner.api('/hcs/controller/API/getDownloadFileInfo', { instanceId: file }))).toBe('Y');
+    expect(await used()).toBe(usedBefore + Buffer.byteLength('the plan'));
+    // Still nobody else's: the former member reaches nothing, and the entry has left every bin.
+    expect(outcome(await member.api(`/hcs/controller/Instances/${file}`))).toBe('N');
+    expect((await admin.api('/hcs/controller/pageSecRecycle')).data.list.some((e: any) => e.instanceId === folder)).toBe(false);
     // The name is free again.
     expect((await newGroup(owner, 'Dissolve me')).groupName).toBe('Dissolve me');
+  });
+
+  it('an administrator restoring a dissolved group\'s entry from the second-level bin gives it to the dissolver', async () => {
+    const g = await newGroup(owner, 'Dissolve two');
+    await addUsers(owner, g.groupId, [member]);
+    const folder = await mkdir(member, 'kept', g.rootId);
+    await fileIn(member, 'notes.txt', folder, Buffer.from('notes'));
+    expect((await owner.api(`${GF}/dissolveGroup`, undefined, { groupId: g.groupId })).data).toEqual({ groupId: g.groupId, recycled: 1 });
+    // Another administrator's restore does not make them the dissolver: a user who did not dissolve it finds nothing.
+    expect(outcome(await member.api('/hcs/controller/restore', { ids: folder }))).toBe('N');
+    const r = await admin.api('/hcs/controller/restoreSecRecycle', { ids: folder });
+    expect(outcome(r), JSON.stringify(r)).toBe('Y');
+    const holder = (await owner.api('/hcs/controller/Page')).data.list.find((x: any) => x.instanceName === 'Dissolve two');
+    expect((await owner.api('/hcs/controller/Page', { parentId: holder.instanceId })).data.list.map((x: any) => x.instanceName)).toEqual(['kept']);
+    expect(outcome(await member.api('/hcs/controller/Page', { parentId: folder }))).toBe('N');
+    expect(outcome(await admin.api('/hcs/controller/Page', { parentId: folder }))).toBe('N');
   });
 });

@@ -13,7 +13,7 @@ import type { Db } from './sql/tx.ts';
 import { atomically } from './sql/tx.ts';
 import { AppError } from '../http/errors.ts';
 import { dropBlobRefs, collectBlob, type BlobStorage } from './blobs-repo.ts';
-import { addUsage, type Space, type SpaceKind } from './quota.ts';
+import { addUsage, assertFits, type Space, type SpaceKind } from './quota.ts';
 import {
   deleteToRecycle, freeName, getInstanceRow, getOrCreateRoot, insertInstance, lockFolders, nameTaken, recountChildren, type InstanceRow,
 } from './instances-repo.ts';
@@ -156,6 +156,28 @@ export async function entryOfInstance(db: Db, instanceId: string, level: Recycle
   return row ? mapEntry(row) : undefined;
 }
 
+/**
+ * A top item that dissolving a group put away, when `userId` dissolved it: its second-level entry (issue #15: the
+ * dissolver finds these in their own bin and may restore them; restoring hands them to the dissolver).
+ */
+export async function putAwayEntry(db: Db, instanceId: string, userId: string): Promise<RecycleEntry | undefined> {
+  const r = await sql<RawEntry>`select ${ENTRY_SQL} from recycle_entries r join instances i on i.id = r.instance_id
+    join groups g on g.id = r.space_id
+    where r.instance_id = ${instanceId} and r.level = 2 and r.space_kind = 'group' and r.deleted_by = ${userId}
+      and g.dissolved_at is not null and r.deleted_at >= g.dissolved_at`.execute(db);
+  const row = r.rows[0];
+  return row ? mapEntry(row) : undefined;
+}
+
+/** Of these items, the tops of entries that dissolving a group put away and `userId` dissolved (the access gate's fact). */
+export async function putAwayAmong(db: Db, instanceIds: readonly string[], userId: string): Promise<Set<string>> {
+  if (instanceIds.length === 0) return new Set();
+  const r = await sql<{ instance_id: string }>`select r.instance_id from recycle_entries r join groups g on g.id = r.space_id
+    where r.instance_id in (${sql.join([...instanceIds])}) and r.level = 2 and r.space_kind = 'group' and r.deleted_by = ${userId}
+      and g.dissolved_at is not null and r.deleted_at >= g.dissolved_at`.execute(db);
+  return new Set(r.rows.map((x) => x.instance_id));
+}
+
 /** The entry a recycled row belongs to (its own, or the folder's it was deleted with). */
 export async function entryOfRow(db: Db, row: Pick<InstanceRow, 'recycleId'>): Promise<RecycleEntry | undefined> {
   if (row.recycleId === null) return undefined;
@@ -215,6 +237,20 @@ async function restoreTarget(db: Db, e: RecycleEntry, userId: string): Promise<I
   return at;
 }
 
+/** The group's name when it is dissolved; undefined for a live group. */
+async function dissolvedGroupName(db: Db, groupId: string): Promise<string | undefined> {
+  const g = await db.selectFrom('groups').select(['name', 'dissolved_at']).where('id', '=', groupId).executeTakeFirst();
+  return g && g.dissolved_at !== null ? g.name : undefined;
+}
+
+/** The folder named after a dissolved group in the user's own files (made on first use; a file of that name keeps it). */
+async function groupFolderOf(db: Db, userId: string, groupName: string): Promise<InstanceRow> {
+  const root = await getOrCreateRoot(db, { kind: 'user', id: userId }, 'NetDisk', userId);
+  const taken = await nameTaken(db, root.id, groupName);
+  if (taken?.isFolder) return (await getInstanceRow(db, taken.id))!;
+  return insertInstance(db, { parent: root, name: groupName, isFolder: true, createdBy: userId, conflict: 'rename' });
+}
+
 /** The user, group or department a space belongs to still exists. */
 async function ownerExists(db: Db, space: Space): Promise<boolean> {
   const table = ({ user: 'users', group: 'groups', dept: 'departments' } as const)[space.kind];
@@ -231,15 +267,31 @@ function nameExists(name: string): AppError {
  * second-level bin counts against its space again (`charge`), unchecked: an administrator's restore is not refused
  * for space. Returns the restored top.
  */
-export async function restoreEntry(db: Db, e: RecycleEntry, conflict: RestoreConflict | undefined, userId: string): Promise<InstanceRow> {
+export async function restoreEntry(
+  db: Db, e: RecycleEntry, conflict: RestoreConflict | undefined, userId: string, opts: { checkSpace?: boolean } = {},
+): Promise<InstanceRow> {
   return atomically(db, async (trx) => {
     // The entry row first: two restores of one entry queue here (PostgreSQL), and the second finds it gone.
     const still = await trx.deleteFrom('recycle_entries').where('id', '=', e.id).where('level', '=', e.level).returning('id').executeTakeFirst();
     if (!still) throw new AppError('NOT_FOUND', 'not in the recycle bin');
     // A purged account's files stay in the second-level bin until deleted there; there is no one to give them back to.
     if (!(await ownerExists(trx, { kind: e.spaceKind, id: e.spaceId }))) throw new AppError('CONFLICT', 'the owner of this entry no longer exists');
-    if (e.level === 2) await addUsage(trx, { kind: e.spaceKind, id: e.spaceId }, await entryBytes(trx, e.id));
-    const parent = await restoreTarget(trx, e, userId);
+    // A dissolved group's space reaches nobody: what dissolving put away goes back to the one who dissolved it, into
+    // a folder named after the group in their own files, and counts against their space from then on.
+    const dissolved = e.spaceKind === 'group' ? await dissolvedGroupName(trx, e.spaceId) : undefined;
+    const heir: Space | undefined = dissolved === undefined ? undefined : { kind: 'user', id: e.deletedBy };
+    if (heir && !(await ownerExists(trx, heir))) throw new AppError('CONFLICT', 'the account that dissolved the group no longer exists');
+    if (e.level === 2 || heir) {
+      const space = heir ?? { kind: e.spaceKind, id: e.spaceId };
+      const bytes = await entryBytes(trx, e.id);
+      // A user taking back from their own bin what no longer counts against them needs the room for it.
+      if (opts.checkSpace) await assertFits(trx, space, bytes);
+      await addUsage(trx, space, bytes);
+    }
+    if (heir) {
+      await trx.updateTable('instances').set({ space_kind: 'user', space_id: heir.id, lib_code: 'NetDisk', instance_type: '1' }).where('recycle_id', '=', e.id).execute();
+    }
+    const parent = heir ? await groupFolderOf(trx, heir.id, dissolved!) : await restoreTarget(trx, e, userId);
     await lockFolders(trx, [parent.id]);
     let name = e.name;
     const taken = await nameTaken(trx, parent.id, name);

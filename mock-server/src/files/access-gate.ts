@@ -13,6 +13,7 @@ import type { Db } from '../db/sql/tx.ts';
 import { chainOf, getInstanceChains, getInstanceRows, type InstanceRow } from '../db/instances-repo.ts';
 import { applicableGrants, applicableGrantsBelow, applicableGrantsInSpace, applicableGrantsOnChildren, BUILTIN_AUTHORITIES, deptChainOf, managedAmong, type GrantFact } from '../db/roles-repo.ts';
 import { groupFacts, type GroupFact } from '../db/groups-repo.ts';
+import { putAwayAmong } from '../db/recycle-repo.ts';
 import { shareFacts, shareFor, type ShareFact } from '../db/shares-repo.ts';
 import { AppError } from '../http/errors.ts';
 import { enforceManages } from './manages-gate.ts';
@@ -36,6 +37,8 @@ type Facts = {
   shares: Map<string, ShareFact[]>;
   /** Groups of the rows' group spaces: dissolved or not, the actor's membership (role and level). */
   groups: Map<string, GroupFact>;
+  /** Rows of dissolved groups' spaces: true when the row tops an entry the actor put away by dissolving the group. */
+  putAway: Map<string, boolean>;
   /** Department spaces whose department the actor manages (directly or above), by dept id. */
   manages: Map<string, boolean>;
   /** Decisions already taken in this request, by instance id: handlers after the gate reuse them. */
@@ -53,12 +56,14 @@ const factsByActor = new WeakMap<Actor, Facts>();
 
 function factsOf(actor: Actor): Facts {
   let f = factsByActor.get(actor);
-  if (!f) factsByActor.set(actor, (f = { deptChain: null, grants: new Map(), shares: new Map(), groups: new Map(), manages: new Map(), decided: new Map(), passages: new Map() }));
+  if (!f) factsByActor.set(actor, (f = { deptChain: null, grants: new Map(), shares: new Map(), groups: new Map(), putAway: new Map(), manages: new Map(), decided: new Map(), passages: new Map() }));
   return f;
 }
 
 const ALL: ReadonlySet<Permission> = new Set(PERMISSIONS);
 const NONE: ReadonlySet<Permission> = new Set();
+/** A dissolver's hold on what dissolving put away: seeing it in their bin and restoring it. */
+const PUT_AWAY: ReadonlySet<Permission> = new Set<Permission>(['view', 'delete']);
 /** What administrators keep on department and group spaces whatever the grants, so grants can always be repaired. */
 const ADMIN_FLOOR: readonly Permission[] = ['view', 'manage'];
 
@@ -76,13 +81,17 @@ export async function prepareAccess(db: Db, actor: Actor, rows: Iterable<Instanc
   const grantIds: string[] = [];
   const depts = new Set<string>();
   const groups = new Set<string>();
+  const groupRows: InstanceRow[] = [];
   for (const r of rows) {
     if (ownsSpace(actor, r)) continue;
     if (!facts.grants.has(r.id)) grantIds.push(r.id);
     if (r.spaceKind === 'dept' && !facts.manages.has(r.spaceId)) depts.add(r.spaceId);
-    if (r.spaceKind === 'group' && !facts.groups.has(r.spaceId)) groups.add(r.spaceId);
+    if (r.spaceKind === 'group') {
+      if (!facts.groups.has(r.spaceId)) groups.add(r.spaceId);
+      if (!facts.putAway.has(r.id)) groupRows.push(r);
+    }
   }
-  if (grantIds.length === 0 && depts.size === 0 && groups.size === 0) return;
+  if (grantIds.length === 0 && depts.size === 0 && groups.size === 0 && groupRows.length === 0) return;
   if (facts.deptChain === null && (grantIds.length > 0 || depts.size > 0)) facts.deptChain = await deptChainOf(db, actor.deptId);
   if (grantIds.length > 0) {
     const deptChain = facts.deptChain ?? [];
@@ -99,6 +108,12 @@ export async function prepareAccess(db: Db, actor: Actor, rows: Iterable<Instanc
     for (const d of depts) facts.manages.set(d, managed.has(d));
   }
   if (groups.size > 0) for (const [g, f] of await groupFacts(db, [...groups], actor.userId)) facts.groups.set(g, f);
+  // What dissolving put away stays its dissolver's to restore (issue #15): asked only for rows of dissolved groups.
+  const dissolvedRows = groupRows.filter((r) => facts.groups.get(r.spaceId)?.dissolved).map((r) => r.id);
+  if (dissolvedRows.length > 0) {
+    const mine = await putAwayAmong(db, dissolvedRows, actor.userId);
+    for (const id of dissolvedRows) facts.putAway.set(id, mine.has(id));
+  }
 }
 
 export interface Decision {
@@ -122,8 +137,10 @@ export function decide(actor: Actor, row: InstanceRow, ancestors: readonly Insta
   if (ownsSpace(actor, row)) return { allowed: ALL, denied: false, source: 'owner', defaultRole: null, decidedAt: null, chain: [] };
   const facts = factsOf(actor);
   const chain: Decision['chain'] = [];
-  // A dissolved group's space reaches nobody, whatever grants were made in it (its files wait in the admin bin).
+  // A dissolved group's space reaches nobody, whatever grants were made in it (its files wait in the admin bin);
+  // only its dissolver still sees and may restore (delete from the bin) the entries dissolving put away.
   if (row.spaceKind === 'group' && facts.groups.get(row.spaceId)?.dissolved !== false) {
+    if (facts.putAway.get(row.id)) return { allowed: PUT_AWAY, denied: false, source: 'owner', defaultRole: null, decidedAt: null, chain };
     return { allowed: NONE, denied: false, source: 'none', defaultRole: null, decidedAt: null, chain };
   }
   let decision: Decision | undefined;

@@ -8,7 +8,7 @@ import { AppError } from '../http/errors.ts';
 import { getInstanceRow } from '../db/instances-repo.ts';
 import { getGroup } from '../db/groups-repo.ts';
 import {
-  deleteEntry, entriesOf, entryOfInstance, entryOfRow, listRecycle, moveToSecondLevel, restoreEntry, type RecycleEntry, type RecycleLevel,
+  deleteEntry, entriesOf, entryOfInstance, entryOfRow, listRecycle, moveToSecondLevel, putAwayEntry, restoreEntry, type RecycleEntry, type RecycleLevel,
 } from '../db/recycle-repo.ts';
 import { callerOf, defaultSpace } from '../files/access.ts';
 import { checkAccess } from '../files/access-gate.ts';
@@ -111,7 +111,7 @@ export function recycleHandlers(ctx: AppContext): Handlers {
         const list = all.slice((pageNo - 1) * pageSize, pageNo * pageSize).map(recycleItem);
         return ok({ list, total: all.length, pageNo, pageSize, nextCursor: null });
       }
-      // A group's dissolver finds what dissolving put away in their own bin (instanceType 2), restored by administrators only.
+      // A group's dissolver finds what dissolving put away in their own bin (instanceType 2) and may restore it.
       const { rows, total } = await listRecycle(db, { ...filter, space, level: 1, pageNo, pageSize, dissolvedBy: user.userId });
       return ok({ list: rows.map(recycleItem), total, pageNo, pageSize, nextCursor: null });
     },
@@ -119,7 +119,14 @@ export function recycleHandlers(ctx: AppContext): Handlers {
     async restoreInstances(req) {
       const user = callerOf(req.user);
       const q = req.query;
-      return ok(await batch(q.ids, req.accessRefused, async (id) => viewOf(db, await restoreEntry(db, await entryAt(ctx, id, 1), q.conflict, user.userId))));
+      return ok(await batch(q.ids, req.accessRefused, async (id) => {
+        // The caller's own bin holds level-1 entries, and what dissolving a group put away when they dissolved it
+        // (level 2): that comes back into their own files, so it needs room there.
+        const own = await entryOfInstance(db, id, 1);
+        const putAway = own ? undefined : await putAwayEntry(db, id, user.userId);
+        if (!own && !putAway) throw new AppError('NOT_FOUND', 'not in the recycle bin');
+        return viewOf(db, await restoreEntry(db, (own ?? putAway)!, q.conflict, user.userId, { checkSpace: putAway !== undefined }));
+      }));
     },
 
     async removeRecycled(req) {

@@ -802,13 +802,16 @@ export const getDissolveGroupUrl = () => {
 /**
  * Atomically: the group is marked dissolved, each top-level item of its space goes to the recycle bin as an entry
  * deleted by the dissolver and on at once to the administrators' second-level bin (so the group's bytes are
- * released and only administrators can restore or purge them), a pending handover is cancelled. From then on
- * nobody reaches the group's files through any call: listings, properties, old download tickets and open upload
- * sessions into the group answer NOT_FOUND; its members and grants stay only as history.
+ * released), a pending handover is cancelled. From then on nobody reaches the group's files through any call:
+ * listings, properties, old download tickets and open upload sessions into the group answer NOT_FOUND; its
+ * members and grants stay only as history.
  * The dissolver's own recycle bin (pageRecycle, instanceType 1) lists these entries too, as theirs (deletedBy
- * the dissolver, instanceType 2), so they know what went where; the bytes count against nobody, and only
- * administrators restore or purge them (restoreSecRecycle, deleteSecRecycle): restoreInstances and removeRecycled
- * on them answer 404 NOT_FOUND for the dissolver as for every former member.
+ * the dissolver, instanceType 2), and the bytes count against nobody. Restoring one, by the dissolver
+ * (restoreInstances; 409 SPACE_NOT_ENOUGH when it does not fit their space) or by an administrator
+ * (restoreSecRecycle, unchecked), gives it to the dissolver: it lands in a folder named after the group at the
+ * top of the dissolver's personal files and counts against their space. Purging stays with administrators
+ * (deleteSecRecycle); removeRecycled on these entries, and any call by another former member, answers 404
+ * NOT_FOUND.
  * @summary Dissolve a group (its administrators, or system administrators)
  */
 export const dissolveGroup = async (groupIdRequest: GroupIdRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<DissolveResponse> => {
