@@ -377,7 +377,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Connect and bind with the saved settings, or with the settings in the body (administrators)
+         * Connect and bind with the saved settings changed by the body, without saving them (administrators)
          * @description Answers ok false with the reason (never the password) when the directory refuses or cannot be reached.
          */
         post: operations["testLdapConnection"];
@@ -5320,13 +5320,16 @@ export interface paths {
          * Dissolve a group (its administrators, or system administrators)
          * @description Atomically: the group is marked dissolved, each top-level item of its space goes to the recycle bin as an entry
          *     deleted by the dissolver and on at once to the administrators' second-level bin (so the group's bytes are
-         *     released and only administrators can restore or purge them), a pending handover is cancelled. From then on
-         *     nobody reaches the group's files through any call: listings, properties, old download tickets and open upload
-         *     sessions into the group answer NOT_FOUND; its members and grants stay only as history.
+         *     released), a pending handover is cancelled. From then on nobody reaches the group's files through any call:
+         *     listings, properties, old download tickets and open upload sessions into the group answer NOT_FOUND; its
+         *     members and grants stay only as history.
          *     The dissolver's own recycle bin (pageRecycle, instanceType 1) lists these entries too, as theirs (deletedBy
-         *     the dissolver, instanceType 2), so they know what went where; the bytes count against nobody, and only
-         *     administrators restore or purge them (restoreSecRecycle, deleteSecRecycle): restoreInstances and removeRecycled
-         *     on them answer 404 NOT_FOUND for the dissolver as for every former member.
+         *     the dissolver, instanceType 2), and the bytes count against nobody. Restoring one, by the dissolver
+         *     (restoreInstances; 409 SPACE_NOT_ENOUGH when it does not fit their space) or by an administrator
+         *     (restoreSecRecycle, unchecked), gives it to the dissolver: it lands in a folder named after the group at the
+         *     top of the dissolver's personal files and counts against their space. Purging stays with administrators
+         *     (deleteSecRecycle); removeRecycled on these entries, and any call by another former member, answers 404
+         *     NOT_FOUND.
          */
         post: operations["dissolveGroup"];
         delete?: never;
@@ -8080,6 +8083,21 @@ export interface components {
             bindDn?: string;
             bindPassword?: string;
             userBaseDn: string;
+            groupBaseDn?: string;
+            /** @description An LDAP filter the administrator writes; user input never goes into it unescaped. */
+            userFilter?: string;
+            attributes?: components["schemas"]["LdapAttributes"];
+            adminGroup?: string;
+            syncMinutes?: number;
+        };
+        /** @description Settings to try: the saved ones with these changes (an empty object tests the saved settings). */
+        LdapTestRequest: {
+            enabled?: boolean;
+            url?: string;
+            startTls?: boolean;
+            bindDn?: string;
+            bindPassword?: string;
+            userBaseDn?: string;
             groupBaseDn?: string;
             /** @description An LDAP filter the administrator writes; user input never goes into it unescaped. */
             userFilter?: string;
@@ -11476,9 +11494,9 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
-                "application/json": components["schemas"]["LdapConfigInput"];
+                "application/json": components["schemas"]["LdapTestRequest"];
             };
         };
         responses: {

@@ -392,8 +392,7 @@ export function identityHandlers(ctx: AppContext): Handlers {
     },
 
     async testLdapConnection(req) {
-      const s = req.body ? await settingsFrom(req.body) : await getLdapSettings(db);
-      if (!s) throw new AppError('NOT_FOUND', 'no LDAP connection is saved');
+      const s = await settingsFrom(req.body);
       return ok(await new Directory({ ...s, updatedAt: 0 }, ctx.secret).test());
     },
 
@@ -416,20 +415,23 @@ export function identityHandlers(ctx: AppContext): Handlers {
   };
 
   /** The saved settings with the body's changes; an omitted bind password keeps the stored one. */
-  async function settingsFrom(b: S['LdapConfigInput']): Promise<Omit<LdapSettings, 'updatedAt'>> {
+  async function settingsFrom(b: S['LdapTestRequest']): Promise<Omit<LdapSettings, 'updatedAt'>> {
     const prev = await getLdapSettings(db);
+    const url = b.url ?? prev?.url;
+    const userBaseDn = b.userBaseDn ?? prev?.userBaseDn;
+    if (!url || !userBaseDn) throw new AppError('NOT_FOUND', 'no LDAP connection is saved');
     return {
       enabled: b.enabled ?? prev?.enabled ?? true,
-      url: b.url,
-      startTls: b.startTls ?? false,
-      bindDn: b.bindDn ?? '',
+      url,
+      startTls: b.startTls ?? prev?.startTls ?? false,
+      bindDn: b.bindDn ?? prev?.bindDn ?? '',
       bindPasswordSealed: b.bindPassword === undefined ? prev?.bindPasswordSealed ?? '' : seal(ctx.secret, b.bindPassword),
-      userBaseDn: b.userBaseDn,
-      groupBaseDn: b.groupBaseDn ?? '',
-      userFilter: b.userFilter?.trim() || '(objectClass=inetOrgPerson)',
-      attributes: { ...DEFAULT_ATTRIBUTES, ...b.attributes },
-      adminGroup: b.adminGroup ?? '',
-      syncMinutes: b.syncMinutes ?? 0,
+      userBaseDn,
+      groupBaseDn: b.groupBaseDn ?? prev?.groupBaseDn ?? '',
+      userFilter: b.userFilter?.trim() || prev?.userFilter || '(objectClass=inetOrgPerson)',
+      attributes: { ...DEFAULT_ATTRIBUTES, ...prev?.attributes, ...b.attributes },
+      adminGroup: b.adminGroup ?? prev?.adminGroup ?? '',
+      syncMinutes: b.syncMinutes ?? prev?.syncMinutes ?? 0,
     };
   }
 }

@@ -62,6 +62,7 @@ import type {
   LdapConfigInput,
   LdapConfigResponse,
   LdapPreviewResponse,
+  LdapTestRequest,
   LdapTestResponse,
   ListLdapSyncReportsParams,
   OidcProviderInput,
@@ -1211,9 +1212,9 @@ export const getTestLdapConnectionUrl = () => {
 
 /**
  * Answers ok false with the reason (never the password) when the directory refuses or cannot be reached.
- * @summary Connect and bind with the saved settings, or with the settings in the body (administrators)
+ * @summary Connect and bind with the saved settings changed by the body, without saving them (administrators)
  */
-export const testLdapConnection = async (ldapConfigInput?: LdapConfigInput, options?: Parameters<typeof hcsFetch>[1]): Promise<LdapTestResponse> => {
+export const testLdapConnection = async (ldapTestRequest: LdapTestRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<LdapTestResponse> => {
 
     const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
     if (!h) return {};
@@ -1234,7 +1235,7 @@ return hcsFetch<LdapTestResponse>(getTestLdapConnectionUrl(),
     ...options,
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
-    body: JSON.stringify(ldapConfigInput)
+    body: JSON.stringify(ldapTestRequest)
   }
 );}
 
@@ -1242,23 +1243,23 @@ return hcsFetch<LdapTestResponse>(getTestLdapConnectionUrl(),
 
 
 
-export const getTestLdapConnectionQueryKey = (ldapConfigInput?: LdapConfigInput,) => {
+export const getTestLdapConnectionQueryKey = (ldapTestRequest?: LdapTestRequest,) => {
     return [
-    'POST', `/hcs/controller/integrationPlatform/ldapConfig/test`, ldapConfigInput
+    'POST', `/hcs/controller/integrationPlatform/ldapConfig/test`, ldapTestRequest
     ] as const;
     }
 
 
-export const getTestLdapConnectionQueryOptions = <TData = Awaited<ReturnType<typeof testLdapConnection>>, TError = ErrorResponse>(ldapConfigInput?: LdapConfigInput, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof testLdapConnection>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+export const getTestLdapConnectionQueryOptions = <TData = Awaited<ReturnType<typeof testLdapConnection>>, TError = ErrorResponse>(ldapTestRequest: LdapTestRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof testLdapConnection>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
 ) => {
 
 const {query: queryOptions, request: requestOptions} = options ?? {};
 
-  const queryKey =  queryOptions?.queryKey ?? getTestLdapConnectionQueryKey(ldapConfigInput);
+  const queryKey =  queryOptions?.queryKey ?? getTestLdapConnectionQueryKey(ldapTestRequest);
 
 
 
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof testLdapConnection>>> = ({ signal }) => testLdapConnection(ldapConfigInput, { signal, ...requestOptions });
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof testLdapConnection>>> = ({ signal }) => testLdapConnection(ldapTestRequest, { signal, ...requestOptions });
 
 
 
@@ -1272,7 +1273,7 @@ export type TestLdapConnectionQueryError = ErrorResponse
 
 
 export function useTestLdapConnection<TData = Awaited<ReturnType<typeof testLdapConnection>>, TError = ErrorResponse>(
- ldapConfigInput: undefined |  LdapConfigInput, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof testLdapConnection>>, TError, TData>> & Pick<
+ ldapTestRequest: LdapTestRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof testLdapConnection>>, TError, TData>> & Pick<
         DefinedInitialDataOptions<
           Awaited<ReturnType<typeof testLdapConnection>>,
           TError,
@@ -1282,7 +1283,7 @@ export function useTestLdapConnection<TData = Awaited<ReturnType<typeof testLdap
  , queryClient?: QueryClient
   ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useTestLdapConnection<TData = Awaited<ReturnType<typeof testLdapConnection>>, TError = ErrorResponse>(
- ldapConfigInput?: LdapConfigInput, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof testLdapConnection>>, TError, TData>> & Pick<
+ ldapTestRequest: LdapTestRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof testLdapConnection>>, TError, TData>> & Pick<
         UndefinedInitialDataOptions<
           Awaited<ReturnType<typeof testLdapConnection>>,
           TError,
@@ -1292,19 +1293,19 @@ export function useTestLdapConnection<TData = Awaited<ReturnType<typeof testLdap
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 export function useTestLdapConnection<TData = Awaited<ReturnType<typeof testLdapConnection>>, TError = ErrorResponse>(
- ldapConfigInput?: LdapConfigInput, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof testLdapConnection>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ ldapTestRequest: LdapTestRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof testLdapConnection>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
   ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
 /**
- * @summary Connect and bind with the saved settings, or with the settings in the body (administrators)
+ * @summary Connect and bind with the saved settings changed by the body, without saving them (administrators)
  */
 
 export function useTestLdapConnection<TData = Awaited<ReturnType<typeof testLdapConnection>>, TError = ErrorResponse>(
- ldapConfigInput?: LdapConfigInput, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof testLdapConnection>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ ldapTestRequest: LdapTestRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof testLdapConnection>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
  , queryClient?: QueryClient
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
-  const queryOptions = getTestLdapConnectionQueryOptions(ldapConfigInput,options)
+  const queryOptions = getTestLdapConnectionQueryOptions(ldapTestRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 

@@ -423,6 +423,7 @@ export * from './ldapConfigInput.ts';
 export * from './ldapConfigResponse.ts';
 export * from './ldapEntry.ts';
 export * from './ldapPreviewResponse.ts';
+export * from './ldapTestRequest.ts';
 export * from './ldapTestResponse.ts';
 export * from './ldapTestResponseData.ts';
 export * from './levelNode.ts';
