@@ -377,7 +377,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Connect and bind with the saved settings changed by the body, without saving them (administrators)
+         * Connect and bind with the saved settings, or with the settings in the body (administrators)
          * @description Answers ok false with the reason (never the password) when the directory refuses or cannot be reached.
          */
         post: operations["testLdapConnection"];
@@ -1359,7 +1359,9 @@ export interface paths {
          * @description Lists the folder (the library root without parentId) like listInstances, rows carrying attrClassifierId and
          *     attrs. `attrFilter` is a JSON object of attribute code to value: text matches a case-insensitive substring,
          *     other types the exact value; every entry must hold (filtered listings show matching files only, no folders).
-         *     An unknown attribute code answers VALIDATION_FAILED.
+         *     An unknown attribute code answers VALIDATION_FAILED. With deep=true the whole library is searched (parentId is
+         *     ignored): files anywhere in it that match the filters, the classifier and the keyword (a case-insensitive
+         *     substring of the name), of those the caller may view, by name; at most the first 1000 matches are paged.
          */
         get: operations["pageLibFiles"];
         put?: never;
@@ -8090,21 +8092,6 @@ export interface components {
             adminGroup?: string;
             syncMinutes?: number;
         };
-        /** @description Settings to try: the saved ones with these changes (an empty object tests the saved settings). */
-        LdapTestRequest: {
-            enabled?: boolean;
-            url?: string;
-            startTls?: boolean;
-            bindDn?: string;
-            bindPassword?: string;
-            userBaseDn?: string;
-            groupBaseDn?: string;
-            /** @description An LDAP filter the administrator writes; user input never goes into it unescaped. */
-            userFilter?: string;
-            attributes?: components["schemas"]["LdapAttributes"];
-            adminGroup?: string;
-            syncMinutes?: number;
-        };
         LdapTestResponse: components["schemas"]["Envelope"] & {
             data?: {
                 ok: boolean;
@@ -11494,9 +11481,9 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
-                "application/json": components["schemas"]["LdapTestRequest"];
+                "application/json": components["schemas"]["LdapConfigInput"];
             };
         };
         responses: {
@@ -12697,6 +12684,8 @@ export interface operations {
                 classifierId?: string;
                 attrFilter?: string;
                 keyword?: string;
+                /** @description Search the whole library, not one folder. */
+                deep?: boolean;
                 /** @description At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor). */
                 pageNo?: components["parameters"]["PageNo"];
                 /** @description One of 10, 20, 30, 40, 50, 100 in the web app; the server accepts 1-1000. */

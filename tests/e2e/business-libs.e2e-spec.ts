@@ -1,7 +1,7 @@
 // Issue #18 part 2 in a real browser against the real server, in zh_CN: an administrator creates a business library
 // on /businessManage with one classifier and two attributes (a required text, an enumeration), sees it on the home
 // strip and in the header switcher, opens it, uploads two files with attribute values, and filters the list by an
-// attribute. Every screen is checked for raw keys and English in the Chinese UI.
+// attribute and across the whole library by name. Every screen is checked for raw keys and English in the Chinese UI.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { chooseOption, closeTransferPanel, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E } from './harness.ts';
@@ -120,6 +120,17 @@ describe('business libraries in the browser (zh_CN)', () => {
     await page.getByTestId('lib-file-draft.txt').waitFor({ state: 'detached' });
     expect(await page.getByTestId('lib-file-lease.txt').count()).toBe(1);
     await clean('filtered');
+    // The whole library, by name: the keyword and the filter both hold.
+    await page.getByTestId('filter-reset').click();
+    await page.getByTestId('lib-file-draft.txt').waitFor();
+    await page.getByTestId('filter-keyword').fill('draft');
+    await page.getByTestId('filter-deep').check();
+    const deep = page.waitForResponse((r) => r.url().includes('/BusinessLibs/files') && r.url().includes('deep=true'));
+    await page.getByTestId('filter-apply').click();
+    expect((await deep).status()).toBe(200);
+    await page.getByTestId('lib-file-lease.txt').waitFor({ state: 'detached' });
+    expect(await page.getByTestId('lib-file-draft.txt').count()).toBe(1);
+    await clean('whole library');
     await e2e.screenshot(page, 'business-libs-files');
 
     // The server holds what the screen shows: the values are the file's.

@@ -257,6 +257,34 @@ describe('files with attribute values', () => {
     expect(outcome(await member.api(`${BL}/files`, { libCode: 'CONTRACTS', classifierId: otherClassifier.classifierId }))).toBe('N');
   });
 
+  it('searches the whole library by attributes and name, showing only what the caller may view', async () => {
+    // A file in a sub-folder the member may not view (a deny grant), and one in a folder they may.
+    const mk = async (name: string) => (await admin.api('/hcs/controller/Instances', undefined, [{ classifierId: 'Folder', instanceName: encodeName(name), parentId: lib.rootId }])).data[0].instanceId;
+    const open = await mk('open');
+    const closed = await mk('closed');
+    for (const [folder, name, no] of [[open, 'deep-open.pdf', 'D-1'], [closed, 'deep-closed.pdf', 'D-2']] as const) {
+      const save = await (async () => {
+        const bytes = randomBytes(40);
+        const api = call(admin);
+        const up = (await api('/hcs/controller/API/file-uploadable', { fSize: bytes.length, fName: encodeName(name), fMd5: sha(bytes), parentId: folder })).data;
+        await signedStorageRequest(api, { fId: up.fId, key: up.objectKey, bucket: up.bucketName, action: 'putObject', verb: 'PUT', body: bytes });
+        return admin.api('/hcs/controller/API/save-instance', undefined, { fId: up.fId, fMd5: sha(bytes), fSize: bytes.length, objectKey: up.objectKey, fName: encodeName(name), bucketName: up.bucketName, attrs: { classifierId: contract.classifierId, values: { contractNo: no, status: 'signed' } } });
+      })();
+      expect(save.status, JSON.stringify(save)).toBe(200);
+    }
+    expect(outcome(await admin.api('/hcs/controller/SysRoleUser/setGroupRoleUser', undefined, { instanceId: closed, roleId: 'disable', userIds: [member.id] }))).toBe('Y');
+    const deep = async (u: TestUser, q: Record<string, string>) => (await u.api(`${BL}/files`, { libCode: 'CONTRACTS', deep: 'true', ...q })).data;
+    const signed = await deep(member, { attrFilter: JSON.stringify({ status: 'signed' }) });
+    expect(signed.list.map((r: any) => r.instanceName)).toEqual(['deep-open.pdf', 'lease.pdf']);
+    expect(signed.total).toBe(2);
+    expect(signed.list[0]).toMatchObject({ parentNames: 'open', attrs: { contractNo: 'D-1' } });
+    expect((await deep(admin, { attrFilter: JSON.stringify({ status: 'signed' }) })).list.map((r: any) => r.instanceName)).toEqual(['deep-closed.pdf', 'deep-open.pdf', 'lease.pdf']);
+    expect((await deep(member, { keyword: 'DEEP' })).list.map((r: any) => r.instanceName)).toEqual(['deep-open.pdf']);
+    expect((await deep(member, { attrFilter: JSON.stringify({ contractNo: 'd-' }), pageSize: '1', pageNo: '1' })).total).toBe(1);
+    // Out of the way of the counts below.
+    for (const id of [open, closed]) expect((await admin.api('/hcs/controller/delete', { ids: id })).data?.failed ?? []).toEqual([]);
+  });
+
   it("another library's folder, and users outside the library's grants, are refused", async () => {
     const otherRoot = other.rootId;
     expect(outcome(await member.api(`${BL}/files`, { libCode: 'CONTRACTS', parentId: otherRoot }))).toBe('N');

@@ -4,10 +4,11 @@
 // A custom library keeps its files under one root, a department-like space of the organisation's root department
 // with the library's code (getOrCreateRoot keys roots by space and library): the access gate then decides in it as
 // in any department space (role grants on the root or below; defaultrole for members of the organisation).
-import { sql, type Selectable } from 'kysely';
+import { sql, type Selectable, type SelectQueryBuilder } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { transaction } from './sql/tx.ts';
 import type { ClassifiersTable, LibAttributesTable } from './sql/schema-bizlibs.ts';
+import type { InstancesTable, Schema } from './sql/schema.ts';
 import { AppError } from '../http/errors.ts';
 import { uniqueViolation } from './sql/errors.ts';
 import { newId } from './blobs-repo.ts';
@@ -463,10 +464,40 @@ export async function valuesOf(db: Db, ids: readonly string[]): Promise<Map<stri
  * Unknown codes are VALIDATION_FAILED.
  */
 export async function matchingChildren(db: Db, libCode: string, folderId: string, filter: Readonly<Record<string, AttrValue>>, classifierId: string | undefined): Promise<string[]> {
+  const q = db.selectFrom('instances as i').select('i.id').where('i.parent_id', '=', folderId).where('i.deleted_at', 'is', null).where('i.is_folder', '=', 0);
+  return (await (await withFilters(db, libCode, q, filter, classifierId)).execute()).map((r) => r.id);
+}
+
+/**
+ * Files anywhere in a custom library matching the filters (as matchingChildren), the classifier and a name keyword,
+ * by name: the first `limit` ids. Who may view them is the caller's to decide.
+ */
+export async function matchingInLibrary(
+  db: Db, libCode: string, filter: Readonly<Record<string, AttrValue>>, classifierId: string | undefined, keyword: string | undefined, limit: number,
+): Promise<string[]> {
+  let q = db
+    .selectFrom('instances as i')
+    .select('i.id')
+    .where('i.space_kind', '=', LIB_SPACE.kind)
+    .where('i.space_id', '=', LIB_SPACE.id)
+    .where('i.lib_code', '=', libCode)
+    .where('i.deleted_at', 'is', null)
+    .where('i.is_folder', '=', 0);
+  if (keyword) q = q.where(sql<boolean>`i.name_key like ${likePattern(keyword)} escape '\\'`);
+  return (await (await withFilters(db, libCode, q, filter, classifierId)).orderBy('i.name_key').orderBy('i.id').limit(limit).execute()).map((r) => r.id);
+}
+
+/** The instances query the filters narrow (ids only). */
+type IdQuery = SelectQueryBuilder<Schema & { i: InstancesTable }, 'i', { id: string }>;
+
+const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/** `q` narrowed to files of the classifier (if named) holding every filter's value; unknown codes are VALIDATION_FAILED. */
+async function withFilters(db: Db, libCode: string, base: IdQuery, filter: Readonly<Record<string, AttrValue>>, classifierId: string | undefined): Promise<IdQuery> {
   const attrs = await db.selectFrom('lib_attributes').selectAll().where('lib_code', '=', libCode).execute();
   const byKey = new Map(attrs.map((a) => [a.code_key, toAttr(a)]));
   const fields: Fields = [];
-  let q = db.selectFrom('instances as i').select('i.id').where('i.parent_id', '=', folderId).where('i.deleted_at', 'is', null).where('i.is_folder', '=', 0);
+  let q = base;
   if (classifierId) q = q.where('i.id', 'in', db.selectFrom('instance_classifiers').select('instance_id').where('classifier_id', '=', classifierId));
   for (const [code, raw] of Object.entries(filter)) {
     const attr = byKey.get(code.toLowerCase());
@@ -478,8 +509,7 @@ export async function matchingChildren(db: Db, libCode: string, folderId: string
     if (text === '') continue;
     const sub = db.selectFrom('instance_attrs').select('instance_id').where('attr_id', '=', attr.attrId);
     if (attr.dataType === 'text') {
-      const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where('i.id', 'in', sub.where(sql<boolean>`value_key like ${pattern} escape '\\'`));
+      q = q.where('i.id', 'in', sub.where(sql<boolean>`value_key like ${likePattern(text)} escape '\\'`));
     } else if (attr.dataType === 'number') {
       const n = Number(text);
       if (!Number.isFinite(n)) fields.push({ field: `attrFilter.${code}`, message: 'must be a number' });
@@ -489,5 +519,5 @@ export async function matchingChildren(db: Db, libCode: string, folderId: string
     }
   }
   if (fields.length > 0) throw invalid(fields);
-  return (await q.execute()).map((r) => r.id);
+  return q;
 }

@@ -5,13 +5,13 @@ import type { AppContext, Handlers } from '../context.ts';
 import { done, ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
 import { callerOf, listFolderFor } from '../files/access.ts';
-import { permissionsOfChildren } from '../files/access-gate.ts';
-import { instanceView } from '../files/wire.ts';
-import { getInstanceRow } from '../db/instances-repo.ts';
+import { currentPermissions, permissionsOfChildren, type Actor } from '../files/access-gate.ts';
+import { instanceView, viewsOf } from '../files/wire.ts';
+import { getInstanceRow, getInstanceRows, type InstanceRow } from '../db/instances-repo.ts';
 import { getBusinessLib, listBusinessLibs, usableLib, type BusinessLib } from '../db/libraries-repo.ts';
 import {
   addClassifier, attrCodeTaken, createLib, customLib, DATA_TYPES, deleteLib, getClassifier, libById, libRoot, listClassifiers, matchingChildren,
-  modClassifier, updateLib, validateValues, valuesOf, writeValues, type AttrValue, type Classifier,
+  matchingInLibrary, modClassifier, updateLib, validateValues, valuesOf, writeValues, type AttrValue, type Classifier,
 } from '../db/business-libs-repo.ts';
 import { getUserById } from '../db/users-repo.ts';
 import type { Db } from '../db/sql/tx.ts';
@@ -27,6 +27,9 @@ const DATA_TYPE_NAMES: Readonly<Record<(typeof DATA_TYPES)[number], { name: stri
   user: { name: '用户', nameEn: 'User' },
   department: { name: '部门', nameEn: 'Department' },
 };
+
+/** pageLibFiles with deep pages over at most this many matches (the contract says so). */
+const DEEP_LIMIT = 1000;
 
 const flag = (b: boolean) => (b ? (1 as const) : (0 as const));
 const bool = (v: 0 | 1 | undefined) => (v === undefined ? undefined : v === 1);
@@ -65,6 +68,31 @@ export function businessLibsHandlers(ctx: AppContext): Handlers {
     const c = await getClassifier(db, id).catch(() => null);
     if (!c || c.libCode !== libCode) throw new AppError('NOT_FOUND', 'no such classifier in this library');
     return c;
+  };
+
+  /**
+   * pageLibFiles with deep: matching files anywhere in the library, of those the caller may view (decided by the
+   * gate for all of them at once), paged by name over the first DEEP_LIMIT matches.
+   */
+  const searchLibrary = async (user: Actor, lib: BusinessLib, filter: Record<string, AttrValue>, classifierId: string | undefined, keyword: string | undefined, pageNo: number, pageSize: number) => {
+    const root = await libRoot(db, lib.libCode, user.userId);
+    const ids = await matchingInLibrary(db, lib.libCode, filter, classifierId, keyword, DEEP_LIMIT);
+    const byId = new Map((await getInstanceRows(db, ids)).map((r) => [r.id, r]));
+    const rows = ids.map((id) => byId.get(id)).filter((r): r is InstanceRow => r !== undefined);
+    const allowed = await currentPermissions(db, user, rows);
+    const visible = rows.map((r, i) => ({ r, a: allowed[i]! })).filter((x) => x.a.has('view'));
+    const page = visible.slice((pageNo - 1) * pageSize, pageNo * pageSize);
+    const views = await viewsOf(db, page.map((x) => x.r), page.map((x) => x.a));
+    const values = await valuesOf(db, page.map((x) => x.r.id));
+    return {
+      list: views.map((v) => ({ ...v, attrClassifierId: values.get(v.instanceId)!.classifierId, attrs: values.get(v.instanceId)!.values })),
+      total: visible.length,
+      pageNo,
+      pageSize,
+      nextCursor: null,
+      parentId: root.id,
+      breadcrumbs: [{ instanceId: root.id, instanceName: lib.libName }],
+    };
   };
 
   return {
@@ -184,6 +212,7 @@ export function businessLibsHandlers(ctx: AppContext): Handlers {
       if (q.classifierId) await classifierIn(lib.libCode, q.classifierId);
       const pageNo = q.pageNo ?? 1;
       const pageSize = q.pageSize ?? 20;
+      if (q.deep) return ok(await searchLibrary(user, lib, filter, q.classifierId, q.keyword?.trim() || undefined, pageNo, pageSize));
       const base = { sortField: 'instanceName' as const, sortOrder: 'asc' as const, keyword: q.keyword?.trim() || undefined, pageNo, pageSize, marksOf: user.userId };
       // A filter narrows the listing to the matching children (one indexed query), then the ordinary listing pages
       // them with the access gate's scope, so a filter can never show what the caller may not see.

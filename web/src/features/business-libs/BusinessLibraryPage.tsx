@@ -2,10 +2,10 @@
 // filter per attribute (the server filters, indexed), an attribute editor per file, and uploads that carry the
 // chosen classifier's values (saved with the file; the server validates them and refuses the file otherwise).
 // The library is the one opened from the home strip or the switcher (currentLib), or ?libCode=; a classifier menu
-// entry narrows the screen to that classifier (?classifierId=).
+// entry narrows the screen to that classifier (?classifierId=). "Whole library" searches every folder of it.
 import { useEffect, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { Alert, Button, DatePicker, Empty, Form, Input, InputNumber, Modal, Select, Space, Table, Typography } from 'antd';
+import { Alert, Button, Checkbox, DatePicker, Empty, Form, Input, InputNumber, Modal, Select, Space, Table, Typography } from 'antd';
 import dayjs, { type Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
@@ -57,6 +57,7 @@ export default function BusinessLibraryPage() {
   const lib = libs.data?.data?.find((l) => l.libCode === libCode);
 
   const [filter, setFilter] = useState<Values>({});
+  const [search, setSearch] = useState<{ keyword?: string; deep: boolean }>({ deep: false });
   const [pageNo, setPageNo] = useState(1);
   const classifiers = useQuery({
     queryKey: getListClassifiersQueryKey({ libCode: libCode ?? '' }),
@@ -70,7 +71,7 @@ export default function BusinessLibraryPage() {
     return [...seen.values()];
   }, [shown]);
 
-  const query = { libCode: libCode ?? '', pageNo, pageSize: PAGE_SIZE, ...(classifierId ? { classifierId } : {}), ...(Object.keys(filter).length ? { attrFilter: JSON.stringify(filter) } : {}) };
+  const query = { libCode: libCode ?? '', pageNo, pageSize: PAGE_SIZE, ...(classifierId ? { classifierId } : {}), ...(Object.keys(filter).length ? { attrFilter: JSON.stringify(filter) } : {}), ...(search.keyword ? { keyword: search.keyword } : {}), ...(search.deep ? { deep: true } : {}) };
   const files = useQuery({
     queryKey: getPageLibFilesQueryKey(query),
     enabled: !!libCode,
@@ -111,6 +112,8 @@ export default function BusinessLibraryPage() {
   const applyFilter = () => {
     const v = filterForm.getFieldsValue() as Record<string, unknown>;
     setFilter(Object.fromEntries(Object.entries(collect(attrs, v)).filter(([, x]) => x !== null)));
+    const keyword = typeof v.__keyword === 'string' ? v.__keyword.trim() : '';
+    setSearch({ ...(keyword ? { keyword } : {}), deep: v.__deep === true });
     setPageNo(1);
   };
   const startEdit = (f: LibFile) => {
@@ -192,11 +195,17 @@ export default function BusinessLibraryPage() {
       </Space>
       {attrs.length > 0 && (
         <Form form={filterForm} layout="inline" style={{ marginBottom: 12 }} data-testid="attr-filters" onFinish={applyFilter}>
+          <Form.Item name="__keyword" label={t('bizlibs.fileName')}>
+            <Input allowClear style={{ width: 160 }} data-testid="filter-keyword" />
+          </Form.Item>
           {attrs.map((a) => (
             <Form.Item key={a.attrCode} name={a.attrCode} label={attrTitle(a)}>
               <AttrInput attr={a} testId={`filter-${a.attrCode}`} />
             </Form.Item>
           ))}
+          <Form.Item name="__deep" valuePropName="checked">
+            <Checkbox data-testid="filter-deep">{t('bizlibs.wholeLibrary')}</Checkbox>
+          </Form.Item>
           <Button htmlType="submit" data-testid="filter-apply">
             {t('bizlibs.filter')}
           </Button>
@@ -204,6 +213,7 @@ export default function BusinessLibraryPage() {
             onClick={() => {
               filterForm.resetFields();
               setFilter({});
+              setSearch({ deep: false });
             }}
             data-testid="filter-reset"
           >

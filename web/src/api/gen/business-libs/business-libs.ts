@@ -445,7 +445,9 @@ export const getPageLibFilesUrl = (params: PageLibFilesParams,) => {
  * Lists the folder (the library root without parentId) like listInstances, rows carrying attrClassifierId and
  * attrs. `attrFilter` is a JSON object of attribute code to value: text matches a case-insensitive substring,
  * other types the exact value; every entry must hold (filtered listings show matching files only, no folders).
- * An unknown attribute code answers VALIDATION_FAILED.
+ * An unknown attribute code answers VALIDATION_FAILED. With deep=true the whole library is searched (parentId is
+ * ignored): files anywhere in it that match the filters, the classifier and the keyword (a case-insensitive
+ * substring of the name), of those the caller may view, by name; at most the first 1000 matches are paged.
  * @summary A folder of a custom library with each file's attribute values, filtered by attributes
  */
 export const pageLibFiles = async (params: PageLibFilesParams, options?: Parameters<typeof hcsFetch>[1]): Promise<LibFilePageResponse> => {

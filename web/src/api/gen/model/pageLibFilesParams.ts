@@ -63,6 +63,10 @@ attrFilter?: string;
  */
 keyword?: string;
 /**
+ * Search the whole library, not one folder.
+ */
+deep?: boolean;
+/**
  * At most 1,000,000 (a million pages of up to 1000 rows is past any folder; deep paging uses cursor).
  * @minimum 1
  * @maximum 1000000
