@@ -150,4 +150,54 @@ describe('groups in the browser (zh_CN)', () => {
     }, rootId);
     expect(res).toEqual({ status: 404, code: 'NOT_FOUND' });
   });
+
+  it('an administrator gives an outsider one folder only, and takes it back', async () => {
+    const FOLDER = 'designs';
+    const page = (current = await signIn(OWNER));
+    await page.goto(`${e2e.baseUrl}/drive/groupFile?group=${groupId}`);
+    await page.getByTestId('file-browser').waitFor();
+    await page.getByTestId('new-folder').click();
+    await page.getByTestId('name-dialog-input').fill(FOLDER);
+    await page.getByTestId('name-dialog-ok').click();
+    await page.getByTestId(`row-name-${FOLDER}`).waitFor();
+    await closeTransferPanel(page);
+    await page.getByTestId('group-members').click();
+    await page.getByTestId('group-members-drawer').waitFor();
+    await page.getByTestId('group-add-scope').getByText('仅以下文件夹').click();
+    await page.getByTestId('group-add-picker').click();
+    await page.keyboard.type(OUTSIDER);
+    await page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)').getByText(`${OUTSIDER} 用户 (${OUTSIDER})`, { exact: true }).click();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('group-add-folders').click();
+    await page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)').getByText(FOLDER, { exact: true }).click();
+    await page.keyboard.press('Escape');
+    await clean(page, 'second-level add', [`${OWNER} 用户`, `${MEMBER} 用户`, `${OUTSIDER} 用户`, FOLDER]);
+    await page.getByTestId('group-add-submit').click();
+    const tag = page.getByTestId(`group-member-folder-${OUTSIDER}-${FOLDER}`);
+    await tag.waitFor();
+    expect(await page.getByTestId(`group-member-${OUTSIDER}`).innerText()).toContain('二级成员');
+    await e2e.screenshot(page, 'groups-second-level');
+
+    // The outsider now reaches that folder, and the group's root only as the way to it.
+    const outsider = (current = await signIn(OUTSIDER));
+    const list = (parentId: string) =>
+      outsider.evaluate(async (id) => {
+        const r = await fetch(`/hcs/controller/Page?parentId=${id}`, { headers: { 'X-Requested-With': 'XMLHttpRequest' } });
+        const body = (await r.json()) as { data: { list?: { instanceName: string }[] } };
+        return { status: r.status, names: body.data.list?.map((i) => i.instanceName) ?? [] };
+      }, parentId);
+    expect(await list(rootId)).toEqual({ status: 200, names: [FOLDER] });
+    const folderId = await outsider.evaluate(async (id) => {
+      const r = await fetch(`/hcs/controller/Page?parentId=${id}`, { headers: { 'X-Requested-With': 'XMLHttpRequest' } });
+      return ((await r.json()) as { data: { list: { instanceId: string }[] } }).data.list[0]!.instanceId;
+    }, rootId);
+    expect((await list(folderId)).status).toBe(200);
+
+    // Taken back from the tag: the folder is out of reach at once.
+    current = page;
+    await page.getByTestId(`group-member-folder-remove-${OUTSIDER}-${FOLDER}`).click();
+    await page.locator('.ant-popconfirm:not(.ant-popover-hidden)').getByRole('button', { name: /确\s*定/ }).click();
+    await tag.waitFor({ state: 'detached' });
+    expect((await list(folderId)).status).toBe(404);
+  });
 });

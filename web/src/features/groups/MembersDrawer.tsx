@@ -1,11 +1,15 @@
 // A group's members (searchGroupUser): their group roles, and for the group's administrators and leaders adding
 // (users and departments found by searchAll, sent through addUserForLarge), removing and, for administrators,
-// changing roles. The server checks every change; a refusal shows by its code.
+// changing roles. Users can also be given named folders only (second-level members, addSecondGroupUser); their
+// folders show as tags that take a folder back (deleteSecondAuth). The server checks every change; a refusal shows by
+// its code.
 import { useState } from 'react';
 import { useQuery } from '@tanstack/react-query';
-import { Alert, Button, Drawer, Input, Popconfirm, Select, Space, Table, Tag, Typography } from 'antd';
+import { Alert, Button, Drawer, Input, Popconfirm, Radio, Select, Space, Table, Tag, TreeSelect, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
-import { addUserForLarge, deleteGroupUser, modGroupUser, searchAll, searchGroupUser } from '../../api/gen/groups/groups.ts';
+import { CloseOutlined } from '@ant-design/icons';
+import { addSecondGroupUser, addUserForLarge, deleteGroupUser, deleteSecondAuth, modGroupUser, searchAll, searchGroupUser } from '../../api/gen/groups/groups.ts';
+import { getTreeFolderData } from '../../api/gen/files/files.ts';
 import type { Group } from '../../api/gen/model/group.ts';
 import type { GroupMember } from '../../api/gen/model/groupMember.ts';
 import type { GroupRoleCode } from '../../api/gen/model/groupRoleCode.ts';
@@ -61,6 +65,35 @@ export function MembersDrawer({ group, canManage, canSetRoles, onClose, onChange
           { title: t('groups.member.deptCol'), render: (_v, m) => (m.deptIsRoot ? t('org.dept.company') : (m.deptName ?? '')) },
           { title: t('groups.member.levelCol'), render: (_v, m) => <Tag>{t(`groups.level.${m.level}`)}</Tag> },
           {
+            title: t('groups.member.foldersCol'),
+            render: (_v, m) =>
+              m.folders.map((f) =>
+                canManage ? (
+                  // The tag's close mark asks first; the tag itself stays until the server has taken the folder back.
+                  <Tag
+                    key={f.instanceId}
+                    closable
+                    onClose={(e) => e.preventDefault()}
+                    closeIcon={
+                      <Popconfirm
+                        title={t('groups.member.folderRemoveConfirm', { folder: f.instanceName, name: who(m) })}
+                        okText={t('groups.confirm')}
+                        cancelText={t('groups.cancel')}
+                        onConfirm={() => run(() => deleteSecondAuth({ groupId: group.groupId, userId: m.userId, instanceIds: [f.instanceId] }, { quiet: true }), who(m))}
+                      >
+                        <CloseOutlined aria-label={t('groups.member.remove')} data-testid={`group-member-folder-remove-${m.userName}-${f.instanceName}`} />
+                      </Popconfirm>
+                    }
+                    data-testid={`group-member-folder-${m.userName}-${f.instanceName}`}
+                  >
+                    {f.instanceName}
+                  </Tag>
+                ) : (
+                  <Tag key={f.instanceId}>{f.instanceName}</Tag>
+                ),
+              ),
+          },
+          {
             title: t('groups.member.roleCol'),
             render: (_v, m) =>
               canSetRoles && m.level === 1 ? (
@@ -106,6 +139,8 @@ function AddMembers({ group, canAddAdmins, onAdded, onFailed }: { group: Group; 
   const [keyword, setKeyword] = useState('');
   const [picked, setPicked] = useState<string[]>([]);
   const [roleCode, setRoleCode] = useState<GroupRoleCode>('groupdefaultrole');
+  const [scope, setScope] = useState<'group' | 'folders'>('group');
+  const [folders, setFolders] = useState<string[]>([]);
   const [busy, setBusy] = useState(false);
   const found = useQuery({
     queryKey: ['groups', 'candidates', group.groupId, keyword],
@@ -118,13 +153,20 @@ function AddMembers({ group, canAddAdmins, onAdded, onFailed }: { group: Group; 
       label: `${u.userRealName && u.userRealName !== u.userName ? `${u.userRealName} (${u.userName})` : u.userName}${u.member ? ` · ${t('groups.member.already')}` : ''}`,
       disabled: u.member,
     })),
-    ...(found.data?.depts ?? []).map((d) => ({ value: `d:${d.deptId}`, label: `${t('groups.member.deptCol')}：${d.deptIsRoot ? t('org.dept.company') : d.deptName} · ${t('groups.member.deptUsers', { count: d.userCount })}` })),
+    ...(found.data?.depts ?? []).map((d) => ({ value: `d:${d.deptId}`, disabled: scope === 'folders', label: `${t('groups.member.deptCol')}：${d.deptIsRoot ? t('org.dept.company') : d.deptName} · ${t('groups.member.deptUsers', { count: d.userCount })}` })),
   ];
   const add = async () => {
     setBusy(true);
     try {
       const userIds = picked.filter((p) => p.startsWith('u:')).map((p) => p.slice(2));
       const deptIds = picked.filter((p) => p.startsWith('d:')).map((p) => p.slice(2));
+      if (scope === 'folders') {
+        await addSecondGroupUser({ groupId: group.groupId, userIds, instanceIds: folders, roleCode }, { quiet: true });
+        setPicked([]);
+        setFolders([]);
+        onAdded(userIds.length, 0);
+        return;
+      }
       const res = await addUserForLarge({ groupId: group.groupId, userIds, deptIds, roleCode }, { quiet: true });
       setPicked([]);
       onAdded(res.data?.added ?? 0, res.data?.skipped ?? 0);
@@ -137,6 +179,27 @@ function AddMembers({ group, canAddAdmins, onAdded, onFailed }: { group: Group; 
   return (
     <div style={{ marginBottom: 12 }}>
       <Typography.Text strong>{t('groups.member.add')}</Typography.Text>
+      <div style={{ marginTop: 8 }}>
+        <Radio.Group
+          value={scope}
+          onChange={(e) => {
+            setScope(e.target.value as 'group' | 'folders');
+            // Departments join the whole group; second-level members administer nothing.
+            setPicked((p) => p.filter((v) => v.startsWith('u:')));
+            if (roleCode === 'group_administrator') setRoleCode('groupdefaultrole');
+          }}
+          aria-label={t('groups.member.scope')}
+          data-testid="group-add-scope"
+        >
+          <Radio value="group">{t('groups.member.scopeGroup')}</Radio>
+          <Radio value="folders">{t('groups.member.scopeFolders')}</Radio>
+        </Radio.Group>
+      </div>
+      {scope === 'folders' && (
+        <Typography.Paragraph type="secondary" style={{ margin: '4px 0 0' }}>
+          {t('groups.member.secondOnlyUsers')}
+        </Typography.Paragraph>
+      )}
       <Space wrap style={{ display: 'flex', marginTop: 8 }}>
         <Select
           mode="multiple"
@@ -156,14 +219,50 @@ function AddMembers({ group, canAddAdmins, onAdded, onFailed }: { group: Group; 
           value={roleCode}
           onChange={setRoleCode}
           style={{ width: 160 }}
-          options={ROLE_CODES.filter((r) => canAddAdmins || r !== 'group_administrator').map((r) => ({ value: r, label: t(`groups.role.${r}`) }))}
+          options={ROLE_CODES.filter((r) => (canAddAdmins && scope === 'group') || r !== 'group_administrator').map((r) => ({ value: r, label: t(`groups.role.${r}`) }))}
           aria-label={t('groups.member.roleFor')}
           data-testid="group-add-role"
         />
-        <Button type="primary" disabled={picked.length === 0} loading={busy} onClick={() => void add()} data-testid="group-add-submit">
+        {scope === 'folders' && <GroupFolderPicker group={group} value={folders} onChange={setFolders} />}
+        <Button type="primary" disabled={picked.length === 0 || (scope === 'folders' && folders.length === 0)} loading={busy} onClick={() => void add()} data-testid="group-add-submit">
           {t('groups.member.addUsers')}
         </Button>
       </Space>
     </div>
   );
 }
+
+interface FolderNode {
+  id: string;
+  pId: string;
+  value: string;
+  title: string;
+  isLeaf: boolean;
+}
+
+/** Folders of the group's space (not its root), loaded a level at a time as they are opened. */
+function GroupFolderPicker({ group, value, onChange }: { group: Group; value: string[]; onChange: (ids: string[]) => void }) {
+  const { t } = useTranslation();
+  const [nodes, setNodes] = useState<FolderNode[]>([]);
+  const load = async (parent: string) => {
+    const res = await getTreeFolderData({ id: parent }, { quiet: true });
+    const fresh = (res.data ?? []).map((f) => ({ id: f.instanceId, pId: parent, value: f.instanceId, title: f.instanceName, isLeaf: f.isLeaf }));
+    setNodes((prev) => [...prev.filter((n) => !fresh.some((f) => f.id === n.id)), ...fresh]);
+  };
+  const top = useQuery({ queryKey: ['groups', 'folders', group.groupId], queryFn: () => load(group.rootId).then(() => true) });
+  return (
+    <TreeSelect
+      multiple
+      treeDataSimpleMode={{ id: 'id', pId: 'pId' }}
+      treeData={nodes.map((n) => (n.pId === group.rootId ? { ...n, pId: undefined } : n))}
+      loadData={(node) => load(String(node.value))}
+      value={value}
+      onChange={(v: string[]) => onChange(v)}
+      loading={top.isLoading}
+      placeholder={t('groups.member.foldersHint')}
+      style={{ minWidth: 240 }}
+      data-testid="group-add-folders"
+    />
+  );
+}
+
