@@ -212,7 +212,14 @@ export function storageHandlers(ctx: AppContext): Handlers {
       ctx.keyring = next;
       const own = ctx.store();
       const objects = own instanceof EmbeddedObjectStore ? await own.rewrapKeys() : 0;
-      const secrets = await resealSecrets(db, (row) => sealSecret(next, row.id, openString(next, row.secret_enc, secretAad(row.id))));
+      let secrets: number;
+      try {
+        secrets = await resealSecrets(db, (row) => sealSecret(next, row.id, openString(next, row.secret_enc, secretAad(row.id))));
+      } catch (err) {
+        // Sealed by a node with another key: nothing was re-sealed (one transaction), and the previous key is kept.
+        if (err instanceof MasterKeyError) throw new AppError('CONFLICT', `a stored secret is sealed under a key this node does not have: ${err.message}`);
+        throw err;
+      }
       if (next.source === 'file') ctx.keyring = next.forgetPrevious();
       return ok({ keyId: next.current.id, objects, secrets });
     },

@@ -4,7 +4,7 @@
 import { CreateBucketCommand, HeadBucketCommand, ListBucketsCommand, S3ServiceException } from '@aws-sdk/client-s3';
 import { AppError } from '../http/errors.ts';
 import { EMBEDDED_CONNECTION, type ConnectionRow } from '../db/storage-repo.ts';
-import { openString, sealString, type Keyring } from './master-key.ts';
+import { MasterKeyError, openString, sealString, type Keyring } from './master-key.ts';
 import { ObjectStore, StorageError } from './object-store.ts';
 import { EmbeddedObjectStore } from './embedded-object-store.ts';
 
@@ -18,10 +18,17 @@ export function sealSecret(ring: Keyring, connectionId: string, secret: string):
 }
 
 export function storeOf(ring: Keyring, row: ConnectionRow, bucket = row.bucket): ObjectStore {
-  return new ObjectStore({
-    endpoint: row.endpoint, region: row.region, bucket, accessKeyId: row.access_key,
-    secretAccessKey: openString(ring, row.secret_enc, secretAad(row.id)),
-  });
+  let secretAccessKey: string;
+  try {
+    secretAccessKey = openString(ring, row.secret_enc, secretAad(row.id));
+  } catch (err) {
+    // Every node on one database must share the master key; a node started with its own cannot use what others sealed.
+    if (err instanceof MasterKeyError) {
+      throw new AppError('CONFLICT', `this node cannot open the connection's secret: ${err.message}; give every node the same HCS_MASTER_KEY (or DATA_DIR/master.key)`);
+    }
+    throw err;
+  }
+  return new ObjectStore({ endpoint: row.endpoint, region: row.region, bucket, accessKeyId: row.access_key, secretAccessKey });
 }
 
 function s3Code(err: unknown): string {
