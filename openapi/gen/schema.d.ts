@@ -4561,7 +4561,7 @@ export interface paths {
         };
         /**
          * Preview a shared file
-         * @description As getPreview, through the server only (a ticket URL valid 2 minutes); allowed with previewOnly; logged. A watermark link serves images and PDFs with the visitor's address and time drawn on them.
+         * @description As getPreview (under 15728640 bytes a server ticket URL valid 2 minutes, larger a presigned URL valid 60 seconds); allowed with previewOnly; logged. A protected link (watermark, see upHikShield) previews images only, always through the server, with the visitor's address and the time drawn on them; other types answer SHARE_PREVIEW_ONLY.
          */
         get: operations["shareGetPreview"];
         put?: never;
@@ -9384,7 +9384,7 @@ export interface components {
             previewOnly: boolean;
             /** @description The owner asks every visitor for the CAPTCHA (verifyCode/{link}) as well as the code. */
             verifyCode: boolean;
-            /** @description Protection option (upHikShield): previews carry the visitor's IP and time. Implies previewOnly. */
+            /** @description Protection option (upHikShield): image previews carry the visitor's IP and time, other types are not previewed. Implies previewOnly. */
             watermark?: boolean;
             /** @description Upload links: total bytes visitors may upload; null: the owner's quota only. */
             uploadMaxBytes?: number | null;

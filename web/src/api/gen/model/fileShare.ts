@@ -72,7 +72,7 @@ export interface FileShare {
   previewOnly: boolean;
   /** The owner asks every visitor for the CAPTCHA (verifyCode/{link}) as well as the code. */
   verifyCode: boolean;
-  /** Protection option (upHikShield): previews carry the visitor's IP and time. Implies previewOnly. */
+  /** Protection option (upHikShield): image previews carry the visitor's IP and time, other types are not previewed. Implies previewOnly. */
   watermark?: boolean;
   /**
      * Upload links: total bytes visitors may upload; null: the owner's quota only.

@@ -4071,7 +4071,7 @@ export const getShareGetPreviewUrl = (params: ShareGetPreviewParams,) => {
 }
 
 /**
- * As getPreview, through the server only (a ticket URL valid 2 minutes); allowed with previewOnly; logged. A watermark link serves images and PDFs with the visitor's address and time drawn on them.
+ * As getPreview (under 15728640 bytes a server ticket URL valid 2 minutes, larger a presigned URL valid 60 seconds); allowed with previewOnly; logged. A protected link (watermark, see upHikShield) previews images only, always through the server, with the visitor's address and the time drawn on them; other types answer SHARE_PREVIEW_ONLY.
  * @summary Preview a shared file
  */
 export const shareGetPreview = async (params: ShareGetPreviewParams, options?: Parameters<typeof hcsFetch>[1]): Promise<SignedUrlResponse> => {
