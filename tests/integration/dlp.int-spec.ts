@@ -4,6 +4,7 @@
 // state machine pending -> approved | rejected decided once (also by two managers at once), and who may see or
 // decide a request: its requester sees but never decides it, a manager of another department gets NOT_FOUND.
 import { randomBytes } from 'node:crypto';
+import sharp from 'sharp';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { apiAs, makeDept, makeManager, makeUser, mkdir, outcome, type TestUser } from '../helpers/org.ts';
@@ -245,5 +246,41 @@ describe('the link calls honour DLP, and the protection option (upHikShield)', (
     }
     expect(outcome(await dave.api(`${FS}/getHikShield`, undefined, { shareId: 'nosuchlink' }))).toBe('N');
     expect((await admin.api(`${FS}/getHikShield`, undefined, { shareId: s.shareId })).data.watermark).toBe(false);
+  });
+});
+
+describe('the watermark on a protected link\'s previews', () => {
+  const visitorCall = async (path: string, token?: string, body?: unknown) => {
+    const res = await srv.call(path, {
+      method: body === undefined ? 'GET' : 'POST',
+      headers: { ...(token ? { shareToken: token } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return { status: res.status, ...((await res.json()) as { ret: number; data: any }) };
+  };
+
+  it('an image preview carries the visitor\'s mark; other types are not previewed unmarked', async () => {
+    const png = await sharp({ create: { width: 320, height: 240, channels: 3, background: '#ffffff' } }).png().toBuffer();
+    const image = await uploadFile(call(dave), 'diagram.png', png);
+    const text = await put(dave, 'notes-for-visitors.txt');
+    const s = (await dave.api(FS, undefined, { instanceIds: [image, text], code: 'wm12', days: 1 })).data;
+    expect((await dave.api(`${FS}/upHikShield`, undefined, { shareId: s.shareId, watermark: true })).data.watermark).toBe(true);
+
+    const login = await visitorCall('/hcs/services/FileShare/loginShare', undefined, { link: s.link, code: 'wm12' });
+    expect(login.status, JSON.stringify(login)).toBe(200);
+    const token = login.data.token as string;
+    const preview = await visitorCall(`/hcs/services/ShareAPI/preview?instanceId=${image}`, token);
+    expect(preview.status, JSON.stringify(preview)).toBe(200);
+    const res = await srv.call(preview.data.url);
+    expect(res.status).toBe(200);
+    const served = Buffer.from(await res.arrayBuffer());
+    const meta = await sharp(served).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['png', 320, 240]);
+    // The original is plain white; the served picture is not.
+    const { data } = await sharp(served).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+    expect(data.some((b) => b < 250)).toBe(true);
+
+    const other = await visitorCall(`/hcs/services/ShareAPI/preview?instanceId=${text}`, token);
+    expect([other.status, other.data.code]).toEqual([403, 'SHARE_PREVIEW_ONLY']);
   });
 });

@@ -32,6 +32,13 @@ describe('watermarkImage', () => {
     for (const n of await marked(out)) expect(n).toBeGreaterThan(100);
   });
 
+  it('marks a picture smaller than the tile, and a JPEG stays a JPEG', async () => {
+    const small = await sharp({ create: { width: 120, height: 80, channels: 3, background: '#ffffff' } }).jpeg().toBuffer();
+    const out = await buffer(watermarkImage(Readable.from(small), watermarkText('203.0.113.7', new Date())));
+    const meta = await sharp(out).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(['jpeg', 120, 80]);
+  });
+
   it('names the visitor: two addresses give two different pictures', async () => {
     const src = await white();
     const at = new Date();

@@ -1,8 +1,9 @@
 // The visible watermark of a protected link's previews (upHikShield): the visitor's IP address and the time of
-// the preview, tiled diagonally across the image, so a screenshot that leaks names who saw it and when. Images go
-// through sharp as a stream (the picture is decoded in tiles, never read whole into a buffer here); the overlay is
-// one small SVG tile repeated, so its cost does not grow with the picture.
-import type { Readable } from 'node:stream';
+// the preview, tiled diagonally across the image, so a screenshot that leaks names who saw it and when. sharp needs
+// the picture's size before it can lay the tile (a tile larger than the picture is refused), and it holds a decoded
+// picture in memory in any case, so the marked picture is made whole and then streamed; the pixel limit bounds it.
+// The overlay is one small SVG tile repeated, so its cost does not grow with the picture.
+import { Readable } from 'node:stream';
 import sharp from 'sharp';
 
 /** Image types the watermark is drawn on; other previews of a protected link are refused by the link calls. */
@@ -18,9 +19,7 @@ export function watermarkText(ip: string, at: Date): string {
   return `${ip} · ${at.toISOString().slice(0, 19).replace('T', ' ')} UTC`;
 }
 
-function tile(text: string): Buffer {
-  const w = 360;
-  const h = 200;
+function tile(text: string, w: number, h: number): Buffer {
   const body = escapeXml(text);
   // Two strokes (dark on light) keep the text readable on both bright and dark pictures.
   return Buffer.from(
@@ -33,7 +32,13 @@ function tile(text: string): Buffer {
 
 /** `image` with the watermark drawn on it, as a stream of the same format. */
 export function watermarkImage(image: Readable, text: string): Readable {
-  const t = sharp({ limitInputPixels: MAX_PIXELS, failOn: 'error' }).composite([{ input: tile(text), tile: true, gravity: 'northwest' }]);
-  image.on('error', (e) => t.destroy(e));
-  return image.pipe(t);
+  const input = sharp({ limitInputPixels: MAX_PIXELS, failOn: 'error' });
+  image.on('error', (e) => input.destroy(e));
+  image.pipe(input);
+  return Readable.from(
+    (async function* () {
+      const { width = 1, height = 1 } = await input.metadata();
+      yield await input.composite([{ input: tile(text, Math.min(360, width), Math.min(200, height)), tile: true, gravity: 'northwest' }]).toBuffer();
+    })(),
+  );
 }

@@ -13,6 +13,7 @@ import { issueTicket, redeemTicket } from '../files/tickets.ts';
 import { contentOf, downloadInfo } from '../files/wire.ts';
 import { atVersion } from '../files/versioned-content.ts';
 import { ZipWriter } from '../files/zip-writer.ts';
+import { watermarkImage } from '../files/watermark.ts';
 
 export const PREVIEW_INLINE_LIMIT = 15728640;
 
@@ -141,19 +142,21 @@ export function downloadHandlers(ctx: AppContext): Handlers {
 
     async streamPreview(req, reply) {
       const { ticket } = req.params;
-      const t = await redeemTicket<{ instanceId: string }>(db, ctx.secret, 'preview', ticket, { singleUse: false });
+      const t = await redeemTicket<{ instanceId: string; watermark?: string }>(db, ctx.secret, 'preview', ticket, { singleUse: false });
       const row = await accessible(db, await callerById(ctx, t.userId), t.payload.instanceId, 'read');
       const blob = contentOf(row);
       const obj = await ctx.store().getObject(blob.objectKey);
+      // A protected link's preview (upHikShield): the picture is re-encoded with the visitor's mark, so its length is not known ahead.
+      const marked = t.payload.watermark !== undefined;
+      if (!marked) reply.header('content-length', String(blob.size));
       return reply
         .header('content-type', contentTypeOf(row.name))
-        .header('content-length', String(blob.size))
         .header('content-disposition', contentDisposition('inline', row.name))
         // User content on the server's origin: never let it run script or be sniffed into something else.
         .header('content-security-policy', "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; media-src 'self'")
         .header('x-content-type-options', 'nosniff')
         .header('cache-control', 'private, max-age=600')
-        .send(obj.body);
+        .send(marked ? watermarkImage(obj.body, t.payload.watermark!) : obj.body);
     },
 
     async getZipDownloadUrl(req) {

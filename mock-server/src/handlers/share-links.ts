@@ -10,7 +10,7 @@ import { done, ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
 import { transaction } from '../db/sql/tx.ts';
 import { callerOf } from '../files/access.ts';
-import { decide, permissionsFor, prepareAccess } from '../files/access-gate.ts';
+import { decide, hiddenChildren, permissionsFor, prepareAccess } from '../files/access-gate.ts';
 import { contentDisposition, contentTypeOf, decodeWireName } from '../files/names.ts';
 import { issueTicket } from '../files/tickets.ts';
 import { contentOf, downloadInfo, viewOf } from '../files/wire.ts';
@@ -26,11 +26,12 @@ import {
 } from '../db/links-repo.ts';
 import {
   assertLinkOpen, assertMayList, checkLockout, codeHash, codeMatches, CAPTCHA_AFTER, drawCode, isExhausted, issueToken, linkStatus,
-  logLinkEvent, newLinkKey, reachable, recordFailure, visitorOf, type Visitor,
+  logLinkEvent, newLinkKey, ownerCaller, reachable, recordFailure, visitorOf, type Visitor,
 } from '../links/visitors.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { createCaptchas } from '../auth/captcha.ts';
 import { assertDlpCleared } from './dlp.ts';
+import { WATERMARKABLE, watermarkText } from '../files/watermark.ts';
 
 type Schemas = components['schemas'];
 const DAY = 24 * 60 * 60_000;
@@ -150,11 +151,19 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
   }
 
   /** A file the visitor may download: reachable, and the link lets visitors download. */
+  /** A link hands out no more than its maker may do now (a grantee who lost download takes it from their visitors). */
+  async function assertMakerMay(v: Visitor, row: InstanceRow, permission: 'download' | 'preview'): Promise<void> {
+    if (!(await permissionsFor(db, await ownerCaller(db, v.link), row)).has(permission)) {
+      throw new AppError('FORBIDDEN', `the link's owner may no longer ${permission} this`);
+    }
+  }
+
   async function downloadable(v: Visitor, id: string): Promise<InstanceRow> {
     assertMayList(v.link);
     const row = await reachable(db, v, id);
     if (v.link.previewOnly) throw new AppError('SHARE_PREVIEW_ONLY', 'this link allows preview only');
     if (row.isFolder) throw new AppError('CONFLICT', 'a folder is downloaded file by file');
+    await assertMakerMay(v, row, 'download');
     return row;
   }
 
@@ -185,6 +194,14 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
   async function previewFor(req: FastifyRequest, l: LinkRow, row: InstanceRow) {
     const blob = contentOf(row);
     const contentType = contentTypeOf(row.name);
+    if (l.watermark) {
+      // A protected link serves only marked copies, through the server whatever the size (a presigned URL would hand
+      // out the clean object): images get the visitor's address and the time drawn on them, other types no preview.
+      if (!WATERMARKABLE.has(contentType)) throw new AppError('SHARE_PREVIEW_ONLY', 'a protected link previews images only');
+      const watermark = watermarkText(req.ip, new Date());
+      const { ticket, expiresAt } = await issueTicket(db, ctx.secret, 'preview', l.ownerId, { instanceId: row.id, watermark }, PREVIEW_TICKET_MS);
+      return { url: `/hcs/services/API/preview/${ticket}`, expiresAt, contentType, size: blob.size, inline: true };
+    }
     if (blob.size < PREVIEW_INLINE_LIMIT || isActiveContent({ contentType })) {
       // The ticket is the owner's read of that one file, for two minutes: what a cancel still lets through is bounded.
       const { ticket, expiresAt } = await issueTicket(db, ctx.secret, 'preview', l.ownerId, { instanceId: row.id }, PREVIEW_TICKET_MS);
@@ -473,9 +490,11 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       assertMayList(v.link);
       const folder = await reachable(db, v, q.parentId);
       if (!folder.isFolder) throw new AppError('NOT_FOUND', 'no such folder');
-      const rows = await childrenAfter(db, folder.id, undefined, p.offset + p.limit);
-      const total = folder.childFolders + folder.childFiles;
-      return ok({ list: rows.slice(p.offset).map(itemView), total, pageNo: p.pageNo, pageSize: p.pageSize });
+      // Only what the link's maker sees: a grantee's link must not list what a deny hides from them.
+      const hidden = await hiddenChildren(db, await ownerCaller(db, v.link), folder);
+      const rows = (await childrenAfter(db, folder.id, undefined, p.offset + p.limit + hidden.size)).filter((r) => !hidden.has(r.id));
+      const total = folder.childFolders + folder.childFiles - hidden.size;
+      return ok({ list: rows.slice(p.offset, p.offset + p.limit).map(itemView), total, pageNo: p.pageNo, pageSize: p.pageSize });
     },
 
     async renameShareInstance(req) {
@@ -553,6 +572,7 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       const v = visitorOf(req);
       if (v.link.shareType === 'upload') assertMayList(v.link);
       const row = await reachable(db, v, req.query.instanceId);
+      await assertMakerMay(v, row, 'preview');
       const out = await previewFor(req, v.link, row);
       await logLinkEvent(ctx, req, v.link, 'preview', { id: row.id, name: row.name });
       return ok(out);
