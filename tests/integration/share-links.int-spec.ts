@@ -485,3 +485,27 @@ describe('upload links', () => {
     expect((await visit('/hcs/services/API/file-uploadable', { token: dt, query: { fSize: 5, fName: encodeName('x.bin'), fMd5: 'e'.repeat(64) } })).data.code).toBe('FORBIDDEN');
   });
 });
+
+describe('links made by someone who is not the space owner', () => {
+  it('visitors see only what the link\'s maker sees, and download only what the maker may download', async () => {
+    const team = await mkdir(owner, 'Team');
+    const open = await uploadFile(call(owner), 'open.txt', randomBytes(40), { query: { parentId: team } });
+    const closed = await mkdir(owner, 'Closed', team);
+    const maker = await makeUser(srv, 'lmaker', null);
+    const grant = (instanceId: string, roleId: string) => owner.api('/hcs/controller/SysRoleUser/setGroupRoleUser', undefined, { instanceId, roleId, userIds: [maker.id] });
+    expect((await grant(team, 'sharer')).status).toBe(200);
+    expect((await grant(closed, 'disable')).status).toBe(200);
+    const l = await createLink(maker, { instanceIds: [team] });
+    const t = await login(l.link);
+    const page = await visit(`${API}/instance/page`, { token: t, query: { parentId: team } });
+    expect(page.data.list.map((r: any) => r.instanceName)).toEqual(['open.txt']);
+    expect(page.data.total).toBe(1);
+    expect((await visit(`${API}/instance/page`, { token: t, query: { parentId: closed } })).data.code).toBe('NOT_FOUND');
+    expect((await visit(`${API}/triggerShareLimit`, { token: t, query: { instanceId: open }, body: {} })).status).toBe(200);
+    // The maker loses download on the file (observer there, the nearer grant: view and preview only): visitors lose
+    // it with them, at once.
+    expect((await grant(open, 'observer')).status).toBe(200);
+    const t2 = await login(l.link);
+    expect((await visit(`${API}/triggerShareLimit`, { token: t2, query: { instanceId: open }, body: {} })).data.code).toBe('FORBIDDEN');
+  });
+});
