@@ -377,7 +377,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Connect and bind with the saved settings, or with the settings in the body (administrators)
+         * Connect and bind with the saved settings changed by the body, without saving them (administrators)
          * @description Answers ok false with the reason (never the password) when the directory refuses or cannot be reached.
          */
         post: operations["testLdapConnection"];
@@ -8092,6 +8092,21 @@ export interface components {
             adminGroup?: string;
             syncMinutes?: number;
         };
+        /** @description Settings to try: the saved ones with these changes (an empty object tests the saved settings). */
+        LdapTestRequest: {
+            enabled?: boolean;
+            url?: string;
+            startTls?: boolean;
+            bindDn?: string;
+            bindPassword?: string;
+            userBaseDn?: string;
+            groupBaseDn?: string;
+            /** @description An LDAP filter the administrator writes; user input never goes into it unescaped. */
+            userFilter?: string;
+            attributes?: components["schemas"]["LdapAttributes"];
+            adminGroup?: string;
+            syncMinutes?: number;
+        };
         LdapTestResponse: components["schemas"]["Envelope"] & {
             data?: {
                 ok: boolean;
@@ -9745,10 +9760,10 @@ export interface components {
             /** @description True when the nearest applicable grant is a deny role. */
             denied: boolean;
             /**
-             * @description `owner`: the owner of the personal space; `grant`: the nearest grant decided; `default`: no grant applies, the space's default (defaultrole for department members, manager for department managers and administrators, everything for group members); `none`: nothing applies.
+             * @description `owner`: the owner of the personal space; `grant`: the nearest grant decided; `default`: no grant applies, the space's default (defaultrole for department members, manager for department managers and administrators, everything for group members); `share`: neither applies, and what the user holds comes from internal shares of the item or a folder above it (their share roles; shares also add to a grant or a default, which then stays the source); `none`: nothing applies.
              * @enum {string}
              */
-            source: "owner" | "grant" | "default" | "none";
+            source: "owner" | "grant" | "default" | "share" | "none";
             /** @description With source default: the role code applied (defaultrole, manager), or null for group members. */
             defaultRole?: string | null;
             /** @description Every grant on the item and its ancestors that applies to the user (their own, or their department's or an ancestor department's), nearest first. */
@@ -11481,9 +11496,9 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: {
+        requestBody: {
             content: {
-                "application/json": components["schemas"]["LdapConfigInput"];
+                "application/json": components["schemas"]["LdapTestRequest"];
             };
         };
         responses: {
@@ -13468,10 +13483,10 @@ export interface operations {
                             /** @description The authorities the caller holds on the item, in catalogue order. */
                             authorities: components["schemas"]["Permission"][];
                             /**
-                             * @description Which rule decided (see explainAccess); none: only the administrators' floor (view, manage) on a department or group space.
+                             * @description Which rule decided (see explainAccess); share: internal shares alone; none: only the administrators' floor (view, manage) on a department or group space.
                              * @enum {string}
                              */
-                            source: "owner" | "grant" | "default" | "none";
+                            source: "owner" | "grant" | "default" | "share" | "none";
                         };
                     };
                 };

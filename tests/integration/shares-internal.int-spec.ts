@@ -122,6 +122,9 @@ describe('share roles through fileSharingId', () => {
     expect(preview.ret, JSON.stringify(preview)).toBe(0);
     const got = await fetch(`${srv.baseUrl}${preview.data.url}`);
     expect(Buffer.from(await got.arrayBuffer()).equals(words)).toBe(true);
+    // The explanation names the share as the source of what the recipient holds.
+    const why = await bob.api(`${C}/SysRoleUser/explainAccess`, { instanceId: doc });
+    expect(why.data).toMatchObject({ source: 'share', allowed: ['view', 'preview', 'download'] });
     // The gate honours the share without the id too (download tickets, the agent), but the id, when given, binds.
     expect(outcome(await bob.api(`${C}/Page`, { parentId: sub }))).toBe('Y');
     expect(outcome(await eve.api(`${C}/Page`, { parentId: sub }))).toBe('N');

@@ -13,6 +13,7 @@ const SOURCE: Record<Explanation['source'], string> = {
   owner: 'owner of the personal space',
   grant: 'the nearest grant',
   default: "the space's default",
+  share: 'an internal share of the item or a folder above it',
   none: 'nothing applies',
 };
 

@@ -120,7 +120,7 @@ export interface Decision {
   allowed: ReadonlySet<Permission>;
   /** The nearest applicable grants include a deny role. */
   denied: boolean;
-  source: 'owner' | 'grant' | 'default' | 'none';
+  source: 'owner' | 'grant' | 'default' | 'share' | 'none';
   /** With source default: the role applied (defaultrole or manager; a group member's group role). */
   defaultRole: string | null;
   /** The id of the item or ancestor whose grants decided (source grant). */
@@ -187,7 +187,8 @@ function withShares(facts: Facts, row: InstanceRow, ancestors: readonly Instance
       }
     }
   }
-  return added ? { ...taken, allowed: added } : taken;
+  // Shares alone: say so, rather than 'none' with authorities.
+  return added ? { ...taken, allowed: added, ...(taken.source === 'none' ? { source: 'share' as const } : {}) } : taken;
 }
 
 function defaultDecision(actor: Actor, facts: Facts, row: InstanceRow, chain: Decision['chain']): Decision {

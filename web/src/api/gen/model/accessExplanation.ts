@@ -49,7 +49,7 @@ export interface AccessExplanation {
   allowed: Permission[];
   /** True when the nearest applicable grant is a deny role. */
   denied: boolean;
-  /** `owner`: the owner of the personal space; `grant`: the nearest grant decided; `default`: no grant applies, the space's default (defaultrole for department members, manager for department managers and administrators, everything for group members); `none`: nothing applies. */
+  /** `owner`: the owner of the personal space; `grant`: the nearest grant decided; `default`: no grant applies, the space's default (defaultrole for department members, manager for department managers and administrators, everything for group members); `share`: neither applies, and what the user holds comes from internal shares of the item or a folder above it (their share roles; shares also add to a grant or a default, which then stays the source); `none`: nothing applies. */
   source: AccessExplanationSource;
   /**
      * With source default: the role code applied (defaultrole, manager), or null for group members.

@@ -39,7 +39,7 @@
  */
 
 /**
- * `owner`: the owner of the personal space; `grant`: the nearest grant decided; `default`: no grant applies, the space's default (defaultrole for department members, manager for department managers and administrators, everything for group members); `none`: nothing applies.
+ * `owner`: the owner of the personal space; `grant`: the nearest grant decided; `default`: no grant applies, the space's default (defaultrole for department members, manager for department managers and administrators, everything for group members); `share`: neither applies, and what the user holds comes from internal shares of the item or a folder above it (their share roles; shares also add to a grant or a default, which then stays the source); `none`: nothing applies.
  */
 export type AccessExplanationSource = typeof AccessExplanationSource[keyof typeof AccessExplanationSource];
 
@@ -48,5 +48,6 @@ export const AccessExplanationSource = {
   owner: 'owner',
   grant: 'grant',
   default: 'default',
+  share: 'share',
   none: 'none',
 } as const;

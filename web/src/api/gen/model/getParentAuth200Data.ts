@@ -44,6 +44,6 @@ export type GetParentAuth200Data = {
   instanceId: string;
   /** The authorities the caller holds on the item, in catalogue order. */
   authorities: Permission[];
-  /** Which rule decided (see explainAccess); none: only the administrators' floor (view, manage) on a department or group space. */
+  /** Which rule decided (see explainAccess); share: internal shares alone; none: only the administrators' floor (view, manage) on a department or group space. */
   source: GetParentAuth200DataSource;
 };

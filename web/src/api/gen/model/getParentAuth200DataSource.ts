@@ -39,7 +39,7 @@
  */
 
 /**
- * Which rule decided (see explainAccess); none: only the administrators' floor (view, manage) on a department or group space.
+ * Which rule decided (see explainAccess); share: internal shares alone; none: only the administrators' floor (view, manage) on a department or group space.
  */
 export type GetParentAuth200DataSource = typeof GetParentAuth200DataSource[keyof typeof GetParentAuth200DataSource];
 
@@ -48,5 +48,6 @@ export const GetParentAuth200DataSource = {
   owner: 'owner',
   grant: 'grant',
   default: 'default',
+  share: 'share',
   none: 'none',
 } as const;
