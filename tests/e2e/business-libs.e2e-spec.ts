@@ -88,6 +88,14 @@ describe('business libraries in the browser (zh_CN)', () => {
     await page.getByTestId('classifier-contract').waitFor();
     expect(await page.getByTestId('classifier-contract').innerText()).toContain('合同编号');
     await clean('classifiers');
+    // Editing keeps the attributes (by id) and renames the classifier.
+    await page.getByTestId('classifier-edit-contract').click();
+    await page.getByTestId('classifier-name-zh').fill('合同文件');
+    const modded = page.waitForResponse((r) => r.url().includes('/Classifiers/mod'));
+    await page.locator('.ant-modal').filter({ has: page.getByTestId('classifier-form') }).getByRole('button', { name: /确\s*定|OK/ }).click();
+    expect((await modded).status()).toBe(200);
+    await page.getByTestId('classifier-contract').getByText('合同文件').waitFor();
+    expect(await page.getByTestId('classifier-contract').innerText()).toContain('合同编号');
     await e2e.screenshot(page, 'business-libs-admin');
   });
 

@@ -7,10 +7,10 @@ import { useTranslation } from 'react-i18next';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import {
   addBusinessLib, addClassifier, deleteBusinessLib, getAllBusinessLibs, getDataTypes, getGetAllBusinessLibsQueryKey, getGetDataTypesQueryKey,
-  getListClassifiersQueryKey, listClassifiers, updateBusinessLib,
+  getListClassifiersQueryKey, listClassifiers, modClassifier, setClassifierFeatures, updateBusinessLib,
 } from '../../api/gen/business-libs/business-libs.ts';
 import { getListBusinessLibsQueryKey } from '../../api/gen/libraries/libraries.ts';
-import type { Attribute, BusinessLibAdmin, Classifier, DataTypeCode } from '../../api/gen/model/index.ts';
+import type { Attribute, BusinessLibAdmin, Classifier, DataTypeCode, Feature } from '../../api/gen/model/index.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { toastError } from '../../shared/notify.ts';
 
@@ -31,8 +31,11 @@ interface ClassifierForm {
   classifierCode: string;
   classifierName: string;
   classifierNameEn: string;
+  features: Feature[];
   attributes: AttrRow[];
 }
+
+const FEATURES: readonly Feature[] = ['upload', 'download', 'share', 'preview', 'versions'];
 
 const ICONS = ['appstore', 'folder', 'file-text', 'database', 'team', 'safety'];
 
@@ -167,7 +170,8 @@ function Classifiers({ libCode }: { libCode: string }) {
   const en = i18n.language === 'en_US';
   const list = useQuery({ queryKey: getListClassifiersQueryKey({ libCode }), queryFn: async ({ signal }) => (await listClassifiers({ libCode }, { signal, quiet: true })).data ?? [] });
   const types = useQuery({ queryKey: getGetDataTypesQueryKey(), queryFn: async ({ signal }) => (await getDataTypes({ signal, quiet: true })).data ?? [] });
-  const [adding, setAdding] = useState(false);
+  // undefined: closed; null: a new classifier; else the classifier edited (its code stays, its attributes keep their ids).
+  const [adding, setAdding] = useState<Classifier | null | undefined>();
   const [form] = Form.useForm<ClassifierForm>();
 
   const typeName = (code: DataTypeCode) => {
@@ -183,8 +187,13 @@ function Classifiers({ libCode }: { libCode: string }) {
       ...(a.dataType === 'enumeration' ? { options: (options ?? '').split(',').map((o) => o.trim()).filter(Boolean) } : {}),
     }));
     try {
-      await addClassifier({ libCode, classifierCode: v.classifierCode, classifierName: v.classifierName, classifierNameEn: v.classifierNameEn, attributes }, { quiet: true });
-      setAdding(false);
+      if (adding) {
+        await modClassifier({ classifierId: adding.classifierId, classifierName: v.classifierName, classifierNameEn: v.classifierNameEn, attributes }, { quiet: true });
+        await setClassifierFeatures({ classifierId: adding.classifierId, features: v.features ?? [] }, { quiet: true });
+      } else {
+        await addClassifier({ libCode, classifierCode: v.classifierCode, classifierName: v.classifierName, classifierNameEn: v.classifierNameEn, features: v.features ?? [], attributes }, { quiet: true });
+      }
+      setAdding(undefined);
       void list.refetch();
     } catch (err) {
       toastError(errorMessage(err));
@@ -197,8 +206,9 @@ function Classifiers({ libCode }: { libCode: string }) {
         type="primary"
         style={{ marginBottom: 12 }}
         onClick={() => {
-          form.setFieldsValue({ classifierCode: '', classifierName: '', classifierNameEn: '', attributes: [] });
-          setAdding(true);
+          form.resetFields();
+          form.setFieldsValue({ classifierCode: '', classifierName: '', classifierNameEn: '', features: ['upload', 'download', 'preview'], attributes: [] });
+          setAdding(null);
         }}
         data-testid="classifier-add"
       >
@@ -207,8 +217,20 @@ function Classifiers({ libCode }: { libCode: string }) {
       {(list.data ?? []).map((c: Classifier) => (
         <div key={c.classifierId} style={{ marginBottom: 16 }} data-testid={`classifier-${c.classifierCode}`}>
           <Typography.Title level={5}>
-            {en ? c.classifierNameEn : c.classifierName} <Typography.Text type="secondary">({c.classifierCode})</Typography.Text>
+            {en ? c.classifierNameEn : c.classifierName} <Typography.Text type="secondary">({c.classifierCode})</Typography.Text>{' '}
+            <Button
+              size="small"
+              onClick={() => {
+                form.resetFields();
+                form.setFieldsValue({ ...c, attributes: c.attributes.map((a) => ({ ...a, options: (a.options ?? []).join(', ') })) });
+                setAdding(c);
+              }}
+              data-testid={`classifier-edit-${c.classifierCode}`}
+            >
+              {t('bizlibs.edit')}
+            </Button>
           </Typography.Title>
+          <Typography.Paragraph type="secondary">{c.features.map((f) => t(`bizlibs.feature.${f}`)).join(t('bizlibs.listSeparator'))}</Typography.Paragraph>
           <Table<Attribute>
             rowKey="attrCode"
             size="small"
@@ -224,11 +246,11 @@ function Classifiers({ libCode }: { libCode: string }) {
           />
         </div>
       ))}
-      <Modal open={adding} width={820} title={t('bizlibs.addClassifier')} onOk={() => void save()} onCancel={() => setAdding(false)} forceRender>
+      <Modal open={adding !== undefined} width={820} title={adding ? t('bizlibs.edit') : t('bizlibs.addClassifier')} onOk={() => void save()} onCancel={() => setAdding(undefined)} forceRender>
         <Form form={form} layout="vertical" data-testid="classifier-form">
           <Space>
             <Form.Item name="classifierCode" label={t('bizlibs.code')} rules={[{ required: true, pattern: /^[A-Za-z][A-Za-z0-9_]{0,31}$/, message: t('bizlibs.attrCodeHint') }]}>
-              <Input data-testid="classifier-code" />
+              <Input disabled={!!adding} data-testid="classifier-code" />
             </Form.Item>
             <Form.Item name="classifierName" label={t('bizlibs.nameZh')} rules={[{ required: true, max: 64 }]}>
               <Input data-testid="classifier-name-zh" />
@@ -237,11 +259,17 @@ function Classifiers({ libCode }: { libCode: string }) {
               <Input data-testid="classifier-name-en" />
             </Form.Item>
           </Space>
+          <Form.Item name="features" label={t('bizlibs.features')}>
+            <Checkbox.Group options={FEATURES.map((f) => ({ value: f, label: t(`bizlibs.feature.${f}`) }))} data-testid="classifier-features" />
+          </Form.Item>
           <Form.List name="attributes">
             {(fields, { add, remove }) => (
               <>
                 {fields.map((f, i) => (
                   <Space key={f.key} align="baseline" wrap data-testid={`attr-row-${i}`}>
+                    <Form.Item name={[f.name, 'attrId']} hidden>
+                      <Input />
+                    </Form.Item>
                     <Form.Item name={[f.name, 'attrCode']} rules={[{ required: true, pattern: /^[A-Za-z][A-Za-z0-9_]{0,31}$/, message: t('bizlibs.attrCodeHint') }]}>
                       <Input placeholder={t('bizlibs.attrCode')} style={{ width: 120 }} data-testid={`attr-code-${i}`} />
                     </Form.Item>
