@@ -54,4 +54,14 @@ describe('planUpload and the local agent', () => {
     expect(queued).toHaveLength(51);
     expect(log).toEqual(['pluginTip']);
   });
+
+  it('keeps a business library upload with attribute values in the browser, which saves them with each file', async () => {
+    const handed: UploadTarget[] = [];
+    const { p } = prompts(async (t) => (handed.push(t), true));
+    const queued: NewUpload[] = [];
+    const attrs = { classifierId: 'cls_1', values: { contractNo: 'C-1' } };
+    expect(await planUpload(pick(), { ...target, libCode: 'CONTRACTS', instanceType: '3', attrs }, p, memory(), (items) => queued.push(...items))).toEqual({ queued: 51 });
+    expect(handed).toEqual([]);
+    expect(queued.every((q) => q.attrs === attrs)).toBe(true);
+  });
 });

@@ -190,7 +190,8 @@ export async function planUpload(
     } else if (step.kind === 'pluginTip') {
       memory.pluginTipShown = true;
       const choice = await prompts.pluginTip();
-      if (choice === 'agent' && prompts.handOver && (await prompts.handOver(target))) return { handedOver: true };
+      // The agent's protocol carries no attribute values: a business library upload with values stays here.
+      if (choice === 'agent' && !target.attrs && prompts.handOver && (await prompts.handOver(target))) return { handedOver: true };
     } else {
       const choice = await prompts.clientChoice();
       memory.clientChoice = choice;
