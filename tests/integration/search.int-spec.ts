@@ -111,6 +111,32 @@ describe('searchPage', () => {
     expect(names(await search(admin, { keyword: 'done', pageSize: 1, pageNo: 2 }))).toEqual(['100x_done.txt']);
   });
 
+  it('a keyword matching more than can be counted: total 1,000 not exact, pages in name order from the name walk', async () => {
+    // 1,005 names hold "common" (and 3 more do not), so counting stops and the pages come from walking the name index.
+    const dir = await folder(admin, 'many');
+    const all = Array.from({ length: 1005 }, (_, i) => `common-${String(1004 - i).padStart(4, '0')}`);
+    for (let i = 0; i < all.length; i += 500) {
+      const batch = all.slice(i, i + 500).map((n) => ({ classifierId: 'Folder', instanceName: encodeName(n), parentId: dir }));
+      expect((await call(admin, '/hcs/controller/Instances', undefined, batch)).ret).toBe(0);
+    }
+    for (const n of ['uncommon-zz', 'comm-on', 'c-o-m-m-o-n']) await folder(admin, n, dir);
+    await uploadFile(as(nora), 'common-0000 of nora.txt', Buffer.from('nora common'));
+    const expected = [...all, 'uncommon-zz'].sort();
+    const first = await search(admin, { keyword: 'COMMON', pageSize: 20 });
+    expect([first.total, first.totalExact]).toEqual([1000, false]);
+    expect(names(first)).toEqual(expected.slice(0, 20));
+    const next = await search(admin, { keyword: 'common', pageSize: 20, cursor: first.nextCursor });
+    expect(names(next)).toEqual(expected.slice(20, 40));
+    expect(names(await search(admin, { keyword: 'common', pageSize: 20, pageNo: 3 }))).toEqual(expected.slice(40, 60));
+    // The last names, past what was counted, are still reached.
+    const tail = await search(admin, { keyword: 'common', parentId: dir, pageSize: 10, pageNo: 101 });
+    expect(names(tail)).toEqual(expected.slice(1000, 1006));
+    // Nora's name holds the word too; she sees only hers, counted exactly.
+    expect(await search(nora, { keyword: 'common' })).toMatchObject({ total: 1, totalExact: true, list: [expect.objectContaining({ instanceName: 'common-0000 of nora.txt' })] });
+    // A selective keyword in the same names stays exact.
+    expect(await search(admin, { keyword: 'common-0999' })).toMatchObject({ total: 1, totalExact: true });
+  });
+
   it('leaves recycled items out and finds renamed ones by their new name', async () => {
     expect((await call(admin, '/hcs/controller/delete', { ids: ids.other })).data.done).toHaveLength(1);
     expect(names(await search(admin, { keyword: 'done' }))).toEqual(['100%_done.txt']);

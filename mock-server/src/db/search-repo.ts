@@ -12,8 +12,12 @@ import { dialectOf } from './sql/tx.ts';
 import { nameKey } from '../files/names.ts';
 import type { Space } from './quota.ts';
 
-/** Counting stops here: a search matching more should be narrowed, not paged through. */
-export const MAX_COUNTED = 10_000;
+/**
+ * Counting stops here: a search matching more should be narrowed, not paged through (clients say "more than 1,000").
+ * It also tells a common keyword from a selective one (searchIds' `walk`): counting further cost a common word most
+ * of its time (README, name search).
+ */
+export const MAX_COUNTED = 1_000;
 
 /** Keywords this long or longer use the trigram index. */
 export const TRIGRAM_MIN = 3;
@@ -92,11 +96,11 @@ function escapeLike(s: string): string {
   return s.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-function whereOf(db: Db, spaces: readonly Space[], f: SearchFilters, key: string | undefined): RawBuilder<unknown>[] {
+function whereOf(db: Db, spaces: readonly Space[], f: SearchFilters, key: string | undefined, walk = false): RawBuilder<unknown>[] {
   const pg = dialectOf(db) === 'postgres';
   const w: RawBuilder<unknown>[] = [sql`i.deleted_at is null`, sql`i.parent_id is not null`, spaceClause(spaces)];
   if (key !== undefined) {
-    if (pg && [...key].length >= TRIGRAM_MIN) w.push(sql`hcs_name_trigrams(i.name_key) @> cast(${trigrams(key)} as text[])`);
+    if (pg && !walk && [...key].length >= TRIGRAM_MIN) w.push(sql`hcs_name_trigrams(i.name_key) @> cast(${trigrams(key)} as text[])`);
     // strpos/instr are not served by the trigram index: a short keyword walks the space index instead.
     w.push(pg ? sql`strpos(i.name_key, ${key}) > 0` : sql`instr(i.name_key, ${key}) > 0`);
   }
@@ -119,8 +123,8 @@ function whereOf(db: Db, spaces: readonly Space[], f: SearchFilters, key: string
   return w;
 }
 
-function fromOf(db: Db, key: string | undefined): RawBuilder<unknown> {
-  if (dialectOf(db) === 'sqlite' && key !== undefined && [...key].length >= TRIGRAM_MIN) {
+function fromOf(db: Db, key: string | undefined, walk = false): RawBuilder<unknown> {
+  if (dialectOf(db) === 'sqlite' && !walk && key !== undefined && [...key].length >= TRIGRAM_MIN) {
     // CROSS JOIN: SQLite keeps the written order, so the trigram lookup drives and the space filter applies to its
     // matches; left to choose, the planner may walk the whole space through instances_space_name instead.
     return sql`instances_fts f cross join instances i on i.rowid = f.rowid and instances_fts match ${trigramQuery(key)}`;
@@ -130,15 +134,17 @@ function fromOf(db: Db, key: string | undefined): RawBuilder<unknown> {
 
 /**
  * Ids of matching live items in name order (name_key, then id), after `after` or skipping `offset`; `limit` of them.
+ * `walk`: the keyword is common (countMatches stopped counting), so walk the spaces' name index and test each name
+ * instead of sorting every trigram match: the page fills after a few hundred names.
  */
 export async function searchIds(
-  db: Db, spaces: readonly Space[], f: SearchFilters, page: { after?: SearchPosition; offset: number; limit: number },
+  db: Db, spaces: readonly Space[], f: SearchFilters, page: { after?: SearchPosition; offset: number; limit: number; walk?: boolean },
 ): Promise<SearchPosition[]> {
   if (spaces.length === 0) return [];
   const key = f.keyword ? nameKey(f.keyword) : undefined;
-  const w = whereOf(db, spaces, f, key);
+  const w = whereOf(db, spaces, f, key, page.walk);
   if (page.after) w.push(sql`(i.name_key > ${page.after.nameKey} or (i.name_key = ${page.after.nameKey} and i.id > ${page.after.id}))`);
-  const r = await sql<{ id: string; name_key: string }>`select i.id, i.name_key from ${fromOf(db, key)}
+  const r = await sql<{ id: string; name_key: string }>`select i.id, i.name_key from ${fromOf(db, key, page.walk)}
     where ${sql.join(w, sql` and `)} order by i.name_key, i.id limit ${page.limit} offset ${page.offset}`.execute(db);
   return r.rows.map((x) => ({ id: x.id, nameKey: x.name_key }));
 }

@@ -63,6 +63,9 @@ export function searchHandlers(ctx: AppContext): Handlers {
         fileFilter: q.fileFilter, minSize: q.minSize, maxSize: q.maxSize, updateFrom: q.updateFrom, updateTo: q.updateTo,
         labelId: q.labelId, labelOwner: user.userId, ownerId: q.ownerId, underFolder: q.parentId || undefined,
       };
+      // Counted first: a keyword that matches more than can be counted is common, and its page walks the name index.
+      const count = await countMatches(db, spaces, f);
+      const walk = !count.exact;
       const rows: InstanceRow[] = [];
       const loaded = new Map<string, InstanceRow>();
       let after = q.cursor ? decodeCursor(q.cursor) : undefined;
@@ -70,7 +73,7 @@ export function searchHandlers(ctx: AppContext): Handlers {
       let more = false;
       // Each round reads one row past the page, to know whether another page follows.
       for (let round = 0; round < 20 && rows.length < pageSize; round++) {
-        const ids = await searchIds(db, spaces, f, { after, offset, limit: pageSize - rows.length + 1 });
+        const ids = await searchIds(db, spaces, f, { after, offset, limit: pageSize - rows.length + 1, walk });
         more = ids.length > pageSize - rows.length;
         const take = ids.slice(0, pageSize - rows.length);
         // The gate reads each candidate with its ancestors: the rows and their paths come from there.
@@ -84,7 +87,6 @@ export function searchHandlers(ctx: AppContext): Handlers {
         offset = 0;
       }
       const last = rows[rows.length - 1];
-      const count = await countMatches(db, spaces, f);
       return ok({
         list: await personalise(db, user.userId, await viewsFrom(rows, loaded)),
         total: count.total,

@@ -25,6 +25,8 @@ export function openPath(item: Instance): string {
 export interface ResultListProps {
   rows: Instance[] | undefined;
   total: number;
+  /** False when the server stopped counting at `total` (a search matching more): shown as "more than". */
+  totalExact?: boolean;
   pageNo: number;
   pageSize: number;
   onPage: (pageNo: number, pageSize: number) => void;
@@ -34,7 +36,7 @@ export interface ResultListProps {
   emptyText: string;
 }
 
-export function ResultList({ rows, total, pageNo, pageSize, onPage, loading, error, onChanged, emptyText }: ResultListProps) {
+export function ResultList({ rows, total, totalExact = true, pageNo, pageSize, onPage, loading, error, onChanged, emptyText }: ResultListProps) {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const [selected, setSelected] = useState<Instance[]>([]);
@@ -83,7 +85,7 @@ export function ResultList({ rows, total, pageNo, pageSize, onPage, loading, err
         total={total}
         pageSizeOptions={PAGE_SIZES.map(String)}
         showSizeChanger
-        showTotal={(n) => t('files.total', { total: n, count: n })}
+        showTotal={(n) => (totalExact ? t('files.total', { total: n, count: n }) : t('search.totalAtLeast', { total: n }))}
         onChange={onPage}
         data-testid="pagination"
       />

@@ -156,6 +156,7 @@ export function SearchScreen({ advanced }: { advanced: boolean }) {
         <ResultList
           rows={query.data?.list}
           total={query.data?.total ?? 0}
+          totalExact={query.data?.totalExact ?? true}
           pageNo={page.pageNo}
           pageSize={page.pageSize}
           onPage={(pageNo, pageSize) => setPage(pageSize !== page.pageSize ? { pageNo: 1, pageSize } : { pageNo, pageSize })}

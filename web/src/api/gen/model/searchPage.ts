@@ -42,6 +42,6 @@ import type { Page } from './page.ts';
 
 export type SearchPage = Page & {
   list: Instance[];
-  /** false when more than 10,000 names match: total is then 10,000 and the search should be narrowed. */
+  /** false when more than 1,000 names match: total is then 1,000 (clients say "more than 1,000") and the search should be narrowed; every page can still be read by cursor. */
   totalExact: boolean;
 };
