@@ -509,3 +509,23 @@ describe('links made by someone who is not the space owner', () => {
     expect((await visit(`${API}/triggerShareLimit`, { token: t2, query: { instanceId: open }, body: {} })).data.code).toBe('FORBIDDEN');
   });
 });
+
+describe('housekeeping', () => {
+  it('pruning drops expired visitor tokens (with their grants) and spent wrong-code counts, and keeps live ones', async () => {
+    const l = await createLink(owner, { instanceIds: [aTxt] });
+    const live = await login(l.link);
+    await visit(`${API}/triggerShareLimit`, { token: live, query: { instanceId: aTxt }, body: {} });
+    const now = Date.now();
+    await srv.sql.run('INSERT INTO link_tokens (id, link_id, epoch, ip, created_at, expires_at, revoked) VALUES (?, ?, 0, ?, ?, ?, 0)', 'f'.repeat(64), l.shareId, '198.51.100.250', now - 10_000, now - 1);
+    await srv.sql.run('INSERT INTO link_grants (token_id, instance_id, created_at) VALUES (?, ?, ?)', 'f'.repeat(64), aTxt, now - 5000);
+    await srv.sql.run('INSERT INTO link_lockouts (key, failures, last_at, locked_until) VALUES (?, 5, ?, ?)', 'ip:198.51.100.251', now - 16 * 60_000, now - 1);
+    await srv.sql.run('INSERT INTO link_lockouts (key, failures, last_at, locked_until) VALUES (?, 25, ?, ?)', 'ip:198.51.100.252', now - 16 * 60_000, now + 60_000);
+    const { pruneLinkState } = await import('../../mock-server/src/db/links-repo.ts');
+    expect(await pruneLinkState(srv.built.ctx.db, 15 * 60_000, now)).toBeGreaterThanOrEqual(2);
+    expect(await srv.sql.get('SELECT id FROM link_tokens WHERE id = ?', 'f'.repeat(64))).toBeUndefined();
+    expect(await srv.sql.get('SELECT token_id FROM link_grants WHERE token_id = ?', 'f'.repeat(64))).toBeUndefined();
+    expect(await srv.sql.get('SELECT key FROM link_lockouts WHERE key = ?', 'ip:198.51.100.251')).toBeUndefined();
+    expect(await srv.sql.get('SELECT key FROM link_lockouts WHERE key = ?', 'ip:198.51.100.252')).toBeDefined();
+    expect((await visit(`${VS}/Link`, { token: live })).status).toBe(200);
+  });
+});

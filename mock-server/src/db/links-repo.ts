@@ -289,8 +289,14 @@ export async function revokeToken(db: Db, id: string): Promise<void> {
   await db.updateTable('link_tokens').set({ revoked: 1 }).where('id', '=', id).execute();
 }
 
-export async function pruneTokens(db: Db, now = Date.now()): Promise<void> {
-  await db.deleteFrom('link_tokens').where('expires_at', '<', now).execute();
+/**
+ * Drops what no request can use any more: expired visitor tokens (their grants go with them) and wrong-code counts
+ * whose window and lockout have both passed. Returns how many rows went.
+ */
+export async function pruneLinkState(db: Db, failWindowMs: number, now = Date.now()): Promise<number> {
+  const tokens = await db.deleteFrom('link_tokens').where('expires_at', '<', now).executeTakeFirst();
+  const locks = await db.deleteFrom('link_lockouts').where('last_at', '<=', now - failWindowMs).where('locked_until', '<=', now).executeTakeFirst();
+  return Number(tokens.numDeletedRows) + Number(locks.numDeletedRows);
 }
 
 /** Records a counted download for the token; false when it already had one for the file. */

@@ -11,7 +11,7 @@ import { getLinkCaller } from '../db/users-repo.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
 import { accessible } from '../files/access.ts';
 import {
-  getLink, getToken, hitLockout, insertLinkLog, insertToken, linkItemIds, lockUntil, readLockouts, type LinkRow, type TokenRow,
+  getLink, getToken, hitLockout, insertLinkLog, insertToken, linkItemIds, lockUntil, pruneLinkState, readLockouts, type LinkRow, type TokenRow,
 } from '../db/links-repo.ts';
 
 export interface Visitor {
@@ -106,7 +106,20 @@ export async function recordFailure(db: Db, linkId: string, ip: string, now = Da
 }
 
 // Tokens.
+const PRUNE_EVERY_MS = 60 * 60_000;
+let lastPrune = 0;
+
+/** Housekeeping at most once an hour per node, on the way of a new token (each node prunes; idempotent). */
+function maybePrune(db: Db, now: number): void {
+  if (now - lastPrune < PRUNE_EVERY_MS) return;
+  lastPrune = now;
+  void pruneLinkState(db, FAIL_WINDOW_MS, now).catch(() => {
+    lastPrune = 0;
+  });
+}
+
 export async function issueToken(db: Db, link: LinkRow, ip: string, now = Date.now()): Promise<{ token: string; expiresAt: number }> {
+  maybePrune(db, now);
   const token = randomBytes(32).toString('base64url');
   const expiresAt = Math.min(now + TOKEN_TTL_MS, link.expireAt ?? Number.MAX_SAFE_INTEGER);
   await insertToken(db, { id: sha256(token), linkId: link.id, epoch: link.tokenEpoch, ip, expiresAt }, now);
