@@ -134,22 +134,24 @@ export const ErrorCode = {
   SSO_REQUIRED: 'SSO_REQUIRED',
   /** The LDAP\/AD directory cannot be reached or refused the service account. */
   LDAP_UNAVAILABLE: 'LDAP_UNAVAILABLE',
-  /** No public link answers to this address (never made, deleted, or given a new address). */
+  /** The DLP rules block sharing these items outside (extension, size, confidential label or name keyword): ask for approval (checkAuth). */
   DLP_BLOCKED: 'DLP_BLOCKED',
-  /** The public link has expired. */
+  /** No department manager up to the root can approve this share. */
   DLP_NO_APPROVER: 'DLP_NO_APPROVER',
-  /** The owner cancelled the public link. */
+  /** No public link answers to this address (never made, deleted, or given a new address). */
   SHARE_NOT_FOUND: 'SHARE_NOT_FOUND',
-  /** The public link\'s view or download limit is used up. */
+  /** The public link has expired. */
   SHARE_EXPIRED: 'SHARE_EXPIRED',
-  /** The extraction code is wrong. */
+  /** The owner cancelled the public link. */
   SHARE_CANCELLED: 'SHARE_CANCELLED',
-  /** The visitor\'s share token is missing, expired or revoked (the code changed): enter the code again. */
+  /** The public link\'s view or download limit is used up. */
   SHARE_LIMIT_REACHED: 'SHARE_LIMIT_REACHED',
-  /** The public link allows preview only, not download. */
+  /** The extraction code is wrong. */
   SHARE_CODE_WRONG: 'SHARE_CODE_WRONG',
-  /** The upload link\'s file count or size cap is used up (or this file would pass it). */
+  /** The visitor\'s share token is missing, expired or revoked (the code changed): enter the code again. */
   SHARE_TOKEN_INVALID: 'SHARE_TOKEN_INVALID',
+  /** The public link allows preview only, not download. */
   SHARE_PREVIEW_ONLY: 'SHARE_PREVIEW_ONLY',
+  /** The upload link\'s file count or size cap is used up (or this file would pass it). */
   SHARE_UPLOAD_LIMIT: 'SHARE_UPLOAD_LIMIT',
 } as const;
