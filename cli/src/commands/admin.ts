@@ -13,6 +13,7 @@ import { CliError, EXIT, usageError } from '../exit-codes.ts';
 import { describeDept, formatRemote, pickDept, RemoteFs, type DeptRef } from '../remote-path.ts';
 import { readPasswordStdin } from './session.ts';
 import { registerAdminLib } from './admin-lib.ts';
+import { registerAdminLdap } from './admin-ldap.ts';
 import { registerAdminConsole } from './admin-console.ts';
 import { registerAdminStorage } from './admin-storage.ts';
 
@@ -492,6 +493,7 @@ export function registerAdmin(program: Command, io: Io, stdin: Stdin = process.s
   registerDept(admin, io);
   registerRoles(admin, io);
   registerAdminLib(admin, io);
+  registerAdminLdap(admin, io);
   registerAdminConsole(admin, io);
   registerAdminStorage(admin, io, stdin);
 }

@@ -2,6 +2,7 @@
 // (platformInfo) before it leaves the machine, and only ever read from standard input (--password-stdin, as
 // `docker login` has it), HCS_PASSWORD or a hidden prompt: a --password flag would show in `ps` to every
 // local user, so that flag is refused with a message that says what to use instead.
+import { spawn } from 'node:child_process';
 import { Option, type Command } from 'commander';
 import { createHcsClient, encryptPassword, HcsError, unwrap } from '@hcs/openapi/client';
 import { removeAuth, writeAuth } from '../auth-file.ts';
@@ -25,6 +26,63 @@ function signInError(err: unknown): unknown {
     return new CliError(EXIT.UNREACHABLE, `the server did not answer the sign-in within ${SIGN_IN_TIMEOUT_MS / 1000} s`, 'TIMEOUT');
   }
   return err;
+}
+
+/**
+ * Opens `url` in the desktop's browser when there is a desktop to open it on; false when there is none (a server,
+ * SSH, CI), and the user opens the printed URL elsewhere. HCS_BROWSER names another opener (tests use it).
+ */
+function openBrowser(env: NodeJS.ProcessEnv, url: string): boolean {
+  const opener =
+    env.HCS_BROWSER ??
+    (process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : env.DISPLAY || env.WAYLAND_DISPLAY ? 'xdg-open' : undefined);
+  if (!opener || opener === 'none') return false;
+  try {
+    const child = spawn(opener, [url], { stdio: 'ignore', detached: true });
+    child.on('error', () => undefined);
+    child.unref();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * `drive login --sso`: the server hands a device code (kept here) and a short user code; the user signs in through
+ * the company's provider in a browser with the user code's URL, and this polls System/sso/Token with the device code
+ * until the server hands the token session over (once).
+ */
+async function ssoDeviceSignIn(server: string, io: Io, noBrowser: boolean): Promise<{ token: string; expiresAt: number; user: { userName: string; userId: string } }> {
+  const client = createHcsClient({ baseUrl: server });
+  const start = unwrap(await client.POST('/hcs/services/System/sso/device', { body: {} })).data!;
+  const opened = !noBrowser && openBrowser(io.env, start.verificationUrl);
+  io.stderr.write(
+    `${opened ? 'A browser was opened to sign in. If it did not appear, open' : 'Open'} this URL in a browser and sign in:
+  ${start.verificationUrl}
+` +
+      `Check that the page was opened for the code ${start.userCode}.
+`,
+  );
+  const deadline = Date.now() + start.expiresIn * 1000;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, start.interval * 1000));
+    try {
+      const res = unwrap(
+        await client.GET('/hcs/controller/System/sso/Token', {
+          params: { query: { ticket: start.deviceCode, platformId: 'NetDisk' } },
+          headers: { 'X-HCS-Client': 'cli' },
+        }),
+      );
+      if (!res.data?.token) throw new CliError(EXIT.AUTH, 'the server issued no token', 'SSO_FAILED');
+      return { token: res.data.token, expiresAt: res.data.expiresAt, user: res.data.user };
+    } catch (err) {
+      if (err instanceof HcsError && err.code === 'SSO_PENDING' && Date.now() < deadline) continue;
+      if (err instanceof HcsError && (err.code === 'SSO_PENDING' || err.code === 'SSO_FAILED')) {
+        throw new CliError(EXIT.AUTH, 'single sign-on did not complete in time; run drive login --sso again', 'SSO_FAILED');
+      }
+      throw err;
+    }
+  }
 }
 
 /** Reads a line from the terminal without echoing it. */
@@ -87,10 +145,27 @@ export function registerSession(program: Command, io: Io, stdin: NodeJS.Readable
     .command('login')
     .description('Sign in and store the session token (0600) in the auth file')
     .option('--password-stdin', 'read the password from standard input (printf "%s" "$PW" | drive login --password-stdin)')
+    .option('--sso', "sign in through the company's single sign-on in a browser (a URL and code are printed when no browser opens)")
+    .option('--no-browser', 'with --sso: only print the URL to open elsewhere')
     // Declared only to answer it with what to use instead of commander's bare "unknown option".
     .addOption(new Option('--password <password>').hideHelp())
     .action(
-      action(io, async (ctx, opts: { passwordStdin?: boolean; password?: string }) => {
+      action(io, async (ctx, opts: { passwordStdin?: boolean; password?: string; sso?: boolean; browser?: boolean }) => {
+        if (opts.sso) {
+          const server = ctx.settings.server;
+          if (!server) throw usageError('no server: pass --server URL or set HCS_SERVER');
+          try {
+            const got = await ssoDeviceSignIn(server, io, opts.browser === false);
+            await writeAuth(ctx.settings.authPath, { server, token: got.token, userName: got.user.userName, userId: got.user.userId, expiresAt: got.expiresAt });
+            ctx.print(
+              { event: 'login', server, userName: got.user.userName, userId: got.user.userId, expiresAt: got.expiresAt, authFile: ctx.settings.authPath, sso: true },
+              `Signed in to ${server} as ${got.user.userName}.`,
+            );
+            return;
+          } catch (err) {
+            throw toCliError(err);
+          }
+        }
         if (opts.password !== undefined) {
           throw usageError('--password is not accepted: a password on the command line is visible to other users (ps); use --password-stdin or HCS_PASSWORD');
         }

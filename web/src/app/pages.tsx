@@ -44,6 +44,7 @@ export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>
   cloudStorageManage: lazy(() => import('../features/storage/CloudStorageManagePage.tsx')),
   nodeManage: lazy(() => import('../features/storage/NodeManagePage.tsx')),
   clusterManage: lazy(() => import('../features/storage/ClusterManagePage.tsx')),
+  integrationPlatform: lazy(() => import('../features/identity/IntegrationPlatformPage.tsx')),
 };
 
 /** The signed-in frame (header, side menu, capacity, transfer panel). */

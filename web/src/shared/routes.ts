@@ -51,7 +51,8 @@ export type PageName = 'login' | 'home' | 'personalFile' | 'error' | 'hello' | '
   | 'departFile' | 'groupFile' | 'departmentManage' | 'roleManage' | 'fileShare'
   | 'myCollect' | 'recycleBin' | 'recycleBinManage' | 'tagRemark' | 'quickSearch' | 'searchPanel' | 'fileTemplate' | 'fileManagement'
   | 'dlpManage' | 'dlpApproval' | 'mySharing'
-  | 'cloudStorageManage' | 'nodeManage' | 'clusterManage';
+  | 'cloudStorageManage' | 'nodeManage' | 'clusterManage'
+  | 'integrationPlatform';
 
 const f = (path: string, nameKey: string, probe: Probe | null, extra: Partial<RouteDef> = {}): RouteDef => ({
   path,
@@ -114,7 +115,7 @@ export const ROUTES: readonly RouteDef[] = [
   admin('/ipWhiteList', 'routes.ipWhiteList', null),
   admin('/accessManage', 'routes.accessManage', null),
   admin('/otherConfig', 'routes.otherConfig', null),
-  admin('/integrationPlatform', 'routes.integrationPlatform', null),
+  admin('/integrationPlatform', 'routes.integrationPlatform', null, { page: 'integrationPlatform' }),
   admin('/logManage', 'routes.logManage', null),
   admin('/fileManagement', 'routes.fileManagement', { operation: 'pageFilesForManager', load: async (_k, signal) => (await filesApi()).pageFilesForManager(PAGE, { signal, quiet: true }) }, { page: 'fileManagement' }),
   admin('/patchManagement', 'routes.patchManagement', null),

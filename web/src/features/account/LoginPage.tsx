@@ -7,12 +7,12 @@
 // Dropdown and Typography bring its form engine, menus, tabs and skeletons, a third of the page's weight (issue #22
 // budget, web/scripts/check-budget.ts). The fields behave as antd's did: checked on change and on submit, the
 // message under the field, the whole form disabled while a sign-in is under way.
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useSearchParams, Link } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { EyeInvisibleOutlined, EyeOutlined, GlobalOutlined, LoadingOutlined, LockOutlined, ReloadOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
 import { getCaptcha, getPlatformInfo, login } from '../../api/gen/session/session.ts';
-import type { Captcha } from '../../api/gen/model/index.ts';
+import type { Captcha, LoginMethods } from '../../api/gen/model/index.ts';
 import { HcsError } from '../../api/hcs-error.ts';
 import { encryptPassword } from '../../shared/wire-encoding.ts';
 import { LANGUAGES, LANGUAGE_KEY, isLanguage } from '../../shared/i18n.ts';
@@ -21,6 +21,11 @@ import { BASE, hardNav, safeRedirect } from '../../shared/navigation.ts';
 import { getUserInfo, setUserInfo, userInfoFromServer } from '../../shared/session.ts';
 import { changeLanguage } from '../../shared/account.ts';
 import './login.css';
+import { addStrings } from '../../shared/page-strings.ts';
+import zhCN from './sso.zh_CN.json';
+import enUS from './sso.en_US.json';
+
+addStrings({ zh_CN: zhCN, en_US: enUS });
 
 interface Values {
   username: string;
@@ -48,6 +53,22 @@ export default function LoginPage() {
   const [invalid, setInvalid] = useState<Partial<Record<Field, string>>>({});
   const [showPassword, setShowPassword] = useState(false);
   const target = safeRedirect(params.get('redirect'));
+  // Company sign-in (issue #19): the providers to offer, and a refusal the single sign-on callback sent back.
+  const [methods, setMethods] = useState<LoginMethods | null>(null);
+  const ssoError = params.get('ssoError');
+  const ssoDevice = params.get('ssoDevice') === 'done';
+
+  useEffect(() => {
+    let live = true;
+    getPlatformInfo({ quiet: true })
+      .then((r) => live && setMethods(r.data?.loginMethods ?? null))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, []);
+  const ssoHref = (providerId: string) =>
+    `/hcs/services/System/sso/login?providerId=${encodeURIComponent(providerId)}&redirect=${encodeURIComponent(target)}`;
 
   const change = (field: keyof Values, value: string) => {
     setValues((v) => ({ ...v, [field]: value }));
@@ -131,6 +152,27 @@ export default function LoginPage() {
           </label>
         </div>
         <p className="hcs-login-secondary">{t('login.subtitle')}</p>
+        {ssoDevice && (
+          <p className="hcs-login-secondary" role="status" data-testid="login-sso-device">
+            {t('identity.deviceDone')}
+          </p>
+        )}
+        {ssoError && (
+          <p className="hcs-login-error" role="alert" data-testid="login-sso-error">
+            {t(`errors.codes.${ssoError}`, { defaultValue: t('errors.codes.SSO_FAILED') })}
+          </p>
+        )}
+        {methods && methods.ssoProviders.length > 0 && (
+          <div className="hcs-login-sso">
+            {methods.ssoProviders.map((p) => (
+              // A navigation, not a call: the server answers with the provider's sign-in page (302).
+              <a key={p.id} className="hcs-login-submit" href={ssoHref(p.id)} data-testid="login-sso">
+                {t('identity.ssoButton', { name: p.name })}
+              </a>
+            ))}
+            <p className="hcs-login-secondary">{methods.localLogin === 'admins' ? t('identity.adminsOnly') : t('identity.orLocal')}</p>
+          </div>
+        )}
         <form onSubmit={onSubmit} noValidate>
           <fieldset disabled={busy}>
             <div className="hcs-login-item">
