@@ -31,8 +31,13 @@ const clean = async (where: string) =>
  * options, so this one clicks the visible option content of the open list.
  */
 async function pick(testId: string, option: string) {
-  await page.getByTestId(testId).click();
-  await page.locator('.ant-select-dropdown:not([class*="-hidden"]):not([class*="-leave"]) .ant-select-item-option-content').getByText(option, { exact: true }).click();
+  const item = page.locator('.ant-select-dropdown:not([class*="-hidden"]):not([class*="-leave"]) .ant-select-item-option-content').getByText(option, { exact: true });
+  // A click while a dialog is still moving in can miss the select: open it again until the option shows.
+  for (let attempt = 0; attempt < 3; attempt++) {
+    await page.getByTestId(testId).click();
+    if (await item.waitFor({ timeout: 5_000 }).then(() => true, () => false)) break;
+  }
+  await item.click();
 }
 
 async function uploadWith(name: string, contractNo: string, status: string) {
@@ -147,5 +152,30 @@ describe('business libraries in the browser (zh_CN)', () => {
       return ((await r.json()) as { data: { list: { instanceName: string; attrs: Record<string, unknown> }[] } }).data.list.map((f) => [f.instanceName, f.attrs]);
     });
     expect(stored).toEqual([['draft.txt', { contractNo: 'HT-002', status: '草稿' }], ['lease.txt', { contractNo: 'HT-001', status: '已签' }]]);
+  });
+
+  it('the role screen grants roles on the library root, as on a department space', async () => {
+    await page.goto(`${e2e.baseUrl}/drive/roleManage`);
+    await page.getByTestId('roles-table').waitFor();
+    await page.getByTestId('tab-grants').click();
+    await chooseOption(page, page.getByTestId('grant-space'), `业务库：${LIB_ZH}`);
+    await page.getByTestId('grants-card').getByText('此处没有授权', { exact: false }).first().waitFor();
+    await chooseOption(page, page.getByTestId('grant-role'), '观察者');
+    await page.getByTestId('grant-users').click();
+    await page.keyboard.type('admin');
+    await page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)').getByText('(admin)', { exact: false }).first().click();
+    await page.keyboard.press('Escape');
+    await page.getByTestId('grant-submit').click();
+    await page.getByTestId('grant-row-admin').waitFor();
+    await clean('library grants');
+    // The grant is on the library's root folder.
+    const onRoot = await page.evaluate(async () => {
+      const h = { headers: { 'X-Requested-With': 'XMLHttpRequest' } };
+      const libs = ((await (await fetch('/hcs/controller/BusinessLibs/getAll', h)).json()) as { data: { libCode: string; rootId: string }[] }).data;
+      const rootId = libs.find((l) => l.libCode === 'CONTRACTS')!.rootId;
+      const page = (await (await fetch(`/hcs/controller/SysRoleUser/pageGroupRoleList?instanceId=${rootId}&pageNo=1&pageSize=20`, h)).json()) as { data: { list: { roleCode: string }[] } };
+      return page.data.list.map((g) => g.roleCode);
+    });
+    expect(onRoot).toEqual(['observer']);
   });
 });

@@ -7,6 +7,7 @@ import { FolderFilled } from '@ant-design/icons';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { useTranslation } from 'react-i18next';
 import { listInstances } from '../../api/gen/files/files.ts';
+import { getAllBusinessLibs, getGetAllBusinessLibsQueryKey } from '../../api/gen/business-libs/business-libs.ts';
 import { getDeptTree, listReachableDepts } from '../../api/gen/org/org.ts';
 import { delGroupRoleUser, explainAccess, pageGroupRoleGroupList, pageGroupRoleList, setGroupRoleGroup, setGroupRoleUser } from '../../api/gen/roles/roles.ts';
 import type { Grant } from '../../api/gen/model/grant.ts';
@@ -19,6 +20,8 @@ import { UserPicker } from './UserPicker.tsx';
 import { useRoleName } from './role-name.ts';
 
 const PERSONAL = '__personal__';
+/** A business library's space: its one root, shared by everyone the grants let in (business-libs-repo.ts). */
+const LIB = 'lib:';
 
 interface GrantValues {
   roleId?: string;
@@ -41,7 +44,9 @@ export function GrantsPanel({ roles }: { roles: Role[] }) {
 
   const depts = useQuery({ queryKey: ['org', 'reachable'], queryFn: async ({ signal }) => (await listReachableDepts({ signal, quiet: true })).data ?? [] });
   const tree = useQuery({ queryKey: ['org', 'tree'], queryFn: async ({ signal }) => (await getDeptTree(undefined, { signal, quiet: true })).data ?? [] });
+  const libs = useQuery({ queryKey: getGetAllBusinessLibsQueryKey(), queryFn: async ({ signal }) => (await getAllBusinessLibs({ signal, quiet: true })).data ?? [] });
   const spaceId = space ?? depts.data?.[0]?.id;
+  const libCode = spaceId?.startsWith(LIB) ? spaceId.slice(LIB.length) : undefined;
   const listing = useQuery({
     queryKey: ['roles', 'folders', spaceId, folder],
     enabled: spaceId !== undefined,
@@ -49,9 +54,9 @@ export function GrantsPanel({ roles }: { roles: Role[] }) {
       (
         await listInstances(
           {
-            libCode: 'NetDisk',
+            libCode: libCode ?? 'NetDisk',
             instanceType: spaceId === PERSONAL ? '1' : '3',
-            ...(spaceId !== PERSONAL && !folder ? { deptId: spaceId } : {}),
+            ...(spaceId !== PERSONAL && !libCode && !folder ? { deptId: spaceId } : {}),
             ...(folder ? { parentId: folder } : {}),
             fileFilter: 1,
             pageSize: 100,
@@ -114,6 +119,7 @@ export function GrantsPanel({ roles }: { roles: Role[] }) {
   const spaceOptions = [
     ...(depts.data ?? []).map((d) => ({ value: d.id, label: t('org.grant.deptSpace', { name: d.pathNames.slice(1).join(' / ') || t('org.dept.company') }) })),
     { value: PERSONAL, label: t('org.grant.personalSpace') },
+    ...(libs.data ?? []).filter((l) => l.custom === 1).map((l) => ({ value: `${LIB}${l.libCode}`, label: t('bizlibs.grantSpace', { name: l.libName, code: l.libCode }) })),
   ];
   // The space's root is named after the space (a department, or the caller's personal files).
   const rootLabel = spaceOptions.find((o) => o.value === spaceId)?.label ?? t('files.rootFolder');
