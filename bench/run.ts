@@ -18,6 +18,7 @@ import { benchSmallFiles } from './src/small-files.ts';
 import { benchZip } from './src/zip.ts';
 import { benchListing } from './src/listing.ts';
 import { benchSearch } from './src/search.ts';
+import { benchOpLogExport } from './src/oplog-export.ts';
 import { createTestPgDatabase } from '../tests/helpers/pg.ts';
 
 const PASSWORD = 'Bench#Passw0rd-1';
@@ -163,6 +164,8 @@ async function runOn(dbKind: 'sqlite' | 'postgres'): Promise<Row[]> {
     if (only.includes('zip')) await benchZip(server, cli, work, rows);
     if (only.includes('list')) await benchListing(server, cli, { dataDir, databaseUrl: pg?.url }, rows);
     if (only.includes('search')) await benchSearch(server, cli, { dataDir, databaseUrl: pg?.url }, rows);
+    // Not in the default set (a million log rows take minutes to write): --only=oplog.
+    if (only.includes('oplog')) await benchOpLogExport(server, cli, { dataDir, databaseUrl: pg?.url }, rows);
     const peak = server.peakRss();
     rows.push({
       name: 'server peak RSS over the whole run',

@@ -32,7 +32,7 @@ type Sql = { run(text: string, params: unknown[]): Promise<void>; query<T>(text:
  * The server's database through its plain driver (node:sqlite, pg), not openSqlDatabase: that migrates, and a
  * bench process must not apply or judge migrations of a server that may have been started from another tree.
  */
-async function openDb(db: { dataDir: string; databaseUrl: string | undefined }): Promise<{ sql: Sql; pg: boolean }> {
+export async function openDb(db: { dataDir: string; databaseUrl: string | undefined }): Promise<{ sql: Sql; pg: boolean }> {
   if (db.databaseUrl) {
     const { default: pg } = await import('pg');
     const client = new pg.Client({ connectionString: db.databaseUrl });

@@ -43,7 +43,7 @@ export const SETTINGS = {
     fromEnv: (c) => c.recycle.secDays,
   },
   'login.maxAttempts': {
-    type: 'integer', min: 1, max: 1000, description: 'Failed sign-ins per account per window before they are slowed down (per address 4x) (HCS_LOGIN_MAX_ATTEMPTS).',
+    type: 'integer', min: 1, max: 1_000_000, description: 'Failed sign-ins per account per window before they are slowed down (per address 4x) (HCS_LOGIN_MAX_ATTEMPTS).',
     fromEnv: (c) => c.loginRate.perAccount,
   },
   'login.windowMinutes': {
@@ -200,5 +200,19 @@ export function configStore(ctx: { db: Db; config: ServerConfig }): ConfigStore 
 
 /** Quota of a new account in bytes, null = unlimited (setting quota.defaultGb). */
 export async function defaultQuotaBytes(ctx: { db: Db; config: ServerConfig }): Promise<number | null> {
-  return (await configStore(ctx).get('quota.defaultGb')) * GiB || null;
+  const store = configStore(ctx);
+  // Unset, the environment's bytes as they are (a fraction of a GiB stays exact).
+  if (!(await store.all()).has('quota.defaultGb')) return ctx.config.defaultQuotaBytes || null;
+  return (await store.get('quota.defaultGb')) * GiB || null;
+}
+
+/** The sign-in limits with the run-time settings applied (login.maxAttempts per account, 4x per address; login.windowMinutes). */
+export async function loginRate(ctx: { db: Db; config: ServerConfig }): Promise<ServerConfig['loginRate']> {
+  const store = configStore(ctx);
+  const set = await store.all();
+  const env = ctx.config.loginRate;
+  // Unset, the environment's figures as they are (tests use windows of a fraction of a minute).
+  const perAccount = set.has('login.maxAttempts') ? await store.get('login.maxAttempts') : env.perAccount;
+  const windowMs = set.has('login.windowMinutes') ? (await store.get('login.windowMinutes')) * 60_000 : env.windowMs;
+  return { ...env, perAccount, perIp: set.has('login.maxAttempts') ? perAccount * 4 : env.perIp, windowMs };
 }

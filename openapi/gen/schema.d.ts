@@ -8963,7 +8963,7 @@ export interface components {
         };
         SearchPage: components["schemas"]["Page"] & {
             list: components["schemas"]["Instance"][];
-            /** @description false when more than 10,000 names match: total is then 10,000 and the search should be narrowed. */
+            /** @description false when more than 1,000 names match: total is then 1,000 (clients say "more than 1,000") and the search should be narrowed; every page can still be read by cursor. */
             totalExact: boolean;
         };
         SearchPageResponse: components["schemas"]["Envelope"] & {

@@ -21,6 +21,7 @@ import { dummyPasswordHash, hasControlCharacters, loadPasswordKeys, verifyPasswo
 import { createDelaySlots, createRateLimiter, throttleDelayMs, type RateLimiter } from './rate-limit.ts';
 import { createCaptchas, type Captchas } from './captcha.ts';
 import { ipGate } from './ip-whitelist.ts';
+import { loginRate } from '../config-store.ts';
 
 export const SESSION_COOKIE = 'HCS_SESSION';
 /** Header the CLI sends its session token in. */
@@ -300,7 +301,7 @@ export function createAuth(ctx: AppContext): Auth {
     },
 
     async signIn(req, reply, userName, password, captcha = {}) {
-      const rate = config.loginRate;
+      const rate = await loginRate(ctx);
       const accountKey = `login:user:${userNameKey(userName)}`;
       const ipKey = `login:ip:${req.ip}`;
       const keysToCount = [

@@ -16,6 +16,7 @@ import { managedDeptIds } from '../db/departments-repo.ts';
 import { getLdapSettings, listProviders } from '../db/identity-repo.ts';
 import { localLoginSetting, ssoLogoutUrl } from './identity.ts';
 import type { components } from '@hcs/openapi/schema';
+import { loginRate } from '../config-store.ts';
 
 type Schemas = components['schemas'];
 
@@ -211,7 +212,8 @@ export function sessionHandlers(ctx: AppContext): Handlers {
           throw new AppError('VALIDATION_FAILED', 'the old password is required', { fields: [{ field: 'oldPassword', message: 'required' }] });
         }
         // A stolen session must not be able to guess the old password without limit.
-        const rule = { limit: config.loginRate.perAccount, windowMs: config.loginRate.windowMs };
+        const rate = await loginRate(ctx);
+        const rule = { limit: rate.perAccount, windowMs: rate.windowMs };
         const key = `password:user:${target.id}`;
         await auth.limiter.check([{ key, rule }]);
         const oldPlain = auth.keys.decryptPassword(body.oldPassword, 'oldPassword');

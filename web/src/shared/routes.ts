@@ -51,6 +51,7 @@ export type PageName = 'login' | 'home' | 'personalFile' | 'error' | 'hello' | '
   | 'departFile' | 'groupFile' | 'departmentManage' | 'roleManage' | 'fileShare'
   | 'myCollect' | 'recycleBin' | 'recycleBinManage' | 'tagRemark' | 'quickSearch' | 'searchPanel' | 'fileTemplate' | 'fileManagement'
   | 'dlpManage' | 'dlpApproval' | 'mySharing'
+  | 'otherConfig' | 'ipWhiteList' | 'logManage' | 'dataStatistics' | 'personalTable' | 'patchManagement'
   | 'cloudStorageManage' | 'nodeManage' | 'clusterManage'
   | 'integrationPlatform';
 
@@ -95,7 +96,6 @@ export const ROUTES: readonly RouteDef[] = [
   f('/quickSearch', 'routes.quickSearch', { operation: 'searchPage', needsKeyword: true, load: async (keyword, signal) => (await filesApi()).searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk', page: 'quickSearch' }),
   f('/searchPanel', 'routes.searchPanel', { operation: 'searchPage', needsKeyword: true, load: async (keyword, signal) => (await filesApi()).searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk', page: 'searchPanel' }),
   f('/fileTemplate', 'routes.fileTemplate', { operation: 'listTemplates', load: async (_k, signal) => (await filesApi()).listTemplates({ signal, quiet: true }) }, { icon: 'file', lib: 'NetDisk', page: 'fileTemplate' }),
-  f('/personalTable', 'routes.personalTable', null, { icon: 'table' }),
   f('/dlpApproval', 'routes.dlpApproval', null, { icon: 'safety', lib: 'NetDisk', page: 'dlpApproval' }),
 
   admin('/recycleBinManage', 'routes.recycleBinManage', { operation: 'pageSecRecycle', load: async (_k, signal) => (await filesApi()).pageSecRecycle(PAGE, { signal, quiet: true }) }, { page: 'recycleBinManage' }),
@@ -112,15 +112,16 @@ export const ROUTES: readonly RouteDef[] = [
   admin('/nodeManage', 'routes.nodeManage', null, { page: 'nodeManage' }),
   admin('/clusterManage', 'routes.clusterManage', null, { page: 'clusterManage' }),
   admin('/cloudStorageManage', 'routes.cloudStorageManage', null, { page: 'cloudStorageManage' }),
-  admin('/ipWhiteList', 'routes.ipWhiteList', null),
-  admin('/accessManage', 'routes.accessManage', null),
-  admin('/otherConfig', 'routes.otherConfig', null),
+  admin('/ipWhiteList', 'routes.ipWhiteList', null, { page: 'ipWhiteList' }),
+  admin('/accessManage', 'routes.accessManage', null, { page: 'ipWhiteList' }),
+  admin('/otherConfig', 'routes.otherConfig', null, { page: 'otherConfig' }),
   admin('/integrationPlatform', 'routes.integrationPlatform', null, { page: 'integrationPlatform' }),
-  admin('/logManage', 'routes.logManage', null),
+  admin('/logManage', 'routes.logManage', null, { page: 'logManage' }),
   admin('/fileManagement', 'routes.fileManagement', { operation: 'pageFilesForManager', load: async (_k, signal) => (await filesApi()).pageFilesForManager(PAGE, { signal, quiet: true }) }, { page: 'fileManagement' }),
-  admin('/patchManagement', 'routes.patchManagement', null),
+  admin('/patchManagement', 'routes.patchManagement', null, { page: 'patchManagement' }),
   admin('/dlpManage', 'routes.dlpManage', null, { page: 'dlpManage', icon: 'safety' }),
-  admin('/dataStatisticsManagement', 'routes.dataStatisticsManagement', null),
+  admin('/dataStatisticsManagement', 'routes.dataStatisticsManagement', null, { page: 'dataStatistics' }),
+  admin('/personalTable', 'routes.personalTable', null, { page: 'personalTable', icon: 'table' }),
 ];
 
 /** Paths that lead to /personalFile (spec 2); any unknown path does too. /home is the Home screen, see README. */
