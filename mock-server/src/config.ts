@@ -42,8 +42,6 @@ export interface ServerConfig {
   trustProxy: boolean | string[];
   /** HCS_IP_WHITELIST_OFF=1: the IP white list is not enforced (recovery after a lock-out). */
   ipWhitelistOff: boolean;
-  /** HCS_IP_WHITELIST_OFF=1: the IP white list is not enforced (recovery after a lock-out). */
-  ipWhitelistOff: boolean;
   /** Upload throttle handed to clients in file-uploadable's syncSpeed, bytes/s (spec 9: 104857600). */
   syncSpeed: number;
   /** A bulk-upload body that stops arriving ends with REQUEST_TIMEOUT, so it cannot hold its slot for ever. */
@@ -152,7 +150,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
         : (env.HCS_TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean).length
           ? (env.HCS_TRUST_PROXY || '').split(',').map((s) => s.trim()).filter(Boolean)
           : false,
-    ipWhitelistOff: env.HCS_IP_WHITELIST_OFF === '1' || env.HCS_IP_WHITELIST_OFF === 'true',
     ipWhitelistOff: env.HCS_IP_WHITELIST_OFF === '1' || env.HCS_IP_WHITELIST_OFF === 'true',
     syncSpeed: positiveInt(env.HCS_SYNC_SPEED, 104_857_600),
     bulkBody: { idleMs: positiveSeconds(env.HCS_BULK_IDLE_SECONDS, 30) * 1000, totalMs: positiveSeconds(env.HCS_BULK_BODY_SECONDS, 300) * 1000 },

@@ -33,8 +33,6 @@ export interface RetentionReport {
   versions: number;
   /** Operation-log rows past the log.retentionDays setting deleted (absent when none). */
   logs?: number;
-  /** Operation-log rows past the log.retentionDays setting deleted (absent when none). */
-  logs?: number;
 }
 
 export interface Retention {
@@ -86,11 +84,6 @@ export function startRetention(ctx: AppContext, holder: string, intervalMs = RET
       for (let n = BATCH; n === BATCH && (await keep()); ) {
         n = await pruneVersions(db, ctx.store(), config.versions, now, BATCH);
         report.versions += n;
-      }
-      const logDays = await configStore(ctx).get('log.retentionDays');
-      if (logDays > 0 && (await keep())) {
-        const n = await clearOpLogs(db, now - logDays * DAY_MS);
-        if (n) report.logs = n;
       }
       const logDays = await configStore(ctx).get('log.retentionDays');
       if (logDays > 0 && (await keep())) {

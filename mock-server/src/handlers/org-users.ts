@@ -438,8 +438,6 @@ export function orgUsersHandlers(ctx: AppContext): Handlers {
         }
         // Read before the transaction: on SQLite the transaction holds the one connection the settings are read on.
         const defaultQuota = await defaultQuotaBytes(ctx);
-        // Read before the transaction: on SQLite the transaction holds the one connection the settings are read on.
-        const defaultQuota = await defaultQuotaBytes(ctx);
         const created = await transaction(db, async (trx) => {
           const u = await createUser(trx, {
             userName: b.userName!, password: decryptPassword(b.password!, 'password'), realName: b.realName, deptId: orRoot(actor, b.deptId),
@@ -610,7 +608,6 @@ export function orgUsersHandlers(ctx: AppContext): Handlers {
           }
           const labels = get('labels').split(';').map((l) => l.trim()).filter((l) => l !== '');
           if (labels.some((l) => l.length > 64 || /[\u0000-\u001f,]/.test(l))) throw new AppError('VALIDATION_FAILED', 'a label is too long or holds a comma');
-          const defaultQuota = await defaultQuotaBytes(ctx);
           const defaultQuota = await defaultQuotaBytes(ctx);
           const created = await transaction(db, async (trx) => {
             const u = await createUser(trx, {
