@@ -11,7 +11,7 @@ import { useEffect, useState, type FormEvent } from 'react';
 import { useSearchParams, Link } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { EyeInvisibleOutlined, EyeOutlined, GlobalOutlined, LoadingOutlined, LockOutlined, ReloadOutlined, SafetyOutlined, UserOutlined } from '@ant-design/icons';
-import { getCaptcha, getPlatformInfo, login } from '../../api/gen/session/session.ts';
+import { getCaptcha, getCurrentUser, getPlatformInfo, login } from '../../api/gen/session/session.ts';
 import type { Captcha, LoginMethods } from '../../api/gen/model/index.ts';
 import { HcsError } from '../../api/hcs-error.ts';
 import { encryptPassword } from '../../shared/wire-encoding.ts';
@@ -60,13 +60,27 @@ export default function LoginPage() {
 
   useEffect(() => {
     let live = true;
+    // Back from single sign-on the browser holds a session cookie but the app no user yet: with a provider
+    // configured, take the user from the server and go on to the page asked for. Without a session this answers 401,
+    // which the sign-in page ignores.
+    const resume = async () => {
+      const r = await getCurrentUser({ quiet: true });
+      if (!live || !r.data) return;
+      setUserInfo(userInfoFromServer(r.data, getUserInfo()));
+      hardNav.assign(`${BASE}${target}`);
+    };
     getPlatformInfo({ quiet: true })
-      .then((r) => live && setMethods(r.data?.loginMethods ?? null))
+      .then((r) => {
+        if (!live) return;
+        const m = r.data?.loginMethods ?? null;
+        setMethods(m);
+        if (m && m.ssoProviders.length > 0 && !ssoError && !ssoDevice) return resume();
+      })
       .catch(() => undefined);
     return () => {
       live = false;
     };
-  }, []);
+  }, [ssoError, ssoDevice, target]);
   const ssoHref = (providerId: string) =>
     `/hcs/services/System/sso/login?providerId=${encodeURIComponent(providerId)}&redirect=${encodeURIComponent(target)}`;
 
