@@ -61,6 +61,34 @@ describe('single sign-on in Chromium', () => {
     expect(dept).toEqual({ name: '平台组', parent: '研发部' });
   }, 60_000);
 
+  it('with local passwords for administrators only, a signed-out visit goes straight to the provider and back', async () => {
+    const { token } = await e2e.server.login();
+    const admin = apiAs(e2e.server, token);
+    expect((await admin('/hcs/controller/integrationPlatform/settings', undefined, { localLogin: 'admins' })).status).toBe(200);
+    try {
+      const { page } = await e2e.newPage({ locale: 'zh-CN' });
+      current = page;
+      await page.goto(`${e2e.baseUrl}/drive/myCollect`);
+      await page.waitForURL((u) => u.origin === idp.issuer);
+      await page.locator('input[name=login]').fill('mia');
+      await page.locator('input[name=password]').fill('any');
+      await page.locator('button[type=submit]').click();
+      // Consent was given in the first test; the provider may ask again in a new browser session.
+      const consent = page.locator('input[name=prompt][value=consent]');
+      await Promise.race([consent.waitFor({ state: 'attached' }).then(() => page.locator('button[type=submit]').click()), page.waitForURL(/\/drive\/myCollect/)]);
+      await page.waitForURL(/\/drive\/myCollect/);
+
+      // Administrators keep the form.
+      const { page: local } = await e2e.newPage({ locale: 'zh-CN' });
+      current = local;
+      await local.goto(`${e2e.baseUrl}/drive/login?local=1`);
+      await local.getByTestId('login-username').waitFor();
+      await expect.poll(() => local.getByText('本地密码仅供管理员使用').count()).toBeGreaterThan(0);
+    } finally {
+      await admin('/hcs/controller/integrationPlatform/settings', undefined, { localLogin: 'all' });
+    }
+  }, 60_000);
+
   it('a refused sign-in comes back to /login with the message in Chinese', async () => {
     const { page } = await e2e.newPage({ locale: 'zh-CN' });
     current = page;

@@ -43,6 +43,10 @@ const RULES: Record<Field, (v: string) => string | null> = {
   password: (v) => (v ? null : 'login.enterPassword'),
 };
 
+/** The server's start of single sign-on with a provider (a 302 to it), coming back to `target`. */
+const ssoHref = (providerId: string, target: string) =>
+  `/hcs/services/System/sso/login?providerId=${encodeURIComponent(providerId)}&redirect=${encodeURIComponent(target)}`;
+
 export default function LoginPage() {
   const { t, i18n } = useTranslation();
   const [params] = useSearchParams();
@@ -63,26 +67,30 @@ export default function LoginPage() {
     // Back from single sign-on the browser holds a session cookie but the app no user yet: with a provider
     // configured, take the user from the server and go on to the page asked for. Without a session this answers 401,
     // which the sign-in page ignores.
-    const resume = async () => {
-      const r = await getCurrentUser({ quiet: true });
-      if (!live || !r.data) return;
-      setUserInfo(userInfoFromServer(r.data, getUserInfo()));
-      hardNav.assign(`${BASE}${target}`);
+    const resume = async (m: LoginMethods) => {
+      const r = await getCurrentUser({ quiet: true }).catch(() => null);
+      if (!live) return;
+      if (r?.data) {
+        setUserInfo(userInfoFromServer(r.data, getUserInfo()));
+        hardNav.assign(`${BASE}${target}`);
+      } else if (m.localLogin === 'admins' && m.ssoProviders.length === 1 && !params.has('local')) {
+        // Staff have no other way in: /login (and the spec's 302 handling, which lands here) goes straight to the
+        // provider. Administrators and share visitors keep the form at /login?local=1.
+        hardNav.assign(ssoHref(m.ssoProviders[0]!.id, target));
+      }
     };
     getPlatformInfo({ quiet: true })
       .then((r) => {
         if (!live) return;
         const m = r.data?.loginMethods ?? null;
         setMethods(m);
-        if (m && m.ssoProviders.length > 0 && !ssoError && !ssoDevice) return resume();
+        if (m && m.ssoProviders.length > 0 && !ssoError && !ssoDevice) return resume(m);
       })
       .catch(() => undefined);
     return () => {
       live = false;
     };
-  }, [ssoError, ssoDevice, target]);
-  const ssoHref = (providerId: string) =>
-    `/hcs/services/System/sso/login?providerId=${encodeURIComponent(providerId)}&redirect=${encodeURIComponent(target)}`;
+  }, [ssoError, ssoDevice, target, params]);
 
   const change = (field: keyof Values, value: string) => {
     setValues((v) => ({ ...v, [field]: value }));
@@ -180,7 +188,7 @@ export default function LoginPage() {
           <div className="hcs-login-sso">
             {methods.ssoProviders.map((p) => (
               // A navigation, not a call: the server answers with the provider's sign-in page (302).
-              <a key={p.id} className="hcs-login-submit" href={ssoHref(p.id)} data-testid="login-sso">
+              <a key={p.id} className="hcs-login-submit" href={ssoHref(p.id, target)} data-testid="login-sso">
                 {t('identity.ssoButton', { name: p.name })}
               </a>
             ))}
