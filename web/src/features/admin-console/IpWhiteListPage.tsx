@@ -80,7 +80,7 @@ export default function IpWhiteListPage() {
           type={!a.enforced ? 'warning' : a.allowed && a.consoleAllowed ? 'success' : 'error'}
           showIcon
           data-testid="ip-standing"
-          message={t('adminConsole.ip.yourIp', { ip: a.ip })}
+          title={t('adminConsole.ip.yourIp', { ip: a.ip })}
           description={!a.enforced ? t('adminConsole.ip.off') : !a.allowed ? t('adminConsole.ip.denied') : !a.consoleAllowed ? t('adminConsole.ip.consoleDenied') : t('adminConsole.ip.allowed')}
         />
       )}

@@ -92,7 +92,7 @@ export default function OtherConfigPage() {
   return (
     <div data-testid="other-config-page">
       <Typography.Title level={4}>{t('routes.otherConfig')}</Typography.Title>
-      <Alert type="info" showIcon message={t('adminConsole.config.hint')} style={{ marginBottom: 12 }} />
+      <Alert type="info" showIcon title={t('adminConsole.config.hint')} style={{ marginBottom: 12 }} />
       <Space style={{ marginBottom: 12 }}>
         <Input.Search allowClear placeholder={t('adminConsole.config.search')} onSearch={(v) => { setPageNo(1); setKeyword(v.trim()); }} data-testid="config-search" />
         <Button type="primary" data-testid="config-add" onClick={() => setEditing({ isNew: true, builtin: false, configKey: '', configValue: '', configType: 'string', description: '', options: [], publicRead: false })}>
