@@ -1,10 +1,10 @@
 // Issue #19 in a real browser: with a single sign-on provider configured (oidc-provider, in this process), the
 // sign-in page offers it; a user signs in through the provider's own login and consent pages in Chromium and lands
-// on /personalFile, in the department the provider's claims name (made just in time). The sign-in page is checked
-// for raw keys and English in the Chinese UI.
+// on /personalFile, in the department the provider's claims name (made just in time), and signing out ends the
+// provider's session too. The sign-in page is checked for raw keys and English in the Chinese UI.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { Page } from 'playwright-core';
-import { explainFailure, startE2E, visibleTextProblems, type E2E } from './harness.ts';
+import { chooseMenuItem, explainFailure, startE2E, visibleTextProblems, type E2E } from './harness.ts';
 import { startOidcProvider, type TestProvider } from '../helpers/oidc-provider.ts';
 import { apiAs } from '../helpers/org.ts';
 
@@ -59,6 +59,14 @@ describe('single sign-on in Chromium', () => {
     const dept = await e2e.server.sql.get<{ name: string; parent: string }>(
       'select d.name as name, p.name as parent from departments d join departments p on p.id = d.parent_id where d.id = ?', me.userDeptId);
     expect(dept).toEqual({ name: '平台组', parent: '研发部' });
+
+    // Signing out ends the provider's session too (RP-initiated logout), which sends the browser back to /login.
+    await chooseMenuItem(page, page.getByTestId('user-menu'), '退出登录');
+    await page.waitForURL((u) => u.origin === idp.issuer);
+    await page.locator('button[name=logout]').click();
+    await page.waitForURL(/\/drive\/login/);
+    const status = await page.evaluate(async () => (await fetch('/hcs/controller/System/Current/User', { headers: { 'X-Requested-With': 'XMLHttpRequest' } })).status);
+    expect(status).toBe(401);
   }, 60_000);
 
   it('with local passwords for administrators only, a signed-out visit goes straight to the provider and back', async () => {

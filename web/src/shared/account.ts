@@ -15,16 +15,18 @@ export async function signOut(opts: { callServer?: boolean; quiet?: boolean; red
   if (signingOut) return;
   signingOut = true;
   try {
+    // A single sign-on session also ends at its provider (RP-initiated logout), which sends the browser back to /login.
+    let providerLogout: string | undefined;
     if (opts.callServer !== false) {
       try {
-        await logout({ quiet: true });
+        providerLogout = (await logout({ quiet: true })).data?.logoutUrl;
         if (!opts.quiet) flashAfterReload('success', 'LoginOutSuccessful');
       } catch {
         if (!opts.quiet) flashAfterReload('error', 'LoginOutError');
       }
     }
     clearSession();
-    hardNav.assign(loginUrl(opts.redirect));
+    hardNav.assign(providerLogout ?? loginUrl(opts.redirect));
   } finally {
     signingOut = false;
   }
