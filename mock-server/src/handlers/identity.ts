@@ -13,7 +13,7 @@ import { insertOpLog } from '../db/oplog-repo.ts';
 import { managedDeptIds } from '../db/departments-repo.ts';
 import {
   DEFAULT_ATTRIBUTES, DEFAULT_CLAIMS, armDevice, authSourceOf, collectDevice, deleteProvider, deviceByUserCode, finishDevice, getLdapSettings,
-  getProvider, getReport, insertState, listProviders, listReports, recordSsoSession, saveLdapSettings, saveProvider, ssoSessionOf, takeState,
+  getProvider, insertState, listProviders, listReports, recordSsoSession, saveLdapSettings, saveProvider, ssoSessionOf, takeState,
   userByExternal, type LdapSettings, type OidcProviderRow,
 } from '../db/identity-repo.ts';
 import { seal } from '../identity/secret-box.ts';
@@ -436,4 +436,3 @@ export function identityHandlers(ctx: AppContext): Handlers {
   }
 }
 
-export { getReport };
