@@ -53,13 +53,13 @@ export function fuzzSeed(): number {
 /** What a parameter or body property names, so a caller's own (or another user's) objects can be put there. */
 export type Kind =
   | 'instance' | 'folder' | 'file' | 'session' | 'objectKey' | 'uploadId' | 'proofId' | 'ticket' | 'userId' | 'userName'
-  | 'deptId' | 'groupId' | 'sha256' | 'name' | 'resourceUri' | 'libCode';
+  | 'deptId' | 'groupId' | 'share' | 'sha256' | 'name' | 'resourceUri' | 'libCode';
 
 /** Values a caller owns (or another user's, for the cross-user suite), by kind; `name` holds plain names. */
 export type Pool = Partial<Record<Kind, string[]>>;
 
 const KINDS_BY_NAME: Record<string, Kind[]> = {
-  id: ['instance'], instanceId: ['instance'], fileId: ['file'], ids: ['instance'], fileSharingId: ['instance'], shareId: ['instance'],
+  id: ['instance'], instanceId: ['instance'], fileId: ['file'], ids: ['instance'], fileSharingId: ['share'], shareId: ['instance'],
   parentId: ['folder'], targetInstanceId: ['folder'],
   // signStorageRequest reads take the file's instanceId as fId; everything else takes the upload session's id.
   fId: ['session', 'file'],

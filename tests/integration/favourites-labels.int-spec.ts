@@ -106,6 +106,9 @@ describe('favourites', () => {
     expect(added.data.failed).toEqual([{ instanceId: noraFile, code: 'NOT_FOUND', msg: expect.any(String) }]);
     // Adding again changes nothing.
     expect((await call(admin, '/hcs/controller/collectionFile', undefined, { ids: f1 })).ret).toBe(0);
+    // "0" names the library root, which is no file or folder to keep (it answered 500 once: a favourite of no row).
+    const root = await call(admin, '/hcs/controller/collectionFile', undefined, { ids: '0' });
+    expect([root.status, root.data.failed]).toEqual([200, [{ instanceId: '0', code: 'NOT_FOUND', msg: expect.any(String) }]]);
 
     const page = await call(admin, '/hcs/controller/pageCollectionFile', { pageSize: 1 });
     expect(page.data.total).toBe(2);

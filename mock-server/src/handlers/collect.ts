@@ -3,6 +3,7 @@
 // so the client opens it where it lives.
 import type { AppContext, Handlers } from '../context.ts';
 import { ok } from '../http/envelope.ts';
+import { AppError } from '../http/errors.ts';
 import { getInstanceRows } from '../db/instances-repo.ts';
 import { addFavourites, listFavourites, removeFavourites } from '../db/favourites-repo.ts';
 import { checkAccess } from '../files/access-gate.ts';
@@ -22,10 +23,15 @@ export function collectHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const refused = req.accessRefused;
       const allowed = idsOf(req.body.ids).filter((id) => !refused?.has(id));
-      await addFavourites(db, user.userId, allowed);
-      const rows = new Map((await getInstanceRows(db, allowed)).map((r) => [r.id, r]));
+      // Only items that exist below a library root: "0" (the root alias the gate accepts) is no file or folder.
+      const rows = new Map((await getInstanceRows(db, allowed)).filter((r) => r.parentId !== null).map((r) => [r.id, r]));
+      await addFavourites(db, user.userId, [...rows.keys()]);
       const views = new Map((await personalise(db, user.userId, await viewsOf(db, [...rows.values()]))).map((v) => [v.instanceId, v]));
-      return ok(await batch(req.body.ids, refused, async (id) => views.get(id)!));
+      return ok(await batch(req.body.ids, refused, async (id) => {
+        const view = views.get(id);
+        if (!view) throw new AppError('NOT_FOUND', 'no such file or folder');
+        return view;
+      }));
     },
 
     async deleteFavourite(req) {
