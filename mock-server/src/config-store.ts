@@ -160,7 +160,7 @@ export class Versioned<T> {
           this.#value = await this.load(this.db);
           this.#version = version;
         }
-        this.#checkedAt = Date.now();
+        this.#checkedAt = now;
         return this.#value;
       } finally {
         this.#loading = undefined;
