@@ -9,7 +9,7 @@ import { roleLabel, ShareDialog } from './ShareDialog.tsx';
 
 const server = setupServer();
 let posted: string[] = [];
-beforeAll(() => server.listen({ onUnhandledRequest: 'error' }));
+beforeAll(() => server.listen({ onUnhandledFrame: 'error' }));
 afterAll(() => server.close());
 beforeEach(() => {
   posted = [];
