@@ -21,11 +21,29 @@ function flatten(tree: Tree, prefix = ''): Map<string, unknown> {
   return out;
 }
 
+/**
+ * A language's string files by name: the locale files (web/src/locales/<lang>/*.json, in the locale chunk every page
+ * loads) and the strings that travel with one screen's chunk (web/src/features/<area>/<name>.<lang>.json, added by
+ * shared/page-strings.ts), named "features/<area>/<name>" so both languages' files pair up.
+ */
+function stringFiles(lang: string): [name: string, path: string][] {
+  const out: [string, string][] = readdirSync(join(LOCALES, lang)).filter((n) => n.endsWith('.json')).map((f) => [f, join(LOCALES, lang, f)]);
+  const features = join(SRC, 'features');
+  for (const area of readdirSync(features)) {
+    if (!statSync(join(features, area)).isDirectory()) continue;
+    for (const f of readdirSync(join(features, area))) {
+      const m = /^(.+)\.(zh_CN|en_US)\.json$/.exec(f);
+      if (m && m[2] === lang) out.push([`features/${area}/${m[1]}`, join(features, area, f)]);
+    }
+  }
+  return out.sort(([a], [b]) => a.localeCompare(b));
+}
+
 function readLang(lang: string): { files: Map<string, Map<string, unknown>>; merged: Map<string, unknown> } {
   const files = new Map<string, Map<string, unknown>>();
   const merged = new Map<string, unknown>();
-  for (const f of readdirSync(join(LOCALES, lang)).filter((n) => n.endsWith('.json')).sort()) {
-    const flat = flatten(JSON.parse(readFileSync(join(LOCALES, lang, f), 'utf8')) as Tree);
+  for (const [f, path] of stringFiles(lang)) {
+    const flat = flatten(JSON.parse(readFileSync(path, 'utf8')) as Tree);
     files.set(f, flat);
     for (const [k, v] of flat) merged.set(k, v);
   }
@@ -86,12 +104,13 @@ describe('locale files', () => {
     }
   });
 
-  it('no two files share a top-level key (so a shallow merge of the files loses nothing)', () => {
+  it('no two locale files share a top-level key (so a shallow merge of the files loses nothing)', () => {
     for (const lang of LANGS) {
       const owner = new Map<string, string>();
       const clashes: string[] = [];
-      for (const f of readdirSync(join(LOCALES, lang)).filter((n) => n.endsWith('.json'))) {
-        for (const k of Object.keys(JSON.parse(readFileSync(join(LOCALES, lang, f), 'utf8')) as Tree)) {
+      // A screen's own strings are deep-merged into the loaded language (page-strings.ts), never merged shallowly.
+      for (const [f, path] of stringFiles(lang).filter(([name]) => !name.startsWith('features/'))) {
+        for (const k of Object.keys(JSON.parse(readFileSync(path, 'utf8')) as Tree)) {
           if (owner.has(k)) clashes.push(`${lang}: "${k}" in ${owner.get(k)} and ${f}`);
           owner.set(k, f);
         }

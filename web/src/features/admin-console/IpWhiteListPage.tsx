@@ -1,6 +1,7 @@
 // /ipWhiteList and /accessManage (issue #18): the IP white list, with the caller's own standing on top so an
 // administrator sees where they stand before changing anything. The server refuses (IP_SELF_LOCKOUT) a list that
 // would shut the caller out; the message comes from the error code.
+import './strings.ts';
 import { useState } from 'react';
 import { Alert, Button, Form, Input, Modal, Select, Space, Switch, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';

@@ -1,5 +1,6 @@
 // /logManage (issue #18): the operation log, filtered on the server; exports are plain links the browser downloads
 // (the server streams them), and clearing asks first. Pages go by the server's keyset cursor, newest first.
+import './strings.ts';
 import { useState } from 'react';
 import { Button, DatePicker, Input, InputNumber, Modal, Select, Space, Table, Tag, Typography } from 'antd';
 import type { Dayjs } from 'dayjs';

@@ -1,5 +1,6 @@
 // /otherConfig (issue #18): the typed configuration entries. The server checks each value against its type and
 // bounds; this screen offers the matching input (switch, choice, number, text) and shows the server's refusal.
+import './strings.ts';
 import { useState } from 'react';
 import { Alert, Button, Form, Input, InputNumber, Modal, Select, Space, Switch, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';

@@ -1,4 +1,5 @@
 // /patchManagement (issue #18): the running version and build, and which database migrations are applied.
+import './strings.ts';
 import { Descriptions, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';

@@ -1,4 +1,5 @@
 // /personalTable (issue #18): storage and activity per account, largest first, for administrators.
+import './strings.ts';
 import { useState } from 'react';
 import { Input, Table, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';

@@ -1,5 +1,6 @@
 // /dataStatisticsManagement (issue #18): storage by space, department and file type, daily uploads, downloads and
 // active users, and the largest folders, drawn with ECharts (loaded only when this screen opens).
+import './strings.ts';
 import { useMemo, useState } from 'react';
 import { Card, Col, Row, Select, Statistic, Table, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';

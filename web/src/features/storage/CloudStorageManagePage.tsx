@@ -1,6 +1,7 @@
 // /cloudStorageManage (issue #20): the storage connections (connection zero is the server's own store), their
 // buckets and connection test, and each library's encryption at rest with what is actually in force. Secrets go to
 // the server once and are never shown again (the server does not return them).
+import './strings.ts';
 import { useState } from 'react';
 import { Button, Form, Input, Modal, Select, Space, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';

@@ -1,5 +1,6 @@
 // /clusterManage (issue #20): sites (a region and a default storage connection each), the clusters in them, and the
 // nodes in each cluster. Nodes register themselves; here an administrator groups them.
+import './strings.ts';
 import { useState } from 'react';
 import { Button, Form, Input, Modal, Select, Space, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';

@@ -1,5 +1,6 @@
 // /nodeManage (issue #20): every server process registered in the database, live ones up and silent ones down,
 // refreshed while the screen is open. A down node may be forgotten; a live one would register again.
+import './strings.ts';
 import { Button, Modal, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
