@@ -1,3 +1,5 @@
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference -- archiver is untyped: its declaration must come along into every program that compiles this module (the tests' too)
+/// <reference path="./archiver.d.ts" />
 // Exports of the operation log (System/downloadOptLog) as CSV or XLSX, written straight to the socket in keyset
 // batches: memory stays flat however many rows there are (bench/oplog-export measures a million). Writes wait for
 // the socket to drain, so a slow client holds back the database reads instead of filling the heap.
