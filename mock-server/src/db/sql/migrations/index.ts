@@ -13,12 +13,12 @@ import { rolesMigration } from './005_roles.ts';
 import { recycleMigration } from './006_recycle.ts';
 import { searchMigration } from './007_search.ts';
 import { groupsMigration } from './008_groups.ts';
-import { adminMigration } from './013_admin.ts';
-import { identityMigration } from './012_identity.ts';
 import { sharesMigration } from './009_shares.ts';
 import { linksMigration } from './010_links.ts';
-import { bizlibsMigration } from './014_bizlibs.ts';
 import { dlpMigration } from './011_dlp.ts';
+import { identityMigration } from './012_identity.ts';
+import { adminMigration } from './013_admin.ts';
+import { bizlibsMigration } from './014_bizlibs.ts';
 import { storageMigration } from './015_storage.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
@@ -31,13 +31,13 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '006_recycle': recycleMigration(dialect),
     '007_search': searchMigration(dialect),
     '008_groups': groupsMigration(dialect),
-    '013_admin': adminMigration(dialect),
-    '012_identity': identityMigration(dialect),
     '009_shares': sharesMigration(dialect),
     '010_links': linksMigration(dialect),
     '011_dlp': dlpMigration(dialect),
-    '015_storage': storageMigration(dialect),
+    '012_identity': identityMigration(dialect),
+    '013_admin': adminMigration(dialect),
     '014_bizlibs': bizlibsMigration(dialect),
+    '015_storage': storageMigration(dialect),
   };
 }
 
