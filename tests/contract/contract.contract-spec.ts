@@ -130,7 +130,8 @@ describe('the contract', () => {
       expect.soft(((await res.json()) as any).data?.code, o.id).toBe('FORBIDDEN');
       // An administrator gets past the gate: whatever the answer, it is not the gate's refusal.
       const asAdmin = await server.call(urlOf(o), { method: o.method, token, ...requestOf(o) });
-      const body = (await asAdmin.json()) as any;
+      // A file an administrator asked for (the operation log export) is not an envelope: it got past the gate.
+      const body = (asAdmin.headers.get('content-type') ?? '').includes('json') ? ((await asAdmin.json()) as any) : { msg: '' };
       expect.soft(asAdmin.status === 403 && /for administrators/.test(body.msg), `${o.id} refused an administrator`).toBe(false);
     }
   });

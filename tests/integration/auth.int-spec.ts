@@ -228,7 +228,8 @@ describe('accounts and sessions', () => {
     const web = await c.login(ADMIN_USER, ADMIN_PASSWORD, { ip: '10.7.0.1' });
     const out = await c.call('/hcs/controller/System/sso/logout', { cookie: web.cookie! });
     expect(out.status).toBe(200);
-    expect(out.json).toEqual({ ret: 0, msg: 'LoginOutSuccessful', data: null });
+    // No single sign-on configured: no provider session to end, so no logoutUrl (issue #19).
+    expect(out.json).toEqual({ ret: 0, msg: 'LoginOutSuccessful', data: {} });
     expect(out.headers.getSetCookie().join()).toMatch(/HCS_SESSION=;.*(Max-Age=0|Expires=Thu, 01 Jan 1970)/i);
     // A copy of the old cookie is worthless.
     expect((await c.call(CURRENT, { cookie: web.cookie! })).status).toBe(401);

@@ -16,11 +16,14 @@ let token: string;
 /** For the administrators' operations: a plain user is refused those before any parameter is read. */
 let adminToken: string;
 
-async function send(method: string, path: string, body?: string, as = token): Promise<Env> {
+/** A public link's visitor (issue #17): the share-visitor operations read their numbers once the token is good. */
+let visitorToken: string;
+
+async function send(method: string, path: string, body?: string, as = token, visitor = false): Promise<Env> {
   const res = await srv.call(path, {
     method,
-    token: as,
-    headers: body !== undefined ? { 'content-type': 'application/json' } : {},
+    ...(visitor ? {} : { token: as }),
+    headers: { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...(visitor ? { shareToken: visitorToken } : {}) },
     body,
   });
   const text = await res.text();
@@ -48,6 +51,13 @@ beforeAll(async () => {
   await createUser(srv.built.ctx.db, { userName: 'numbers', password: 'Numbers#pass-123' });
   token = (await srv.login('numbers', 'Numbers#pass-123')).token;
   adminToken = (await srv.login()).token;
+  // An upload link into a folder of the user's, and a visitor signed in to it.
+  const dir = await send('POST', '/hcs/controller/Instances', JSON.stringify([{ classifierId: 'Folder', instanceName: encodeName('inbox') }]));
+  const link = await send('POST', '/hcs/controller/FileShare', JSON.stringify({ instanceIds: [dir.data[0].instanceId], shareType: 'upload' }));
+  expect(link.status, JSON.stringify(link)).toBe(200);
+  const visit = await srv.call('/hcs/services/FileShare/loginShare', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ link: link.data.link }) });
+  visitorToken = ((await visit.json()) as { data: { token: string } }).data.token;
+  expect(typeof visitorToken).toBe('string');
 });
 afterAll(async () => {
   expect(srv.violations).toEqual([]);
@@ -201,6 +211,7 @@ interface Op {
   params: Json[];
   body?: Json;
   admin: boolean;
+  visitor: boolean;
 }
 const ops: Op[] = [];
 for (const [path, item] of Object.entries<Json>(contract.paths)) {
@@ -209,7 +220,7 @@ for (const [path, item] of Object.entries<Json>(contract.paths)) {
     if (!op) continue;
     const params = [...(item.parameters ?? []), ...(op.parameters ?? [])].map(deref);
     const body = op.requestBody ? deref(op.requestBody).content?.['application/json']?.schema : undefined;
-    ops.push({ id: op.operationId, method: method.toUpperCase(), path, params, body, admin: op['x-hcs-access'] === 'admin' });
+    ops.push({ id: op.operationId, method: method.toUpperCase(), path, params, body, admin: op['x-hcs-access'] === 'admin', visitor: op['x-hcs-access'] === 'share-visitor' });
   }
 }
 
@@ -240,7 +251,7 @@ describe('every numeric input of the contract', () => {
   it('refuses each parameter just outside its bounds and at the extremes with 422 naming it (signed in)', async () => {
     for (const { o, p } of numericParams) {
       for (const value of badQueryValues(boundsOf(deref(p.schema)))) {
-        const r = await send(o.method, urlOf(o, { name: p.name, value }), o.body ? (o.body.type === 'array' ? '[]' : '{}') : undefined, o.admin ? adminToken : token);
+        const r = await send(o.method, urlOf(o, { name: p.name, value }), o.body ? (o.body.type === 'array' ? '[]' : '{}') : undefined, o.admin ? adminToken : token, o.visitor);
         expect.soft(r.status, `${o.id} ${p.name}=${value}`).toBeLessThan(500);
         expectRefused(r, p.name, `${o.id} ${p.name}=${value}`);
       }
@@ -250,7 +261,7 @@ describe('every numeric input of the contract', () => {
   it('refuses each body property just outside its bounds and at the extremes with 422 naming it (signed in)', async () => {
     for (const { o, leaf } of bodyLeaves) {
       for (const raw of badJsonValues(leaf.bounds)) {
-        const r = await send(o.method, urlOf(o), leaf.build(raw), o.admin ? adminToken : token);
+        const r = await send(o.method, urlOf(o), leaf.build(raw), o.admin ? adminToken : token, o.visitor);
         expect.soft(r.status, `${o.id} ${leaf.field}=${raw}`).toBeLessThan(500);
         expectRefused(r, leaf.field, `${o.id} ${leaf.field}=${raw}`);
       }
