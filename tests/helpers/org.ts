@@ -84,6 +84,13 @@ export async function makeUser(srv: TestServer, name: string, deptId: string | n
   return { id: user.id, name, token, api: apiAs(srv, token) };
 }
 
+/** The seeded administrator, signed in. */
+export async function signInAdmin(srv: TestServer): Promise<TestUser> {
+  const { token } = await srv.login();
+  const me = await apiAs(srv, token)('/hcs/controller/System/Current/User');
+  return { id: me.data.userId, name: 'admin', token, api: apiAs(srv, token) };
+}
+
 export async function makeManager(srv: TestServer, deptId: string, userId: string): Promise<void> {
   await srv.sql.run('INSERT INTO dept_managers (dept_id, user_id) VALUES (?, ?)', deptId, userId);
 }

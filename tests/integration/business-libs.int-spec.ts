@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { apiAs, makeDept, makeUser, outcome, type Env, type TestUser } from '../helpers/org.ts';
+import { makeDept, makeUser, outcome, signInAdmin, type Env, type TestUser } from '../helpers/org.ts';
 import { signedStorageRequest, uploadFile, type ApiCall } from '../helpers/upload.ts';
 
 let srv: TestServer;
@@ -60,9 +60,7 @@ let otherClassifier: any;
 
 beforeAll(async () => {
   srv = await startServer();
-  const { token } = await srv.login();
-  const me = await apiAs(srv, token)('/hcs/controller/System/Current/User');
-  admin = { id: me.data.userId, name: 'admin', token, api: apiAs(srv, token) };
+  admin = await signInAdmin(srv);
   await makeDept(srv, 'legal', 'Legal');
   member = await makeUser(srv, 'blmember', 'legal');
   observer = await makeUser(srv, 'blobserver', 'legal');

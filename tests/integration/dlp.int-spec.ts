@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import sharp from 'sharp';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { apiAs, makeDept, makeManager, makeUser, mkdir, outcome, type TestUser } from '../helpers/org.ts';
+import { makeDept, makeManager, makeUser, mkdir, outcome, signInAdmin, type TestUser } from '../helpers/org.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
 
 let srv: TestServer;
@@ -39,9 +39,7 @@ let files: { exe: string; big: string; labelled: string; secret: string; clean: 
 
 beforeAll(async () => {
   srv = await startServer();
-  const { token } = await srv.login();
-  const me = await apiAs(srv, token)('/hcs/controller/System/Current/User');
-  admin = { id: me.data.userId, name: 'admin', token, api: apiAs(srv, token) };
+  admin = await signInAdmin(srv);
   await makeDept(srv, 'eng', 'Engineering');
   await makeDept(srv, 'eng-web', 'Web', 'eng');
   await makeDept(srv, 'ops', 'Ops');

@@ -7,7 +7,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { apiAs, makeDept, makeUser, mkdir, outcome, type Env, type TestUser } from '../helpers/org.ts';
+import { makeDept, makeUser, mkdir, outcome, signInAdmin, type Env, type TestUser } from '../helpers/org.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
 
 let srv: TestServer;
@@ -40,9 +40,7 @@ async function addUsers(by: TestUser, groupId: string, users: TestUser[], roleCo
 
 beforeAll(async () => {
   srv = await startServer();
-  const { token } = await srv.login();
-  const me = await apiAs(srv, token)('/hcs/controller/System/Current/User');
-  admin = { id: me.data.userId, name: 'admin', token, api: apiAs(srv, token) };
+  admin = await signInAdmin(srv);
   await makeDept(srv, 'eng', 'Engineering');
   await makeDept(srv, 'eng-web', 'Web', 'eng');
   await makeDept(srv, 'ops', 'Ops');

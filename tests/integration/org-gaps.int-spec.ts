@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
-import { apiAs, makeDept, makeUser, type TestUser } from '../helpers/org.ts';
+import { apiAs, makeDept, makeUser, signInAdmin, type TestUser } from '../helpers/org.ts';
 import { ON_POSTGRES } from '../helpers/db.ts';
 
 let srv: TestServer;
@@ -44,9 +44,7 @@ const names = (list: any[]) => list.map((r) => r.instanceName);
 
 beforeAll(async () => {
   srv = await startServer();
-  const { token } = await srv.login();
-  const me = await apiAs(srv, token)('/hcs/controller/System/Current/User');
-  admin = { id: me.data.userId, name: 'admin', token, api: apiAs(srv, token) };
+  admin = await signInAdmin(srv);
   await makeDept(srv, 'd', 'Design');
   await makeDept(srv, 't', 'Testing');
   dora = await makeUser(srv, 'dora', 'd');

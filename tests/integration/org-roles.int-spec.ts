@@ -2,7 +2,7 @@
 // call, with its denials (non-administrators, callers without `manage`, items they cannot see, other items' grant ids).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { apiAs, deptRoot, makeDept, makeUser, mkdir, type TestUser } from '../helpers/org.ts';
+import { deptRoot, makeDept, makeUser, mkdir, signInAdmin, type TestUser } from '../helpers/org.ts';
 
 let srv: TestServer;
 let admin: TestUser;
@@ -17,9 +17,7 @@ const RU = '/hcs/controller/SysRoleUser';
 
 beforeAll(async () => {
   srv = await startServer();
-  const { token } = await srv.login();
-  const me = await apiAs(srv, token)('/hcs/controller/System/Current/User');
-  admin = { id: me.data.userId, name: 'admin', token, api: apiAs(srv, token) };
+  admin = await signInAdmin(srv);
   await makeDept(srv, 'sales', 'Sales');
   await makeDept(srv, 'ops', 'Ops');
   ann = await makeUser(srv, 'ann', 'sales');

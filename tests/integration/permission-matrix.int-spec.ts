@@ -11,7 +11,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
-import { apiAs, deptRoot, makeDept, makeManager, makeUser, mkdir, outcome, type TestUser } from '../helpers/org.ts';
+import { deptRoot, makeDept, makeManager, makeUser, mkdir, outcome, signInAdmin, type TestUser } from '../helpers/org.ts';
 
 const ROLES = ['observer', 'reader', 'downloader', 'uploader', 'editor', 'operator', 'manager', 'sharer', 'sharedby', 'design', 'disable', 'defaultrole'] as const;
 const OPS = ['list', 'props', 'preview', 'download', 'upload', 'mkdir', 'rename', 'moveOut', 'moveIn', 'copyOut', 'delete', 'history', 'grant'] as const;
@@ -138,9 +138,7 @@ async function runOps(c: Cell, tinaHome: string, other: TestUser): Promise<Recor
 
 beforeAll(async () => {
   srv = await startServer();
-  const { token } = await srv.login();
-  const me = await apiAs(srv, token)('/hcs/controller/System/Current/User');
-  admin = { id: me.data.userId, name: 'admin', token, api: apiAs(srv, token) };
+  admin = await signInAdmin(srv);
   await makeDept(srv, 'd', 'Design Dept');
   await makeDept(srv, 'e', 'Engineering');
   await makeDept(srv, 'e1', 'Engineering Tools', 'e');

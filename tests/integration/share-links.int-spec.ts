@@ -9,7 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { apiAs, makeUser, mkdir, type Env, type TestUser } from '../helpers/org.ts';
+import { makeUser, mkdir, signInAdmin, type Env, type TestUser } from '../helpers/org.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
 import { captchaAnswerHash } from '../../mock-server/src/auth/captcha.ts';
 
@@ -68,9 +68,7 @@ const bBytes = randomBytes(500);
 
 beforeAll(async () => {
   srv = await startServer({ env: { HCS_TRUST_PROXY: '127.0.0.1' } });
-  const { token } = await srv.login();
-  const me = await apiAs(srv, token)('/hcs/controller/System/Current/User');
-  admin = { id: me.data.userId, name: 'admin', token, api: apiAs(srv, token) };
+  admin = await signInAdmin(srv);
   owner = await makeUser(srv, 'lowner', null);
   outsider = await makeUser(srv, 'loutsider', null);
   docs = await mkdir(owner, 'Docs');
