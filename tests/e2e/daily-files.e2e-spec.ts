@@ -72,7 +72,7 @@ async function upload(name: string, data: Buffer) {
 }
 async function waitUploaded(name: string) {
   await row(name).waitFor({ timeout: 60_000 });
-  await closeTransferPanel(page);
+  await closeTransferPanel(page, { opened: true });
 }
 async function deleteRow(name: string) {
   await page.getByTestId(`row-delete-${name}`).click();

@@ -116,7 +116,7 @@ describe('groups in the browser (zh_CN)', () => {
     await page.getByTestId(`row-name-${FILE}`).waitFor({ timeout: 60_000 });
     await clean(page, 'group files');
     // A default member's settings only offer leaving the group: nothing to rename, hand over or dissolve.
-    await closeTransferPanel(page);
+    await closeTransferPanel(page, { opened: true });
     await page.getByTestId('group-settings').click();
     await page.getByTestId('group-quit').waitFor();
     expect(await page.getByTestId('group-settings-save').count()).toBe(0);

@@ -159,7 +159,13 @@ export async function signInAsAdmin(e2e: E2E, page: Page): Promise<void> {
 }
 
 /** Closes the transfer panel when it is open and waits until it is gone (at 800 px it covers the list). */
-export async function closeTransferPanel(page: Page): Promise<void> {
+/**
+ * Closes the transfer panel if it is open. `opened`: the app has been asked to open it (an upload was just queued),
+ * so wait for it first: the panel is a lazy chunk, and closing before it has mounted let it open afterwards over
+ * the buttons a test clicks next (seen in CI: a confirm's OK under the panel's tabs).
+ */
+export async function closeTransferPanel(page: Page, opts: { opened?: boolean } = {}): Promise<void> {
+  if (opts.opened) await settledTransferPanel(page);
   const open = page.locator('.ant-drawer-open');
   if ((await open.count()) === 0) return;
   await open.locator('.ant-drawer-close').click();

@@ -75,12 +75,12 @@ describe('web shell', () => {
     await page.waitForURL(/\/drive\/personalFile/);
 
     // A later feature: its frame, and "not available" when the server has no implementation yet.
-    await page.goto(url('/fileShare'));
+    await page.goto(url('/localSync'));
     await page.getByTestId('feature-page').waitFor();
     expect(await page.getByTestId('left-menu').count()).toBe(1);
 
     // SysConfig: the admin menu from the server (a console of a later issue).
-    await page.goto(url('/nodeManage'));
+    await page.goto(url('/businessConfig'));
     await page.getByTestId('feature-page').waitFor();
     expect(await page.getByTestId('app-header').count()).toBe(1);
 

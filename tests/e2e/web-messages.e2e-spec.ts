@@ -112,7 +112,7 @@ describe.each(combos)('messages in $lang at $viewport.width x $viewport.height',
     await page.getByTestId('name-dialog-input').waitFor({ state: 'detached' });
   });
 
-  it.each(['/clusterSync', '/mySharing'])('%s: the page says the feature is not available, and no toast repeats it', async (path) => {
+  it.each(['/clusterSync', '/localSync'])('%s: the page says the feature is not available, and no toast repeats it', async (path) => {
     await signIn();
     const before = (await toasts(page)).length;
     await page.goto(url(path));
@@ -124,9 +124,10 @@ describe.each(combos)('messages in $lang at $viewport.width x $viewport.height',
     await clean(path);
   });
 
-  it('/fileDownload signed out: not available, no "no route" toast', async () => {
-    await page.goto(url('/fileDownload?link=x'));
-    await page.getByTestId('not-available').waitFor();
+  it('/fileDownload signed out with an unknown link: the page says so, no toast', async () => {
+    // Well-formed (16 to 64 characters), so the server is asked and answers SHARE_NOT_FOUND.
+    await page.goto(url('/fileDownload?link=unknownLinkKey0000'));
+    await page.getByTestId('share-gone').waitFor();
     await page.waitForLoadState('networkidle');
     expect(await toasts(page)).toEqual([]);
     expect(await visibleTextProblems(page, { lang })).toEqual([]);
