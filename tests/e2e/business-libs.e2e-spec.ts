@@ -49,7 +49,7 @@ async function uploadWith(name: string, contractNo: string, status: string) {
   await page.getByRole('button', { name: '选择文件' }).click();
   await (await chooser).setFiles({ name, mimeType: 'text/plain', buffer: Buffer.from(`${name}\n`) });
   await page.getByTestId(`lib-file-${name}`).waitFor({ timeout: 60_000 });
-  await closeTransferPanel(page);
+  await closeTransferPanel(page, { opened: true });
 }
 
 describe('business libraries in the browser (zh_CN)', () => {
