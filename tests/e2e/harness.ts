@@ -24,11 +24,13 @@ export interface E2E {
 
 export async function startE2E(opts: { env?: Record<string, string> } = {}): Promise<E2E> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium package`);
-  // HCS_WEB_DIST in the env serves a private build (one that others rebuilding web/dist cannot pull away mid-run).
-  const webIndex = opts.env?.HCS_WEB_DIST ? join(opts.env.HCS_WEB_DIST, 'index.html') : new URL('../../web/dist/index.html', import.meta.url).pathname;
+  // HCS_WEB_DIST (the suite's or the test process's env) serves a private build: one that others rebuilding web/dist
+  // cannot pull away mid-run.
+  const webDist = opts.env?.HCS_WEB_DIST ?? process.env.HCS_WEB_DIST;
+  const webIndex = webDist ? join(webDist, 'index.html') : new URL('../../web/dist/index.html', import.meta.url).pathname;
   if (!existsSync(webIndex)) throw new Error('web/dist is missing: run `npm run build -w web` first (npm test does)');
   mkdirSync(ARTIFACTS_DIR, { recursive: true });
-  const server = await startServer(opts);
+  const server = await startServer(webDist ? { ...opts, env: { ...opts.env, HCS_WEB_DIST: webDist } } : opts);
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

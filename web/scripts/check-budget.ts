@@ -45,7 +45,7 @@ const LOCALE_KEY = /^src\/locales\/(\w+)\/[^/]+\.json$/;
 const LOCALE_CHUNK = /^locale-(\w+)$/;
 
 /** Set to the files screen's weight after the cuts (see BUDGETS); lowered as the screen gets lighter. */
-const PERSONAL_FILE_LIMIT = 495_000;
+const PERSONAL_FILE_LIMIT = 475_000;
 
 /**
  * Issue #22 targets the sign-in page at 250 KB of JS gzip and the personal files screen at 400 KB. The sign-in page
@@ -130,7 +130,8 @@ export function pagesInEntry(manifest: Manifest, pages: readonly string[]): stri
 }
 
 function main(): void {
-  const dist = join(import.meta.dirname, '..', 'dist');
+  // HCS_WEB_DIST: a build made elsewhere (`vite build --outDir`), as the server and the e2e harness take it.
+  const dist = process.env.HCS_WEB_DIST ?? join(import.meta.dirname, '..', 'dist');
   const manifest = JSON.parse(readFileSync(join(dist, '.vite', 'manifest.json'), 'utf8')) as Manifest;
   const gzipSize = (file: string) => gzipSync(readFileSync(join(dist, file)), { level: 9 }).length;
   const weights = checkBudgets(manifest, BUDGETS, gzipSize);
