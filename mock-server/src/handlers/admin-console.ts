@@ -19,12 +19,15 @@ import {
 import { insertOpLog, type OpLogRow } from '../db/oplog-repo.ts';
 import { migrationsFor } from '../db/sql/migrations/index.ts';
 import { streamOpLogExport } from '../files/oplog-export.ts';
+import { FILE_DOWNLOAD, ZIP_DOWNLOAD } from './download.ts';
 
 type Schemas = components['schemas'];
 
 /** Operations whose log rows count as uploads and downloads in the statistics. */
 export const UPLOAD_TYPES = ['saveInstance', 'secondTransfer', 'bulkUpload'] as const;
-export const DOWNLOAD_TYPES = ['getDownloadFileInfo', 'getZipDownloadUrl'] as const;
+// Visitors' downloads are logged once per token and file when granted (share-links' grantDownload), and when their
+// client reports one through addLog, as the spec's share page does.
+export const DOWNLOAD_TYPES = [FILE_DOWNLOAD, ZIP_DOWNLOAD, 'share.download'] as const;
 const COUNT_CAP = 10_000;
 const DAY_MS = 86_400_000;
 

@@ -1,11 +1,13 @@
 // Downloads (contract tag "download"): what a ranged client download needs, presigned URLs, inline previews
 // behind a ticket, and folders as one streamed zip.
+import type { FastifyRequest } from 'fastify';
 import type { AppContext, Handlers } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
 import { isActiveContent, securityHeaders, STORED_CONTENT_HEADERS } from '../http/hygiene.ts';
 import { childrenAfter, type InstanceRow } from '../db/instances-repo.ts';
 import { getLinkCaller } from '../db/users-repo.ts';
+import { insertOpLog } from '../db/oplog-repo.ts';
 import { accessible, callerOf, type Caller } from '../files/access.ts';
 import { assertSubtreeAllows } from '../files/access-gate.ts';
 import { contentDisposition, contentTypeOf } from '../files/names.ts';
@@ -23,8 +25,29 @@ async function callerById(ctx: AppContext, userId: string): Promise<Caller> {
   return caller;
 }
 
+/** Operation-log types of a signed-in user's downloads (visitors' are share.download), counted by the statistics. */
+export const FILE_DOWNLOAD = 'download';
+export const ZIP_DOWNLOAD = 'downloadZip';
+
 export function downloadHandlers(ctx: AppContext): Handlers {
   const { db } = ctx;
+
+  /**
+   * One operation-log row per download, written where the server hands out what the download needs (information, a
+   * URL, a zip's single-use ticket redeemed): the ranged reads that follow go to storage or repeat a URL, so logging
+   * them would count one download many times. Reads are no mutations, so the contract's onSend log never sees them.
+   */
+  async function logDownload(req: FastifyRequest, userId: string, userName: string, opType: string, obj: { id: string; name: string }): Promise<void> {
+    try {
+      await insertOpLog(db, {
+        userId, userName, opType, opSubject: 'download', objectId: obj.id, objectName: obj.name,
+        device: String(req.headers['user-agent'] ?? ''), ip: req.ip, traceId: req.traceId, result: 'success', detail: '',
+      });
+    } catch (err) {
+      // As for every other operation: a log write that fails does not take the user's download away.
+      req.log.error({ err, traceId: req.traceId }, 'operation log write failed');
+    }
+  }
 
   /** Writes the entries of `ids` into the zip, walking folders one page of children at a time. */
   async function writeZip(zip: ZipWriter, user: Caller, ids: string[], closed: () => boolean): Promise<void> {
@@ -79,7 +102,9 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const { instanceId, version } = req.query;
       const row = await atVersion(db, user, await accessible(db, user, instanceId, 'read'), version);
-      return ok(downloadInfo(ctx.store(), row, ctx.storageEndpoint(req)));
+      const info = downloadInfo(ctx.store(), row, ctx.storageEndpoint(req));
+      await logDownload(req, user.userId, user.userName, FILE_DOWNLOAD, row);
+      return ok(info);
     },
 
     async getFileInfoById(req) {
@@ -113,6 +138,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
         responseContentDisposition: contentDisposition(inline ? 'inline' : 'attachment', name),
         responseContentType: inline ? contentTypeOf(row.name) : 'application/octet-stream',
       });
+      if (q.action !== 'preview') await logDownload(req, user.userId, user.userName, FILE_DOWNLOAD, row);
       return ok({ url, expiresAt: Date.now() + expiresIn * 1000, contentType: contentTypeOf(row.name), size: blob.size, inline });
     },
 
@@ -170,16 +196,19 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       let name = q.name?.trim() || (rows.length === 1 ? rows[0]!.name : 'download');
       if (/[\u0000-\u001f\u007f/\\]/.test(name)) throw new AppError('BAD_REQUEST', 'name contains forbidden characters');
       name = name.replace(/\.zip$/i, '');
-      const { ticket, expiresAt } = await issueTicket(db, ctx.secret, 'zip', user.userId, { ids, name });
+      // The name at authorisation goes into the log when the ticket is redeemed (that request carries no session).
+      const { ticket, expiresAt } = await issueTicket(db, ctx.secret, 'zip', user.userId, { ids, name, userName: user.userName });
       return ok({ url: `/hcs/services/API/zip/${ticket}`, expiresAt, contentType: 'application/zip' });
     },
 
     async downloadZip(req, reply) {
       const { ticket } = req.params;
-      const t = await redeemTicket<{ ids: string[]; name: string }>(db, ctx.secret, 'zip', ticket, { singleUse: true });
+      const t = await redeemTicket<{ ids: string[]; name: string; userName?: string }>(db, ctx.secret, 'zip', ticket, { singleUse: true });
       const user = await callerById(ctx, t.userId);
       // Check every entry before the first byte, so a refusal is still a proper error envelope.
       for (const id of t.payload.ids) await assertSubtreeAllows(db, user, await accessible(db, user, id, 'read'), 'download');
+      // The ticket is single-use: one row per zip downloaded.
+      await logDownload(req, user.userId, t.payload.userName ?? '', ZIP_DOWNLOAD, { id: t.payload.ids.join(','), name: `${t.payload.name}.zip` });
       // The zip writer writes straight to the socket: its write callbacks tell when a reused read buffer may be
       // refilled, which a stream handed to reply.send() would hide. Hijacked replies skip onSend, so the
       // headers it would add are written here.
