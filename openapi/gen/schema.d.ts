@@ -1372,6 +1372,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/controller/BusinessLibs/stats": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What each custom library holds: files, folders, bytes, and how many files each classifier and attribute has
+         * @description Live files and folders only (not the recycle bins). With libCode, that library alone (NOT_FOUND for a code that names no custom library).
+         */
+        get: operations["getBusinessLibStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/BusinessLibs/config": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A library's settings: history version retention and who may use it
+         * @description Any library, built-in ones included (NOT_FOUND for an unknown code). The server's defaults come with it, for the retention a library leaves unset.
+         */
+        get: operations["getBusinessLibConfig"];
+        put?: never;
+        /**
+         * Change a library's settings
+         * @description Only the fields sent change; versionMaxCount or versionMaxDays null returns that limit to the server's default.
+         *     The retention job applies the limits on its next run. adminOnly is for custom libraries only: sent for NetDisk or
+         *     SysConfig it answers FORBIDDEN (the drive must stay open to everyone and the consoles closed).
+         */
+        post: operations["setBusinessLibConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hcs/controller/BusinessLibs/{libId}": {
         parameters: {
             query?: never;
@@ -1549,6 +1609,33 @@ export interface paths {
         get: operations["exisAttrCode"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/Classifiers/delete": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Remove a classifier no file carries, with its attributes and its menu entry
+         * @description A classifier that files (live or in a recycle bin) still carry answers CONFLICT: give them another classifier first. An unknown id answers NOT_FOUND.
+         */
+        post: operations["deleteClassifier"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8558,6 +8645,63 @@ export interface components {
                 breadcrumbs: components["schemas"]["Breadcrumb"][];
             };
         };
+        CountByClassifier: {
+            classifierId: string;
+            /** @description Live files carrying the classifier. */
+            files: number;
+        };
+        CountByAttribute: {
+            attrId: string;
+            /** @description Live files holding a value of the attribute. */
+            values: number;
+        };
+        LibStats: {
+            libCode: string;
+            files: number;
+            /** @description Folders below the library root. */
+            folders: number;
+            /** @description Total size of the live files (current versions). */
+            bytes: number;
+            classifiers: number;
+            attributes: number;
+            /** @description Live files carrying no classifier yet. */
+            unclassified: number;
+            byClassifier: components["schemas"]["CountByClassifier"][];
+            byAttribute: components["schemas"]["CountByAttribute"][];
+        };
+        LibStatsListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["LibStats"][];
+        };
+        LibConfig: {
+            libCode: string;
+            /** @enum {integer} */
+            custom: 0 | 1;
+            /** @description History versions a file of the library keeps at most; null: the server default. */
+            versionMaxCount: number | null;
+            /** @description Days a history version is kept (0: no age limit); null: the server default. */
+            versionMaxDays: number | null;
+            /**
+             * @description 1: only administrators see and use the library.
+             * @enum {integer}
+             */
+            adminOnly: 0 | 1;
+            /** @description The server's limits (HCS_VERSION_MAX_COUNT, HCS_VERSION_MAX_DAYS) for a library that sets none. */
+            defaults: {
+                versionMaxCount: number;
+                versionMaxDays: number;
+            };
+        };
+        LibConfigResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["LibConfig"];
+        };
+        VersionLimit: number | null;
+        SetLibConfigRequest: {
+            libCode: string;
+            versionMaxCount?: number | null;
+            versionMaxDays?: components["schemas"]["VersionLimit"];
+            /** @enum {integer} */
+            adminOnly?: 0 | 1;
+        };
         /** @description Only the fields sent change. isEnabled 0 disables the library: it leaves every list but getAll and its files are refused (FORBIDDEN) to everyone but administrators. */
         UpdateBusinessLibRequest: {
             libName?: components["schemas"]["LibName"];
@@ -8613,6 +8757,8 @@ export interface components {
             classifierNameEn: string;
             features: components["schemas"]["Feature"][];
             attributes: components["schemas"]["Attribute"][];
+            /** @description Place among the library's classifiers (ascending) and in its menu. */
+            sort: number;
         };
         ClassifierListResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["Classifier"][];
@@ -8640,6 +8786,8 @@ export interface components {
             classifierName?: components["schemas"]["LibName"];
             classifierNameEn?: components["schemas"]["LibName"];
             attributes?: components["schemas"]["AttributeList"];
+            /** @description A new place among the library's classifiers (and in its menu). */
+            sort?: number;
         };
         FeaturesRequest: {
             classifierId: string;
@@ -8649,6 +8797,9 @@ export interface components {
             data?: {
                 exists: boolean;
             };
+        };
+        ClassifierIdRequest: {
+            classifierId: string;
         };
         InstanceAttrs: {
             instanceId: string;
@@ -12732,6 +12883,101 @@ export interface operations {
             "5XX": components["responses"]["Error"];
         };
     };
+    getBusinessLibStats: {
+        parameters: {
+            query?: {
+                libCode?: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One entry per custom library, by order then code. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LibStatsListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getBusinessLibConfig: {
+        parameters: {
+            query: {
+                libCode: string;
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The settings. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LibConfigResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setBusinessLibConfig: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetLibConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description The settings as stored. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LibConfigResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
     updateBusinessLib: {
         parameters: {
             query?: never;
@@ -12977,6 +13223,31 @@ export interface operations {
                     "application/json": components["schemas"]["ExistsResponse"];
                 };
             };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteClassifier: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ClassifierIdRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };

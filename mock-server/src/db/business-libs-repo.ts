@@ -51,6 +51,7 @@ export interface Classifier {
   classifierNameEn: string;
   features: Feature[];
   attributes: Attribute[];
+  sort: number;
 }
 
 export type AttributeInput = Omit<Attribute, 'attrId' | 'options' | 'sort'> & { attrId?: string | undefined; options?: string[] | undefined; sort?: number | undefined };
@@ -78,6 +79,7 @@ function toClassifier(r: Selectable<ClassifiersTable>, attrs: Attribute[]): Clas
     classifierNameEn: r.name_en,
     features: JSON.parse(r.features) as Feature[],
     attributes: attrs,
+    sort: r.sort,
   };
 }
 
@@ -249,7 +251,9 @@ export async function addClassifier(db: Db, c: NewClassifier): Promise<string> {
   checkAttributes(c.attributes);
   return transaction(db, async (trx) => {
     const id = `cls_${newId()}`;
-    const sort = Number((await trx.selectFrom('classifiers').select((eb) => eb.fn.count<number>('id').as('n')).where('lib_code', '=', c.libCode).executeTakeFirstOrThrow()).n) * 10 + 10;
+    // After the last one, not after the count: once one is removed, a count would put two on the same place.
+    const last = (await trx.selectFrom('classifiers').select((eb) => eb.fn.max<number | null>('sort').as('m')).where('lib_code', '=', c.libCode).executeTakeFirstOrThrow()).m;
+    const sort = Number(last ?? 0) + 10;
     try {
       await trx
         .insertInto('classifiers')
@@ -269,6 +273,7 @@ export interface ClassifierChanges {
   classifierNameEn?: string | undefined;
   features?: Feature[] | undefined;
   attributes?: AttributeInput[] | undefined;
+  sort?: number | undefined;
 }
 
 /** Renames, sets features, or replaces the attribute list (see ModClassifierRequest) in one transaction. */
@@ -277,10 +282,10 @@ export async function modClassifier(db: Db, id: string, c: ClassifierChanges): P
   await transaction(db, async (trx) => {
     const cur = await getClassifier(trx, id);
     const set = Object.fromEntries(
-      Object.entries({ name: c.classifierName, name_en: c.classifierNameEn, features: c.features && JSON.stringify(c.features) }).filter(([, v]) => v !== undefined),
+      Object.entries({ name: c.classifierName, name_en: c.classifierNameEn, features: c.features && JSON.stringify(c.features), sort: c.sort }).filter(([, v]) => v !== undefined),
     );
     if (Object.keys(set).length > 0) await trx.updateTable('classifiers').set(set).where('id', '=', id).execute();
-    if (c.classifierName !== undefined || c.classifierNameEn !== undefined) {
+    if (c.classifierName !== undefined || c.classifierNameEn !== undefined || c.sort !== undefined) {
       const row = await trx.selectFrom('classifiers').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
       await classifierMenu(trx, { id, libCode: row.lib_code, code: row.code, name: row.name, nameEn: row.name_en, sort: row.sort });
     }
@@ -520,4 +525,109 @@ async function withFilters(db: Db, libCode: string, base: IdQuery, filter: Reado
   }
   if (fields.length > 0) throw invalid(fields);
   return q;
+}
+
+/**
+ * Removes a classifier with its attributes and menu entry, in one transaction with the check that no file carries
+ * it: a file in a recycle bin still has its row (and would come back with values of a classifier gone), so any
+ * instance_classifiers row keeps it (CONFLICT).
+ */
+export async function deleteClassifier(db: Db, id: string): Promise<void> {
+  await transaction(db, async (trx) => {
+    const c = await getClassifier(trx, id);
+    const carried = await trx.selectFrom('instance_classifiers').select('instance_id').where('classifier_id', '=', id).limit(1).executeTakeFirst();
+    if (carried) throw new AppError('CONFLICT', `files carry the classifier ${c.classifierCode}: give them another classifier first`);
+    await trx.deleteFrom('menus').where('id', '=', `${c.libCode}.${FILES_MENU}.${c.classifierCode}`).execute();
+    await trx.deleteFrom('lib_attributes').where('classifier_id', '=', id).execute();
+    await trx.deleteFrom('classifiers').where('id', '=', id).execute();
+  });
+}
+
+export interface LibStats {
+  libCode: string;
+  files: number;
+  folders: number;
+  bytes: number;
+  classifiers: number;
+  attributes: number;
+  unclassified: number;
+  byClassifier: { classifierId: string; files: number }[];
+  byAttribute: { attrId: string; values: number }[];
+}
+
+/**
+ * What each of `libCodes` (custom libraries) holds, live entries only: four grouped queries for all of them, each
+ * read through an index on the library (instances_lib_live, 019) or on the classifier and attribute.
+ */
+export async function libStats(db: Db, libCodes: readonly string[]): Promise<LibStats[]> {
+  if (libCodes.length === 0) return [];
+  const codes = [...libCodes];
+  const sizes = await db
+    .selectFrom('instances')
+    .select(['lib_code', 'is_folder', (eb) => eb.fn.countAll<number>().as('n'), (eb) => eb.fn.sum<number | null>('size').as('bytes')])
+    .where('lib_code', 'in', codes)
+    .where('deleted_at', 'is', null)
+    .where('parent_id', 'is not', null)
+    .where('space_kind', '=', LIB_SPACE.kind)
+    .where('space_id', '=', LIB_SPACE.id)
+    .groupBy(['lib_code', 'is_folder'])
+    .execute();
+  const classifiers = await db.selectFrom('classifiers').select(['id', 'lib_code']).where('lib_code', 'in', codes).orderBy('sort').orderBy('code_key').execute();
+  const attributes = await db.selectFrom('lib_attributes').select(['id', 'lib_code']).where('lib_code', 'in', codes).orderBy('sort').orderBy('code_key').execute();
+  const perClassifier = await db
+    .selectFrom('instance_classifiers as c')
+    .innerJoin('instances as i', 'i.id', 'c.instance_id')
+    .select(['c.classifier_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('c.lib_code', 'in', codes)
+    .where('i.deleted_at', 'is', null)
+    .groupBy('c.classifier_id')
+    .execute();
+  const perAttr = await db
+    .selectFrom('instance_attrs as v')
+    .innerJoin('lib_attributes as a', 'a.id', 'v.attr_id')
+    .innerJoin('instances as i', 'i.id', 'v.instance_id')
+    .select(['v.attr_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('a.lib_code', 'in', codes)
+    .where('i.deleted_at', 'is', null)
+    .groupBy('v.attr_id')
+    .execute();
+  const classified = new Map(perClassifier.map((r) => [r.classifier_id, Number(r.n)]));
+  const valued = new Map(perAttr.map((r) => [r.attr_id, Number(r.n)]));
+  return codes.map((libCode) => {
+    const row = (folder: 0 | 1) => sizes.find((r) => r.lib_code === libCode && Number(r.is_folder) === folder);
+    const files = Number(row(0)?.n ?? 0);
+    const byClassifier = classifiers.filter((c) => c.lib_code === libCode).map((c) => ({ classifierId: c.id, files: classified.get(c.id) ?? 0 }));
+    return {
+      libCode,
+      files,
+      folders: Number(row(1)?.n ?? 0),
+      bytes: Number(row(0)?.bytes ?? 0),
+      classifiers: byClassifier.length,
+      attributes: attributes.filter((a) => a.lib_code === libCode).length,
+      unclassified: files - byClassifier.reduce((n, c) => n + c.files, 0),
+      byClassifier,
+      byAttribute: attributes.filter((a) => a.lib_code === libCode).map((a) => ({ attrId: a.id, values: valued.get(a.id) ?? 0 })),
+    };
+  });
+}
+
+export interface LibConfig {
+  versionMaxCount: number | null;
+  versionMaxDays: number | null;
+  adminOnly: boolean;
+}
+
+export async function libConfig(db: Db, libCode: string): Promise<LibConfig | null> {
+  const r = await db.selectFrom('business_libs').select(['version_max_count', 'version_max_days', 'admin_only']).where('lib_code', '=', libCode).executeTakeFirst();
+  return r ? { versionMaxCount: r.version_max_count, versionMaxDays: r.version_max_days, adminOnly: r.admin_only === 1 } : null;
+}
+
+/** Changes the fields given (null: back to the server default); one statement, so a change lands whole. */
+export async function setLibConfig(db: Db, libCode: string, c: Partial<LibConfig>): Promise<void> {
+  const values = Object.fromEntries(
+    Object.entries({ version_max_count: c.versionMaxCount, version_max_days: c.versionMaxDays, admin_only: c.adminOnly === undefined ? undefined : c.adminOnly ? 1 : 0 })
+      .filter(([, v]) => v !== undefined),
+  );
+  if (Object.keys(values).length === 0) return;
+  await db.updateTable('business_libs').set(values).where('lib_code', '=', libCode).execute();
 }

@@ -10,8 +10,9 @@ import { instanceView, viewsOf } from '../files/wire.ts';
 import { getInstanceRow, getInstanceRows, type InstanceRow } from '../db/instances-repo.ts';
 import { getBusinessLib, listBusinessLibs, usableLib, type BusinessLib } from '../db/libraries-repo.ts';
 import {
-  addClassifier, attrCodeTaken, createLib, customLib, DATA_TYPES, deleteLib, getClassifier, libById, libRoot, listClassifiers, matchingChildren,
-  matchingInLibrary, modClassifier, updateLib, validateValues, valuesOf, writeValues, type AttrValue, type Classifier,
+  addClassifier, attrCodeTaken, createLib, customLib, DATA_TYPES, deleteClassifier, deleteLib, getClassifier, libById, libConfig, libRoot, libStats,
+  listClassifiers, matchingChildren, matchingInLibrary, modClassifier, setLibConfig, updateLib, validateValues, valuesOf, writeValues, type AttrValue,
+  type Classifier,
 } from '../db/business-libs-repo.ts';
 import { getUserById } from '../db/users-repo.ts';
 import type { Db } from '../db/sql/tx.ts';
@@ -62,6 +63,16 @@ function parseFilter(raw: string | undefined): Record<string, AttrValue> {
 
 export function businessLibsHandlers(ctx: AppContext): Handlers {
   const { db } = ctx;
+
+  const configView = async (libCode: string): Promise<Schemas['LibConfig']> => {
+    const [lib, c] = [await getBusinessLib(db, libCode), await libConfig(db, libCode)];
+    if (!lib || !c) throw new AppError('NOT_FOUND', `no business library ${libCode}`);
+    const { maxCount, maxDays } = ctx.config.versions;
+    return {
+      libCode: lib.libCode, custom: flag(lib.custom), versionMaxCount: c.versionMaxCount, versionMaxDays: c.versionMaxDays, adminOnly: flag(c.adminOnly),
+      defaults: { versionMaxCount: maxCount, versionMaxDays: maxDays },
+    };
+  };
 
   /** The classifier, which must belong to `libCode` (another library's id answers NOT_FOUND). */
   const classifierIn = async (libCode: string, id: string): Promise<Classifier> => {
@@ -164,7 +175,7 @@ export function businessLibsHandlers(ctx: AppContext): Handlers {
     async modClassifier(req) {
       callerOf(req.user);
       const b = req.body;
-      await modClassifier(db, b.classifierId, { classifierName: b.classifierName?.trim(), classifierNameEn: b.classifierNameEn?.trim(), attributes: b.attributes });
+      await modClassifier(db, b.classifierId, { classifierName: b.classifierName?.trim(), classifierNameEn: b.classifierNameEn?.trim(), attributes: b.attributes, sort: b.sort });
       return ok(classifierView(await getClassifier(db, b.classifierId)));
     },
 
@@ -173,6 +184,36 @@ export function businessLibsHandlers(ctx: AppContext): Handlers {
       const b = req.body;
       await modClassifier(db, b.classifierId, { features: b.features });
       return ok(classifierView(await getClassifier(db, b.classifierId)));
+    },
+
+    async deleteClassifier(req) {
+      callerOf(req.user);
+      await deleteClassifier(db, req.body.classifierId);
+      return done();
+    },
+
+    async getBusinessLibStats(req) {
+      callerOf(req.user);
+      const code = req.query.libCode;
+      const codes = code !== undefined
+        ? [(await customLib(db, code)).libCode]
+        : (await listBusinessLibs(db, { includeAdminOnly: true, includeDisabled: true })).filter((l) => l.custom).map((l) => l.libCode);
+      return ok(await libStats(db, codes));
+    },
+
+    async getBusinessLibConfig(req) {
+      callerOf(req.user);
+      return ok(await configView(req.query.libCode));
+    },
+
+    async setBusinessLibConfig(req) {
+      callerOf(req.user);
+      const b = req.body;
+      const lib = await getBusinessLib(db, b.libCode);
+      if (!lib) throw new AppError('NOT_FOUND', `no business library ${b.libCode}`);
+      if (b.adminOnly !== undefined && !lib.custom) throw new AppError('FORBIDDEN', `who may use the built-in ${lib.libCode} library is fixed`);
+      await setLibConfig(db, lib.libCode, { versionMaxCount: b.versionMaxCount, versionMaxDays: b.versionMaxDays, adminOnly: bool(b.adminOnly) });
+      return ok(await configView(lib.libCode));
     },
 
     async exisAttrCode(req) {

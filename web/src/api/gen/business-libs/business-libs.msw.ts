@@ -54,7 +54,9 @@ import type {
   DataTypeListResponse,
   ExistsResponse,
   InstanceAttrsResponse,
+  LibConfigResponse,
   LibFilePageResponse,
+  LibStatsListResponse,
   OkResponse
 } from '../model';
 
@@ -62,20 +64,24 @@ import {
   getAddBusinessLibResponseMock,
   getAddClassifierResponseMock,
   getDeleteBusinessLibResponseMock,
+  getDeleteClassifierResponseMock,
   getExisAttrCodeResponseMock,
   getGetAllBusinessLibsResponseMock,
+  getGetBusinessLibConfigResponseMock,
+  getGetBusinessLibStatsResponseMock,
   getGetDataTypesResponseMock,
   getGetInstanceAttrsResponseMock,
   getGetLibByUserIdResponseMock,
   getListClassifiersResponseMock,
   getModClassifierResponseMock,
   getPageLibFilesResponseMock,
+  getSetBusinessLibConfigResponseMock,
   getSetClassifierFeaturesResponseMock,
   getSetInstanceAttrsResponseMock,
   getUpdateBusinessLibResponseMock
 } from './business-libs.faker.ts';
 
-export { getGetAllBusinessLibsResponseMock, getGetLibByUserIdResponseMock, getAddBusinessLibResponseMock, getPageLibFilesResponseMock, getUpdateBusinessLibResponseMock, getDeleteBusinessLibResponseMock, getGetDataTypesResponseMock, getListClassifiersResponseMock, getAddClassifierResponseMock, getModClassifierResponseMock, getSetClassifierFeaturesResponseMock, getExisAttrCodeResponseMock, getGetInstanceAttrsResponseMock, getSetInstanceAttrsResponseMock } from './business-libs.faker.ts';
+export { getGetAllBusinessLibsResponseMock, getGetLibByUserIdResponseMock, getAddBusinessLibResponseMock, getPageLibFilesResponseMock, getGetBusinessLibStatsResponseMock, getGetBusinessLibConfigResponseMock, getSetBusinessLibConfigResponseMock, getUpdateBusinessLibResponseMock, getDeleteBusinessLibResponseMock, getGetDataTypesResponseMock, getListClassifiersResponseMock, getAddClassifierResponseMock, getModClassifierResponseMock, getSetClassifierFeaturesResponseMock, getExisAttrCodeResponseMock, getDeleteClassifierResponseMock, getGetInstanceAttrsResponseMock, getSetInstanceAttrsResponseMock } from './business-libs.faker.ts';
 
 
 export const getGetAllBusinessLibsMockHandler = (overrideResponse?: BusinessLibAdminListResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<BusinessLibAdminListResponse> | BusinessLibAdminListResponse), options?: RequestHandlerOptions) => {
@@ -121,6 +127,42 @@ export const getPageLibFilesMockHandler = (overrideResponse?: LibFilePageRespons
     return HttpResponse.json(overrideResponse !== undefined
     ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
     : getPageLibFilesResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGetBusinessLibStatsMockHandler = (overrideResponse?: LibStatsListResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<LibStatsListResponse> | LibStatsListResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/BusinessLibs/stats', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetBusinessLibStatsResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGetBusinessLibConfigMockHandler = (overrideResponse?: LibConfigResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<LibConfigResponse> | LibConfigResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/BusinessLibs/config', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetBusinessLibConfigResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getSetBusinessLibConfigMockHandler = (overrideResponse?: LibConfigResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<LibConfigResponse> | LibConfigResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/BusinessLibs/config', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getSetBusinessLibConfigResponseMock(),
       { status: 200
       })
   }, options)
@@ -222,6 +264,18 @@ export const getExisAttrCodeMockHandler = (overrideResponse?: ExistsResponse | (
   }, options)
 }
 
+export const getDeleteClassifierMockHandler = (overrideResponse?: OkResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<OkResponse> | OkResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/Classifiers/delete', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getDeleteClassifierResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
 export const getGetInstanceAttrsMockHandler = (overrideResponse?: InstanceAttrsResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<InstanceAttrsResponse> | InstanceAttrsResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/controller/Instances/attrs', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
@@ -250,6 +304,9 @@ export const getBusinessLibsMock = () => [
   getGetLibByUserIdMockHandler(),
   getAddBusinessLibMockHandler(),
   getPageLibFilesMockHandler(),
+  getGetBusinessLibStatsMockHandler(),
+  getGetBusinessLibConfigMockHandler(),
+  getSetBusinessLibConfigMockHandler(),
   getUpdateBusinessLibMockHandler(),
   getDeleteBusinessLibMockHandler(),
   getGetDataTypesMockHandler(),
@@ -258,6 +315,7 @@ export const getBusinessLibsMock = () => [
   getModClassifierMockHandler(),
   getSetClassifierFeaturesMockHandler(),
   getExisAttrCodeMockHandler(),
+  getDeleteClassifierMockHandler(),
   getGetInstanceAttrsMockHandler(),
   getSetInstanceAttrsMockHandler()
 ]

@@ -57,6 +57,7 @@ import type {
   BusinessLibAdminListResponse,
   BusinessLibAdminResponse,
   BusinessLibListResponse,
+  ClassifierIdRequest,
   ClassifierListResponse,
   ClassifierResponse,
   DataTypeListResponse,
@@ -64,16 +65,21 @@ import type {
   ExisAttrCodeParams,
   ExistsResponse,
   FeaturesRequest,
+  GetBusinessLibConfigParams,
+  GetBusinessLibStatsParams,
   GetInstanceAttrsParams,
   GetLibByUserIdParams,
   InstanceAttrsResponse,
+  LibConfigResponse,
   LibFilePageResponse,
+  LibStatsListResponse,
   ListClassifiersParams,
   ModClassifierRequest,
   NewBusinessLibRequest,
   OkResponse,
   PageLibFilesParams,
   SetInstanceAttrsRequest,
+  SetLibConfigRequest,
   UpdateBusinessLibRequest
 } from '../model';
 
@@ -528,6 +534,339 @@ export function usePageLibFiles<TData = Awaited<ReturnType<typeof pageLibFiles>>
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getPageLibFilesQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetBusinessLibStatsUrl = (params?: GetBusinessLibStatsParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/controller/BusinessLibs/stats?${stringifiedParams}` : `/hcs/controller/BusinessLibs/stats`
+}
+
+/**
+ * Live files and folders only (not the recycle bins). With libCode, that library alone (NOT_FOUND for a code that names no custom library).
+ * @summary What each custom library holds: files, folders, bytes, and how many files each classifier and attribute has
+ */
+export const getBusinessLibStats = async (params?: GetBusinessLibStatsParams, options?: Parameters<typeof hcsFetch>[1]): Promise<LibStatsListResponse> => {
+
+  return hcsFetch<LibStatsListResponse>(getGetBusinessLibStatsUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetBusinessLibStatsQueryKey = (params?: GetBusinessLibStatsParams,) => {
+    return [
+    `/hcs/controller/BusinessLibs/stats`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getGetBusinessLibStatsQueryOptions = <TData = Awaited<ReturnType<typeof getBusinessLibStats>>, TError = ErrorResponse>(params?: GetBusinessLibStatsParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibStats>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetBusinessLibStatsQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getBusinessLibStats>>> = ({ signal }) => getBusinessLibStats(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibStats>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetBusinessLibStatsQueryResult = NonNullable<Awaited<ReturnType<typeof getBusinessLibStats>>>
+export type GetBusinessLibStatsQueryError = ErrorResponse
+
+
+export function useGetBusinessLibStats<TData = Awaited<ReturnType<typeof getBusinessLibStats>>, TError = ErrorResponse>(
+ params: undefined |  GetBusinessLibStatsParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibStats>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getBusinessLibStats>>,
+          TError,
+          Awaited<ReturnType<typeof getBusinessLibStats>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetBusinessLibStats<TData = Awaited<ReturnType<typeof getBusinessLibStats>>, TError = ErrorResponse>(
+ params?: GetBusinessLibStatsParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibStats>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getBusinessLibStats>>,
+          TError,
+          Awaited<ReturnType<typeof getBusinessLibStats>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetBusinessLibStats<TData = Awaited<ReturnType<typeof getBusinessLibStats>>, TError = ErrorResponse>(
+ params?: GetBusinessLibStatsParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibStats>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary What each custom library holds: files, folders, bytes, and how many files each classifier and attribute has
+ */
+
+export function useGetBusinessLibStats<TData = Awaited<ReturnType<typeof getBusinessLibStats>>, TError = ErrorResponse>(
+ params?: GetBusinessLibStatsParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibStats>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetBusinessLibStatsQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetBusinessLibConfigUrl = (params: GetBusinessLibConfigParams,) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : String(value))
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/hcs/controller/BusinessLibs/config?${stringifiedParams}` : `/hcs/controller/BusinessLibs/config`
+}
+
+/**
+ * Any library, built-in ones included (NOT_FOUND for an unknown code). The server's defaults come with it, for the retention a library leaves unset.
+ * @summary A library's settings: history version retention and who may use it
+ */
+export const getBusinessLibConfig = async (params: GetBusinessLibConfigParams, options?: Parameters<typeof hcsFetch>[1]): Promise<LibConfigResponse> => {
+
+  return hcsFetch<LibConfigResponse>(getGetBusinessLibConfigUrl(params),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetBusinessLibConfigQueryKey = (params?: GetBusinessLibConfigParams,) => {
+    return [
+    `/hcs/controller/BusinessLibs/config`, ...(params ? [params] : [])
+    ] as const;
+    }
+
+
+export const getGetBusinessLibConfigQueryOptions = <TData = Awaited<ReturnType<typeof getBusinessLibConfig>>, TError = ErrorResponse>(params: GetBusinessLibConfigParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibConfig>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetBusinessLibConfigQueryKey(params);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getBusinessLibConfig>>> = ({ signal }) => getBusinessLibConfig(params, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibConfig>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetBusinessLibConfigQueryResult = NonNullable<Awaited<ReturnType<typeof getBusinessLibConfig>>>
+export type GetBusinessLibConfigQueryError = ErrorResponse
+
+
+export function useGetBusinessLibConfig<TData = Awaited<ReturnType<typeof getBusinessLibConfig>>, TError = ErrorResponse>(
+ params: GetBusinessLibConfigParams, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibConfig>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getBusinessLibConfig>>,
+          TError,
+          Awaited<ReturnType<typeof getBusinessLibConfig>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetBusinessLibConfig<TData = Awaited<ReturnType<typeof getBusinessLibConfig>>, TError = ErrorResponse>(
+ params: GetBusinessLibConfigParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibConfig>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getBusinessLibConfig>>,
+          TError,
+          Awaited<ReturnType<typeof getBusinessLibConfig>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetBusinessLibConfig<TData = Awaited<ReturnType<typeof getBusinessLibConfig>>, TError = ErrorResponse>(
+ params: GetBusinessLibConfigParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibConfig>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary A library's settings: history version retention and who may use it
+ */
+
+export function useGetBusinessLibConfig<TData = Awaited<ReturnType<typeof getBusinessLibConfig>>, TError = ErrorResponse>(
+ params: GetBusinessLibConfigParams, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getBusinessLibConfig>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetBusinessLibConfigQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getSetBusinessLibConfigUrl = () => {
+
+
+
+
+  return `/hcs/controller/BusinessLibs/config`
+}
+
+/**
+ * Only the fields sent change; versionMaxCount or versionMaxDays null returns that limit to the server's default.
+ * The retention job applies the limits on its next run. adminOnly is for custom libraries only: sent for NetDisk or
+ * SysConfig it answers FORBIDDEN (the drive must stay open to everyone and the consoles closed).
+ * @summary Change a library's settings
+ */
+export const setBusinessLibConfig = async (setLibConfigRequest: SetLibConfigRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<LibConfigResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<LibConfigResponse>(getSetBusinessLibConfigUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(setLibConfigRequest)
+  }
+);}
+
+
+
+
+
+export const getSetBusinessLibConfigQueryKey = (setLibConfigRequest?: SetLibConfigRequest,) => {
+    return [
+    'POST', `/hcs/controller/BusinessLibs/config`, setLibConfigRequest
+    ] as const;
+    }
+
+
+export const getSetBusinessLibConfigQueryOptions = <TData = Awaited<ReturnType<typeof setBusinessLibConfig>>, TError = ErrorResponse>(setLibConfigRequest: SetLibConfigRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setBusinessLibConfig>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getSetBusinessLibConfigQueryKey(setLibConfigRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof setBusinessLibConfig>>> = ({ signal }) => setBusinessLibConfig(setLibConfigRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof setBusinessLibConfig>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type SetBusinessLibConfigQueryResult = NonNullable<Awaited<ReturnType<typeof setBusinessLibConfig>>>
+export type SetBusinessLibConfigQueryError = ErrorResponse
+
+
+export function useSetBusinessLibConfig<TData = Awaited<ReturnType<typeof setBusinessLibConfig>>, TError = ErrorResponse>(
+ setLibConfigRequest: SetLibConfigRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof setBusinessLibConfig>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof setBusinessLibConfig>>,
+          TError,
+          Awaited<ReturnType<typeof setBusinessLibConfig>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useSetBusinessLibConfig<TData = Awaited<ReturnType<typeof setBusinessLibConfig>>, TError = ErrorResponse>(
+ setLibConfigRequest: SetLibConfigRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setBusinessLibConfig>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof setBusinessLibConfig>>,
+          TError,
+          Awaited<ReturnType<typeof setBusinessLibConfig>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useSetBusinessLibConfig<TData = Awaited<ReturnType<typeof setBusinessLibConfig>>, TError = ErrorResponse>(
+ setLibConfigRequest: SetLibConfigRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setBusinessLibConfig>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Change a library's settings
+ */
+
+export function useSetBusinessLibConfig<TData = Awaited<ReturnType<typeof setBusinessLibConfig>>, TError = ErrorResponse>(
+ setLibConfigRequest: SetLibConfigRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setBusinessLibConfig>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getSetBusinessLibConfigQueryOptions(setLibConfigRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -1409,6 +1748,121 @@ export function useExisAttrCode<TData = Awaited<ReturnType<typeof exisAttrCode>>
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getExisAttrCodeQueryOptions(params,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getDeleteClassifierUrl = () => {
+
+
+
+
+  return `/hcs/controller/Classifiers/delete`
+}
+
+/**
+ * A classifier that files (live or in a recycle bin) still carry answers CONFLICT: give them another classifier first. An unknown id answers NOT_FOUND.
+ * @summary Remove a classifier no file carries, with its attributes and its menu entry
+ */
+export const deleteClassifier = async (classifierIdRequest: ClassifierIdRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<OkResponse>(getDeleteClassifierUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(classifierIdRequest)
+  }
+);}
+
+
+
+
+
+export const getDeleteClassifierQueryKey = (classifierIdRequest?: ClassifierIdRequest,) => {
+    return [
+    'POST', `/hcs/controller/Classifiers/delete`, classifierIdRequest
+    ] as const;
+    }
+
+
+export const getDeleteClassifierQueryOptions = <TData = Awaited<ReturnType<typeof deleteClassifier>>, TError = ErrorResponse>(classifierIdRequest: ClassifierIdRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteClassifier>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getDeleteClassifierQueryKey(classifierIdRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof deleteClassifier>>> = ({ signal }) => deleteClassifier(classifierIdRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof deleteClassifier>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type DeleteClassifierQueryResult = NonNullable<Awaited<ReturnType<typeof deleteClassifier>>>
+export type DeleteClassifierQueryError = ErrorResponse
+
+
+export function useDeleteClassifier<TData = Awaited<ReturnType<typeof deleteClassifier>>, TError = ErrorResponse>(
+ classifierIdRequest: ClassifierIdRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteClassifier>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteClassifier>>,
+          TError,
+          Awaited<ReturnType<typeof deleteClassifier>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteClassifier<TData = Awaited<ReturnType<typeof deleteClassifier>>, TError = ErrorResponse>(
+ classifierIdRequest: ClassifierIdRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteClassifier>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteClassifier>>,
+          TError,
+          Awaited<ReturnType<typeof deleteClassifier>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteClassifier<TData = Awaited<ReturnType<typeof deleteClassifier>>, TError = ErrorResponse>(
+ classifierIdRequest: ClassifierIdRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteClassifier>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Remove a classifier no file carries, with its attributes and its menu entry
+ */
+
+export function useDeleteClassifier<TData = Awaited<ReturnType<typeof deleteClassifier>>, TError = ErrorResponse>(
+ classifierIdRequest: ClassifierIdRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteClassifier>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getDeleteClassifierQueryOptions(classifierIdRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 

@@ -48,4 +48,6 @@ export interface Classifier {
   classifierNameEn: string;
   features: Feature[];
   attributes: Attribute[];
+  /** Place among the library's classifiers (ascending) and in its menu. */
+  sort: number;
 }

@@ -51,4 +51,10 @@ export interface ModClassifierRequest {
   classifierName?: LibName;
   classifierNameEn?: LibName;
   attributes?: AttributeList;
+  /**
+     * A new place among the library's classifiers (and in its menu).
+     * @minimum 0
+     * @maximum 100000
+     */
+  sort?: number;
 }
