@@ -299,7 +299,9 @@ export interface paths {
         put?: never;
         /**
          * Create or change an OpenID Connect provider (administrators)
-         * @description Without id: a new provider. clientSecret omitted keeps the stored one. Stored encrypted.
+         * @description Without id: a new provider. clientSecret omitted keeps the stored one. Stored encrypted. groupMapping: how the
+         *     groups claim becomes drive group memberships at each sign-in (see GroupMapping); a mapped groupId that is no
+         *     live drive group: 404 NOT_FOUND.
          */
         post: operations["saveOidcProvider"];
         delete?: never;
@@ -352,6 +354,8 @@ export interface paths {
         /**
          * Save the LDAP/AD connection (administrators)
          * @description bindPassword omitted keeps the stored one. Stored encrypted. syncMinutes > 0 syncs on that schedule.
+         *     groupMapping: how directory groups become drive group memberships at each sync (see GroupMapping); a mapped
+         *     groupId that is no live drive group: 404 NOT_FOUND.
          */
         post: operations["saveLdapConfig"];
         delete?: never;
@@ -429,7 +433,10 @@ export interface paths {
         put?: never;
         /**
          * Queue a directory sync now (administrators)
-         * @description The sync runs as a job on the database queue; its report is queued at once and filled in when done.
+         * @description The sync runs as a job on the database queue; its report is queued at once and filled in when done. An account
+         *     whose entry left the directory is disabled and signed out (never deleted), and the reason is recorded: when
+         *     the entry comes back, the next sync enables it again. An account an administrator froze is left as it is, in
+         *     or out of the directory.
          */
         post: operations["syncLdapNow"];
         delete?: never;
@@ -8097,6 +8104,50 @@ export interface components {
             /** @description Members of this group (in the groups claim) are administrators. */
             adminGroup?: string;
         };
+        /**
+         * @description A member's role inside the group. Its authorities on the group's files are the role's in the catalogue
+         *     (getAllRoleInfo):
+         *
+         *     | group role | authorities on the group's files | on the group itself |
+         *     |---|---|---|
+         *     | group_administrator | all eleven | everything: settings, capacity, members and their roles, handover, dissolve |
+         *     | group_leader | all but manage | rename and describe; add and remove members who are not administrators; second-level members |
+         *     | file_leader | as operator (editor + delete) | read members |
+         *     | group_ordinary_members | as defaultrole | read members |
+         *     | groupdefaultrole | as defaultrole (the default for added members) | read members |
+         *
+         *     Grants on folders inside the group (SysRoleUser) still win as the nearest level, as anywhere else. System
+         *     administrators manage every group (settings, members, dissolve) and keep view and manage on its files.
+         * @enum {string}
+         */
+        GroupRoleCode: "group_administrator" | "group_leader" | "file_leader" | "group_ordinary_members" | "groupdefaultrole";
+        GroupMapEntry: {
+            /** @description An LDAP group DN, or a value of the groups claim. */
+            directoryGroup: string;
+            /** @description A live drive group (404 NOT_FOUND otherwise). */
+            groupId: string;
+            roleCode?: components["schemas"]["GroupRoleCode"];
+        };
+        /**
+         * @description How directory groups (LDAP group DNs, or the values of a provider's groups claim) become drive group memberships.
+         *     mirror: each directory group gets a drive group of its name, made by sync (LDAP) or at sign-in (OIDC), owned by
+         *     the first administrator account, renamed when the directory group is (LDAP groups are followed by entryUUID under
+         *     groupBaseDn). map: a directory group's members join an existing drive group with a role. Adding the same group
+         *     by hand makes an ordinary member.
+         *
+         *     Every membership records its source: only memberships the directory made are removed when the user leaves the
+         *     directory group (next sync, or the user's next single sign-on); members added by hand stay, and a member added
+         *     by hand is never taken over by the directory. A directory group that disappears never deletes its drive group:
+         *     it may hold files. Its directory-made memberships go and the drive group stays as an ordinary group; should the
+         *     directory group come back, the same drive group is used again. A mirrored group dissolved by an administrator
+         *     is made anew on the next sync.
+         */
+        GroupMapping: {
+            /** @default false */
+            mirror: boolean;
+            mirrorRole?: components["schemas"]["GroupRoleCode"];
+            map?: components["schemas"]["GroupMapEntry"][];
+        };
         OidcProvider: {
             id: string;
             name: string;
@@ -8107,6 +8158,7 @@ export interface components {
             enabled: boolean;
             /** @description A secret is stored (it is never returned). */
             hasClientSecret: boolean;
+            groupMapping: components["schemas"]["GroupMapping"];
             /** @description The callback URL to register at the provider. */
             redirectUri?: string;
         };
@@ -8123,6 +8175,7 @@ export interface components {
             scopes?: string;
             claims?: components["schemas"]["OidcClaims"];
             enabled?: boolean;
+            groupMapping?: components["schemas"]["GroupMapping"];
         };
         OidcProviderResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["OidcProvider"];
@@ -8161,6 +8214,7 @@ export interface components {
             /** @description DN of the directory group whose members are administrators. */
             adminGroup: string;
             syncMinutes: number;
+            groupMapping: components["schemas"]["GroupMapping"];
         };
         LdapConfigResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["LdapConfig"] | null;
@@ -8178,6 +8232,7 @@ export interface components {
             attributes?: components["schemas"]["LdapAttributes"];
             adminGroup?: string;
             syncMinutes?: number;
+            groupMapping?: components["schemas"]["GroupMapping"];
         };
         /** @description Settings to try: the saved ones with these changes (an empty object tests the saved settings). */
         LdapTestRequest: {
@@ -8193,6 +8248,7 @@ export interface components {
             attributes?: components["schemas"]["LdapAttributes"];
             adminGroup?: string;
             syncMinutes?: number;
+            groupMapping?: components["schemas"]["GroupMapping"];
         };
         LdapTestResponse: components["schemas"]["Envelope"] & {
             data?: {
@@ -8221,7 +8277,16 @@ export interface components {
             status: "queued" | "running" | "done" | "failed";
             added: number;
             updated: number;
+            /** @description Accounts disabled because their entry left the directory (or the filter). */
             disabled: number;
+            /** @description Accounts this sync had disabled earlier, enabled again because their entry is back. An account an administrator froze stays frozen. */
+            reenabled: number;
+            /** @description Drive groups made for mirrored directory groups. */
+            groupsAdded: number;
+            /** @description Group memberships the directory made. */
+            membersAdded: number;
+            /** @description Directory-made group memberships removed (members added by hand stay). */
+            membersRemoved: number;
             errors: string[];
             createdAt: number;
             finishedAt?: number | null;
@@ -10032,23 +10097,6 @@ export interface components {
             /** @description System administrators only: remove the capacity limit. */
             unlimited?: boolean;
         };
-        /**
-         * @description A member's role inside the group. Its authorities on the group's files are the role's in the catalogue
-         *     (getAllRoleInfo):
-         *
-         *     | group role | authorities on the group's files | on the group itself |
-         *     |---|---|---|
-         *     | group_administrator | all eleven | everything: settings, capacity, members and their roles, handover, dissolve |
-         *     | group_leader | all but manage | rename and describe; add and remove members who are not administrators; second-level members |
-         *     | file_leader | as operator (editor + delete) | read members |
-         *     | group_ordinary_members | as defaultrole | read members |
-         *     | groupdefaultrole | as defaultrole (the default for added members) | read members |
-         *
-         *     Grants on folders inside the group (SysRoleUser) still win as the nearest level, as anywhere else. System
-         *     administrators manage every group (settings, members, dissolve) and keep view and manage on its files.
-         * @enum {string}
-         */
-        GroupRoleCode: "group_administrator" | "group_leader" | "file_leader" | "group_ordinary_members" | "groupdefaultrole";
         /**
          * @description Adds full members: the listed users, and every live (not deleted) user of the listed departments and their
          *     sub-departments. Set-based (a few statements whatever the number of users), in one transaction. Users already

@@ -21,6 +21,27 @@ export const DEFAULT_CLAIMS: OidcClaimNames = {
   groups: 'groups',
 };
 
+/** How directory groups become drive group memberships (GroupMapping in the contract). */
+export interface GroupMapping {
+  mirror: boolean;
+  mirrorRole: string;
+  map: { directoryGroup: string; groupId: string; roleCode: string }[];
+}
+
+export const DEFAULT_GROUP_MAPPING: GroupMapping = { mirror: false, mirrorRole: 'groupdefaultrole', map: [] };
+
+/** A stored mapping with every field filled in (rows from before 018 hold '{}'). */
+export function parseGroupMapping(text: string): GroupMapping {
+  const m = parseJson<Partial<GroupMapping>>(text, {});
+  return {
+    mirror: m.mirror === true,
+    mirrorRole: typeof m.mirrorRole === 'string' && m.mirrorRole !== '' ? m.mirrorRole : DEFAULT_GROUP_MAPPING.mirrorRole,
+    map: Array.isArray(m.map)
+      ? m.map.map((e) => ({ directoryGroup: String(e.directoryGroup), groupId: String(e.groupId), roleCode: e.roleCode ? String(e.roleCode) : DEFAULT_GROUP_MAPPING.mirrorRole }))
+      : [],
+  };
+}
+
 export interface OidcProviderRow {
   id: string;
   name: string;
@@ -30,6 +51,7 @@ export interface OidcProviderRow {
   scopes: string;
   claims: OidcClaimNames;
   enabled: boolean;
+  groupMapping: GroupMapping;
   updatedAt: number;
 }
 
@@ -43,7 +65,7 @@ const parseJson = <T>(text: string, fallback: T): T => {
 };
 
 function toProvider(r: {
-  id: string; name: string; issuer: string; client_id: string; client_secret_enc: string; scopes: string; claims: string; enabled: number; updated_at: number;
+  id: string; name: string; issuer: string; client_id: string; client_secret_enc: string; scopes: string; claims: string; enabled: number; group_mapping: string; updated_at: number;
 }): OidcProviderRow {
   return {
     id: r.id,
@@ -54,6 +76,7 @@ function toProvider(r: {
     scopes: r.scopes,
     claims: parseJson(r.claims, DEFAULT_CLAIMS),
     enabled: r.enabled === 1,
+    groupMapping: parseGroupMapping(r.group_mapping),
     updatedAt: r.updated_at,
   };
 }
@@ -78,6 +101,7 @@ export interface ProviderInput {
   scopes: string;
   claims: OidcClaimNames;
   enabled: boolean;
+  groupMapping: GroupMapping;
 }
 
 /** Creates (no id) or replaces a provider; undefined when the id names none. */
@@ -89,6 +113,7 @@ export async function saveProvider(db: Db, p: ProviderInput, now = Date.now()): 
     scopes: p.scopes,
     claims: JSON.stringify(p.claims),
     enabled: p.enabled ? (1 as const) : (0 as const),
+    group_mapping: JSON.stringify(p.groupMapping),
     updated_at: now,
     ...(p.clientSecretSealed !== undefined ? { client_secret_enc: p.clientSecretSealed } : {}),
   };
@@ -127,6 +152,7 @@ export interface LdapSettings {
   attributes: LdapAttributeNames;
   adminGroup: string;
   syncMinutes: number;
+  groupMapping: GroupMapping;
   updatedAt: number;
 }
 
@@ -147,6 +173,7 @@ export async function getLdapSettings(db: Db): Promise<LdapSettings | undefined>
     attributes: parseJson(r.attributes, DEFAULT_ATTRIBUTES),
     adminGroup: r.admin_group,
     syncMinutes: r.sync_minutes,
+    groupMapping: parseGroupMapping(r.group_mapping),
     updatedAt: r.updated_at,
   };
 }
@@ -164,6 +191,7 @@ export async function saveLdapSettings(db: Db, s: Omit<LdapSettings, 'updatedAt'
     attributes: JSON.stringify(s.attributes),
     admin_group: s.adminGroup,
     sync_minutes: s.syncMinutes,
+    group_mapping: JSON.stringify(s.groupMapping),
     updated_at: now,
   };
   await db
@@ -328,18 +356,29 @@ export interface SyncReportRow {
   added: number;
   updated: number;
   disabled: number;
+  reenabled: number;
+  groupsAdded: number;
+  membersAdded: number;
+  membersRemoved: number;
   errors: string[];
   createdAt: number;
   finishedAt: number | null;
 }
 
-const toReport = (r: { id: number; trigger: string; status: SyncReportRow['status']; added: number; updated: number; disabled: number; errors: string; created_at: number; finished_at: number | null }): SyncReportRow => ({
+const toReport = (r: {
+  id: number; trigger: string; status: SyncReportRow['status']; added: number; updated: number; disabled: number; reenabled: number; groups_added: number;
+  members_added: number; members_removed: number; errors: string; created_at: number; finished_at: number | null;
+}): SyncReportRow => ({
   id: Number(r.id),
   trigger: r.trigger === 'schedule' ? 'schedule' : 'manual',
   status: r.status,
   added: r.added,
   updated: r.updated,
   disabled: r.disabled,
+  reenabled: r.reenabled,
+  groupsAdded: r.groups_added,
+  membersAdded: r.members_added,
+  membersRemoved: r.members_removed,
   errors: (() => {
     try {
       const v = JSON.parse(r.errors) as unknown;
@@ -367,7 +406,9 @@ export async function listReports(db: Db, limit: number): Promise<SyncReportRow[
   return rows.map(toReport);
 }
 
-export async function setReport(db: Db, id: number, r: Partial<Pick<SyncReportRow, 'status' | 'added' | 'updated' | 'disabled' | 'errors' | 'finishedAt'>>): Promise<void> {
+type ReportFields = 'status' | 'added' | 'updated' | 'disabled' | 'reenabled' | 'groupsAdded' | 'membersAdded' | 'membersRemoved' | 'errors' | 'finishedAt';
+
+export async function setReport(db: Db, id: number, r: Partial<Pick<SyncReportRow, ReportFields>>): Promise<void> {
   await db
     .updateTable('identity_sync_reports')
     .set({
@@ -375,9 +416,90 @@ export async function setReport(db: Db, id: number, r: Partial<Pick<SyncReportRo
       ...(r.added !== undefined ? { added: r.added } : {}),
       ...(r.updated !== undefined ? { updated: r.updated } : {}),
       ...(r.disabled !== undefined ? { disabled: r.disabled } : {}),
+      ...(r.reenabled !== undefined ? { reenabled: r.reenabled } : {}),
+      ...(r.groupsAdded !== undefined ? { groups_added: r.groupsAdded } : {}),
+      ...(r.membersAdded !== undefined ? { members_added: r.membersAdded } : {}),
+      ...(r.membersRemoved !== undefined ? { members_removed: r.membersRemoved } : {}),
       ...(r.errors !== undefined ? { errors: JSON.stringify(r.errors.slice(0, 100)) } : {}),
       ...(r.finishedAt !== undefined ? { finished_at: r.finishedAt } : {}),
     })
     .where('id', '=', id)
     .execute();
+}
+
+/** The drive group linked to a directory group of `source` (live or dissolved), if any. */
+export async function linkedGroup(db: Db, source: string, externalId: string): Promise<{ groupId: string; name: string; dissolved: boolean } | undefined> {
+  const r = await db
+    .selectFrom('directory_groups as d')
+    .innerJoin('groups as g', 'g.id', 'd.group_id')
+    .select(['d.group_id', 'd.name', 'g.dissolved_at'])
+    .where('d.source', '=', source)
+    .where('d.external_id', '=', externalId)
+    .executeTakeFirst();
+  return r ? { groupId: r.group_id, name: r.name, dissolved: r.dissolved_at !== null } : undefined;
+}
+
+export async function linkGroup(db: Db, source: string, externalId: string, groupId: string, name: string, now = Date.now()): Promise<void> {
+  const values = { group_id: groupId, name, updated_at: now };
+  await db
+    .insertInto('directory_groups')
+    .values({ source, external_id: externalId, ...values })
+    .onConflict((oc) => oc.columns(['source', 'external_id']).doUpdateSet(values))
+    .execute();
+}
+
+/** Live drive groups mirroring a directory group of `source`. */
+export async function linkedGroupIds(db: Db, source: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('directory_groups as d')
+    .innerJoin('groups as g', 'g.id', 'd.group_id')
+    .select('d.group_id')
+    .where('d.source', '=', source)
+    .where('g.dissolved_at', 'is', null)
+    .execute();
+  return rows.map((r) => r.group_id);
+}
+
+/** Memberships `source` made, with whether the member is still in the group; `userId` narrows to one user. */
+export async function directoryMemberships(db: Db, source: string, userId?: string): Promise<{ groupId: string; userId: string; present: boolean }[]> {
+  let q = db
+    .selectFrom('directory_memberships as d')
+    .leftJoin('group_members as m', (j) => j.onRef('m.group_id', '=', 'd.group_id').onRef('m.user_id', '=', 'd.user_id'))
+    .select(['d.group_id', 'd.user_id', 'm.user_id as member'])
+    .where('d.source', '=', source);
+  if (userId !== undefined) q = q.where('d.user_id', '=', userId);
+  const rows = await q.execute();
+  return rows.map((r) => ({ groupId: r.group_id, userId: r.user_id, present: r.member !== null }));
+}
+
+export async function recordDirectoryMembers(db: Db, groupId: string, userIds: readonly string[], source: string, now = Date.now()): Promise<void> {
+  if (userIds.length === 0) return;
+  await db
+    .insertInto('directory_memberships')
+    .values(userIds.map((u) => ({ group_id: groupId, user_id: u, source, created_at: now })))
+    .onConflict((oc) => oc.columns(['group_id', 'user_id']).doUpdateSet({ source, created_at: now }))
+    .execute();
+}
+
+export async function forgetDirectoryMembers(db: Db, groupId: string, userIds: readonly string[]): Promise<void> {
+  if (userIds.length === 0) return;
+  await db.deleteFrom('directory_memberships').where('group_id', '=', groupId).where('user_id', 'in', [...userIds]).execute();
+}
+
+/** Accounts sync disabled (their entry left the directory), by user id. */
+export async function directoryDisabledIds(db: Db, source: string): Promise<Set<string>> {
+  const rows = await db.selectFrom('directory_disabled').select('user_id').where('source', '=', source).execute();
+  return new Set(rows.map((r) => r.user_id));
+}
+
+export async function markDirectoryDisabled(db: Db, userId: string, source: string, now = Date.now()): Promise<void> {
+  await db
+    .insertInto('directory_disabled')
+    .values({ user_id: userId, source, disabled_at: now })
+    .onConflict((oc) => oc.column('user_id').doUpdateSet({ source, disabled_at: now }))
+    .execute();
+}
+
+export async function clearDirectoryDisabled(db: Db, userId: string): Promise<void> {
+  await db.deleteFrom('directory_disabled').where('user_id', '=', userId).execute();
 }

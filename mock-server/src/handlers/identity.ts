@@ -12,15 +12,16 @@ import { getSysConfig, setSysConfig } from '../db/libraries-repo.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
 import { managedDeptIds } from '../db/departments-repo.ts';
 import {
-  DEFAULT_ATTRIBUTES, DEFAULT_CLAIMS, armDevice, authSourceOf, collectDevice, deleteProvider, deviceByUserCode, finishDevice, getLdapSettings,
+  DEFAULT_ATTRIBUTES, DEFAULT_CLAIMS, DEFAULT_GROUP_MAPPING, parseGroupMapping, armDevice, authSourceOf, collectDevice, deleteProvider, deviceByUserCode, directoryDisabledIds, finishDevice, getLdapSettings,
   getProvider, insertState, listProviders, listReports, recordSsoSession, saveLdapSettings, saveProvider, ssoSessionOf, takeState,
-  userByExternal, type LdapSettings, type OidcProviderRow,
+  userByExternal, type GroupMapping, type LdapSettings, type OidcProviderRow,
 } from '../db/identity-repo.ts';
 import { seal } from '../identity/secret-box.ts';
 import { claimDeptPath, claimGroups, claimText, oidcClientOf } from '../identity/oidc.ts';
 import { ensureDeptPath, provision } from '../identity/accounts.ts';
 import { Directory } from '../identity/ldap.ts';
-import { directorySyncOf } from '../identity/sync.ts';
+import { directorySyncOf, LDAP_SOURCE } from '../identity/sync.ts';
+import { assertMappedGroups, desiredMembers, emptyTally, ensureMirrorGroups, reconcileMembers } from '../identity/group-mapping.ts';
 import { currentUserView } from './session.ts';
 import type { components } from '@hcs/openapi/schema';
 
@@ -66,6 +67,7 @@ function providerView(p: OidcProviderRow, base: string): S['OidcProvider'] {
     claims: p.claims,
     enabled: p.enabled,
     hasClientSecret: p.clientSecretSealed !== '',
+    groupMapping: p.groupMapping as S['GroupMapping'],
     redirectUri: `${base}${CALLBACK_PATH}`,
   };
 }
@@ -83,8 +85,12 @@ function ldapView(s: LdapSettings): S['LdapConfig'] {
     attributes: s.attributes,
     adminGroup: s.adminGroup,
     syncMinutes: s.syncMinutes,
+    groupMapping: s.groupMapping as S['GroupMapping'],
   };
 }
+
+/** A mapping from a request with its defaults filled in; undefined when the request leaves it out. */
+const mappingFrom = (m: S['GroupMapping'] | undefined): GroupMapping | undefined => (m === undefined ? undefined : parseGroupMapping(JSON.stringify(m)));
 
 /** The origin the provider sends the browser back to: the configured public URL, else the one the request came to. */
 const baseOf = (ctx: AppContext, req: FastifyRequest) => ctx.config.publicUrl ?? `${req.protocol}://${req.host}`;
@@ -167,6 +173,7 @@ export function identityHandlers(ctx: AppContext): Handlers {
     const deptId = path.length > 0 ? await ensureDeptPath(db, path) : null;
     const admin = names.adminGroup ? claimGroups(claims, names).includes(names.adminGroup) : false;
     const existing = await userByExternal(db, 'oidc', `${p.id}:${sub}`);
+    const groups = claimGroups(claims, names);
     const r = await provision(
       db,
       {
@@ -181,7 +188,21 @@ export function identityHandlers(ctx: AppContext): Handlers {
       },
       { updateAdmin: Boolean(names.adminGroup) },
     );
+    // No groups claim at all says nothing about groups (a provider may leave it out of some tokens): memberships
+    // change only when the claim is there, an empty list included.
+    if (claims[names.groups] !== undefined) await claimMemberships(p, r.user.id, groups);
     return r.user;
+  };
+
+  /** The user's memberships in the provider's mapped and mirrored groups, as their groups claim says now. */
+  const claimMemberships = async (p: OidcProviderRow, userId: string, values: readonly string[]) => {
+    const source = `oidc:${p.id}`;
+    const tally = emptyTally();
+    const refs = [...new Set(values)].map((v) => ({ externalId: v, name: v, matchKey: v }));
+    const mirrored = p.groupMapping.mirror ? await ensureMirrorGroups(db, source, refs, tally) : new Map<string, string>();
+    const want = desiredMembers(p.groupMapping, mirrored, [{ userId, groups: refs }], (v) => v);
+    await reconcileMembers(db, source, want, p.groupMapping, tally, userId);
+    if (tally.errors.length > 0) ctx.log.warn({ provider: p.id, userId, errors: tally.errors }, 'single sign-on: some group memberships could not follow the groups claim');
   };
 
   const failTo = (reply: FastifyReply, code: string) => {
@@ -205,7 +226,9 @@ export function identityHandlers(ctx: AppContext): Handlers {
       const r = await provision(
         db,
         { source: 'ldap', externalId: found.externalId, userName: found.userName, realName: found.realName, email: found.email, deptId, isAdmin: dir.isAdmin(found) },
-        { updateAdmin: settings.adminGroup !== '' },
+        // Only an account sync disabled because its entry left is a returning user's; it stays disabled (and the
+        // sign-in refused) until the next sync sees the entry back and enables it.
+        { updateAdmin: settings.adminGroup !== '', returning: async (u, _ext, trx) => (await directoryDisabledIds(trx, LDAP_SOURCE)).has(u.id) },
       );
       // A name that is a local account's and also a directory user's stays the local account's.
       if (user && r.user.id !== user.id) return null;
@@ -361,6 +384,9 @@ export function identityHandlers(ctx: AppContext): Handlers {
 
     async saveOidcProvider(req) {
       const b = req.body;
+      const mapping = mappingFrom(b.groupMapping);
+      await assertMappedGroups(db, mapping);
+      const prev = b.id !== undefined ? await getProvider(db, b.id) : undefined;
       const saved = await saveProvider(db, {
         id: b.id,
         name: b.name.trim(),
@@ -370,6 +396,7 @@ export function identityHandlers(ctx: AppContext): Handlers {
         scopes: b.scopes?.trim() || 'openid profile email',
         claims: { ...DEFAULT_CLAIMS, ...b.claims },
         enabled: b.enabled ?? true,
+        groupMapping: mapping ?? prev?.groupMapping ?? DEFAULT_GROUP_MAPPING,
       });
       if (!saved) throw new AppError('NOT_FOUND', 'no such single sign-on provider');
       return ok(providerView(saved, base(req)));
@@ -386,6 +413,8 @@ export function identityHandlers(ctx: AppContext): Handlers {
     },
 
     async saveLdapConfig(req) {
+      // Only a mapping sent now is checked: a group dissolved since the last save must not block other changes.
+      await assertMappedGroups(db, mappingFrom(req.body.groupMapping));
       const settings = await settingsFrom(req.body);
       await saveLdapSettings(db, settings);
       return ok(ldapView({ ...settings, updatedAt: Date.now() }));
@@ -432,6 +461,7 @@ export function identityHandlers(ctx: AppContext): Handlers {
       attributes: { ...DEFAULT_ATTRIBUTES, ...prev?.attributes, ...b.attributes },
       adminGroup: b.adminGroup ?? prev?.adminGroup ?? '',
       syncMinutes: b.syncMinutes ?? prev?.syncMinutes ?? 0,
+      groupMapping: mappingFrom(b.groupMapping) ?? prev?.groupMapping ?? DEFAULT_GROUP_MAPPING,
     };
   }
 }

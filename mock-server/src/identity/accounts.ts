@@ -61,9 +61,21 @@ export type Provisioned = { user: User; outcome: 'added' | 'updated' | 'same' };
  * that is not linked to this identity is never taken over: an identity provider that may assert any name must not
  * become a way into a local administrator's account. Its stored password is random and never used.
  */
-export async function provision(db: Db, id: ExternalIdentity, opts: { updateAdmin: boolean }): Promise<Provisioned> {
+export async function provision(
+  db: Db, id: ExternalIdentity, opts: { updateAdmin: boolean; returning?: (user: User, externalId: string | null, trx: Db) => Promise<boolean> },
+): Promise<Provisioned> {
   return atomically(db, async (trx) => {
-    const linked = await userByExternal(trx, id.source, id.externalId);
+    let linked = await userByExternal(trx, id.source, id.externalId);
+    if (!linked && opts.returning) {
+      // A user deleted from the directory and added again comes back as a new entry (a new entryUUID): the account
+      // of the same name is theirs when the caller knows it stands for an entry that left (see `returning`).
+      const same = await getUserByName(trx, id.userName);
+      const facts = same ? await authSourceOf(trx, same.id) : undefined;
+      if (same && facts?.source === id.source && (await opts.returning(same, facts.externalId, trx))) {
+        await linkExternal(trx, same.id, id.source, id.externalId);
+        linked = same;
+      }
+    }
     if (linked) {
       const facts = await authSourceOf(trx, linked.id);
       const changed = await updateExternalUser(trx, linked, facts?.email ?? '', {

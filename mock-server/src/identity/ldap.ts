@@ -6,6 +6,7 @@ import type { AppContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { open } from './secret-box.ts';
 import type { LdapSettings } from '../db/identity-repo.ts';
+import type { DirectoryGroupRef } from './group-mapping.ts';
 
 const CONNECT_TIMEOUT_MS = 5000;
 const OP_TIMEOUT_MS = 15000;
@@ -60,6 +61,19 @@ export function ouPath(entryDn: string, baseDn: string): { names: string[]; keys
   return { names, keys };
 }
 
+/** A group's display name from its DN alone (the first RDN's value): for groups outside the group base. */
+export function groupNameOf(dn: string): string {
+  const first = splitDn(dn)[0] ?? '';
+  const eq = first.indexOf('=');
+  return unescapeValue(eq < 0 ? first : first.slice(eq + 1).trim());
+}
+
+/** A group a user's memberOf names, when no search under the group base found it: known by its DN only. */
+export function groupByDn(dn: string): DirectoryGroupRef {
+  const key = dnKey(dn);
+  return { externalId: `dn:${key}`, name: groupNameOf(dn), matchKey: key };
+}
+
 export interface DirectoryUser {
   dn: string;
   /** entryUUID (OpenLDAP) or objectGUID (AD), else the DN: what stays when the entry moves. */
@@ -69,7 +83,10 @@ export interface DirectoryUser {
   email: string;
   department: string[];
   departmentKeys: string[];
+  /** DN keys of the user's groups. */
   memberOf: string[];
+  /** The same DNs as the directory spells them (for group names). */
+  memberOfDns: string[];
 }
 
 const text = (v: Entry[string] | undefined): string => {
@@ -139,6 +156,7 @@ export class Directory {
       department: names,
       departmentKeys: keys,
       memberOf: texts(e[a.memberOf]).map(dnKey),
+      memberOfDns: texts(e[a.memberOf]),
     };
   }
 
@@ -191,6 +209,34 @@ export class Directory {
     const client = await this.#service();
     try {
       return await this.#search(client, this.#userFilter());
+    } catch (err) {
+      throw unavailable(err);
+    } finally {
+      await client.unbind().catch(() => undefined);
+    }
+  }
+
+  /**
+   * The groups under the group base DN (groupOfNames, groupOfUniqueNames, AD's group), by DN key: what mirrored
+   * drive groups stand for. entryUUID/objectGUID keeps a renamed group the same drive group. None without a base.
+   */
+  async allGroups(): Promise<Map<string, DirectoryGroupRef>> {
+    const out = new Map<string, DirectoryGroupRef>();
+    if (this.#s.groupBaseDn.trim() === '') return out;
+    const client = await this.#service();
+    try {
+      const { searchEntries } = await client.search(this.#s.groupBaseDn, {
+        scope: 'sub',
+        filter: '(|(objectClass=groupOfNames)(objectClass=groupOfUniqueNames)(objectClass=group))',
+        attributes: ['cn', 'entryUUID', 'objectGUID'],
+        paged: { pageSize: PAGE_SIZE },
+      });
+      for (const e of searchEntries) {
+        const key = dnKey(e.dn);
+        const uuid = text(e.entryUUID) || text(e.objectGUID);
+        out.set(key, { externalId: uuid !== '' ? `uuid:${uuid.toLowerCase()}` : `dn:${key}`, name: text(e.cn).trim() || groupNameOf(e.dn), matchKey: key });
+      }
+      return out;
     } catch (err) {
       throw unavailable(err);
     } finally {

@@ -12,6 +12,8 @@ export interface OidcProvidersTable {
   /** JSON: claim names for userName, realName, email, department, groups. */
   claims: Generated<string>;
   enabled: Generated<Flag>;
+  /** JSON: the GroupMapping (018). */
+  group_mapping: Generated<string>;
   created_at: number;
   updated_at: number;
 }
@@ -30,6 +32,8 @@ export interface LdapConfigTable {
   attributes: Generated<string>;
   admin_group: Generated<string>;
   sync_minutes: Generated<number>;
+  /** JSON: the GroupMapping (018). */
+  group_mapping: Generated<string>;
   updated_at: number;
 }
 
@@ -60,9 +64,37 @@ export interface IdentitySyncReportsTable {
   added: Generated<number>;
   updated: Generated<number>;
   disabled: Generated<number>;
+  reenabled: Generated<number>;
+  groups_added: Generated<number>;
+  members_added: Generated<number>;
+  members_removed: Generated<number>;
   errors: Generated<string>;
   created_at: number;
   finished_at: number | null;
+}
+
+/** A drive group standing for a directory group (018); source 'ldap' or 'oidc:<providerId>'. */
+export interface DirectoryGroupsTable {
+  source: string;
+  external_id: string;
+  group_id: string;
+  name: string;
+  updated_at: number;
+}
+
+/** A group membership the directory made (018); members added by hand have no row. */
+export interface DirectoryMembershipsTable {
+  group_id: string;
+  user_id: string;
+  source: string;
+  created_at: number;
+}
+
+/** An account disabled by sync because its entry left the directory (018). */
+export interface DirectoryDisabledTable {
+  user_id: string;
+  source: string;
+  disabled_at: number;
 }
 
 export interface IdentityTables {
@@ -71,4 +103,7 @@ export interface IdentityTables {
   sso_states: SsoStatesTable;
   sso_sessions: SsoSessionsTable;
   identity_sync_reports: IdentitySyncReportsTable;
+  directory_groups: DirectoryGroupsTable;
+  directory_memberships: DirectoryMembershipsTable;
+  directory_disabled: DirectoryDisabledTable;
 }

@@ -767,7 +767,9 @@ export const getSaveOidcProviderUrl = () => {
 }
 
 /**
- * Without id: a new provider. clientSecret omitted keeps the stored one. Stored encrypted.
+ * Without id: a new provider. clientSecret omitted keeps the stored one. Stored encrypted. groupMapping: how the
+ * groups claim becomes drive group memberships at each sign-in (see GroupMapping); a mapped groupId that is no
+ * live drive group: 404 NOT_FOUND.
  * @summary Create or change an OpenID Connect provider (administrators)
  */
 export const saveOidcProvider = async (oidcProviderInput: OidcProviderInput, options?: Parameters<typeof hcsFetch>[1]): Promise<OidcProviderResponse> => {
@@ -1097,6 +1099,8 @@ export const getSaveLdapConfigUrl = () => {
 
 /**
  * bindPassword omitted keeps the stored one. Stored encrypted. syncMinutes > 0 syncs on that schedule.
+ * groupMapping: how directory groups become drive group memberships at each sync (see GroupMapping); a mapped
+ * groupId that is no live drive group: 404 NOT_FOUND.
  * @summary Save the LDAP/AD connection (administrators)
  */
 export const saveLdapConfig = async (ldapConfigInput: LdapConfigInput, options?: Parameters<typeof hcsFetch>[1]): Promise<LdapConfigResponse> => {
@@ -1433,7 +1437,10 @@ export const getSyncLdapNowUrl = () => {
 }
 
 /**
- * The sync runs as a job on the database queue; its report is queued at once and filled in when done.
+ * The sync runs as a job on the database queue; its report is queued at once and filled in when done. An account
+ * whose entry left the directory is disabled and signed out (never deleted), and the reason is recorded: when
+ * the entry comes back, the next sync enables it again. An account an administrator froze is left as it is, in
+ * or out of the directory.
  * @summary Queue a directory sync now (administrators)
  */
 export const syncLdapNow = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<SyncReportResponse> => {

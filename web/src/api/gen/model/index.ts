@@ -353,6 +353,8 @@ export * from './groupId.ts';
 export * from './groupIdRequest.ts';
 export * from './groupInstanceType.ts';
 export * from './groupLevel.ts';
+export * from './groupMapEntry.ts';
+export * from './groupMapping.ts';
 export * from './groupMember.ts';
 export * from './groupMemberFoldersItem.ts';
 export * from './groupMemberPage.ts';

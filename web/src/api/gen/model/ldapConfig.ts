@@ -37,6 +37,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { GroupMapping } from './groupMapping.ts';
 import type { LdapAttributes } from './ldapAttributes.ts';
 
 export interface LdapConfig {
@@ -52,4 +53,5 @@ export interface LdapConfig {
   /** DN of the directory group whose members are administrators. */
   adminGroup: string;
   syncMinutes: number;
+  groupMapping: GroupMapping;
 }

@@ -37,6 +37,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { GroupMapping } from './groupMapping.ts';
 import type { LdapAttributes } from './ldapAttributes.ts';
 
 export interface LdapConfigInput {
@@ -72,4 +73,5 @@ export interface LdapConfigInput {
      * @maximum 10080
      */
   syncMinutes?: number;
+  groupMapping?: GroupMapping;
 }

@@ -37,6 +37,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { GroupMapping } from './groupMapping.ts';
 import type { LdapAttributes } from './ldapAttributes.ts';
 
 /**
@@ -75,4 +76,5 @@ export interface LdapTestRequest {
      * @maximum 10080
      */
   syncMinutes?: number;
+  groupMapping?: GroupMapping;
 }

@@ -37,6 +37,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { GroupMapping } from './groupMapping.ts';
 import type { OidcClaims } from './oidcClaims.ts';
 
 export interface OidcProvider {
@@ -49,6 +50,7 @@ export interface OidcProvider {
   enabled: boolean;
   /** A secret is stored (it is never returned). */
   hasClientSecret: boolean;
+  groupMapping: GroupMapping;
   /** The callback URL to register at the provider. */
   redirectUri?: string;
 }

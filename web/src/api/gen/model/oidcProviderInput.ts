@@ -37,6 +37,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { GroupMapping } from './groupMapping.ts';
 import type { OidcClaims } from './oidcClaims.ts';
 
 export interface OidcProviderInput {
@@ -63,4 +64,5 @@ export interface OidcProviderInput {
   scopes?: string;
   claims?: OidcClaims;
   enabled?: boolean;
+  groupMapping?: GroupMapping;
 }

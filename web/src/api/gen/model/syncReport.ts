@@ -46,7 +46,16 @@ export interface SyncReport {
   status: SyncReportStatus;
   added: number;
   updated: number;
+  /** Accounts disabled because their entry left the directory (or the filter). */
   disabled: number;
+  /** Accounts this sync had disabled earlier, enabled again because their entry is back. An account an administrator froze stays frozen. */
+  reenabled: number;
+  /** Drive groups made for mirrored directory groups. */
+  groupsAdded: number;
+  /** Group memberships the directory made. */
+  membersAdded: number;
+  /** Directory-made group memberships removed (members added by hand stay). */
+  membersRemoved: number;
   errors: string[];
   createdAt: number;
   /** @nullable */
