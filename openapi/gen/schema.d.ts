@@ -4717,6 +4717,100 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/services/ShareAPI/zipDownloadUrl": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a zip download of shared folders and files: count it against the limit
+         * @description Folders (and files) the link reaches, as one streamed zip (as getZipDownloadUrl for signed-in users). Counts
+         *     ONE download for the whole zip with the same conditional UPDATE as triggerShareLimit (SHARE_LIMIT_REACHED when
+         *     none is left), is logged in the share log (optType download, optObjName the zip's name) and answers a
+         *     single-use URL valid 2 minutes for shareZipStream. The same rules as a single file's download: previewOnly and
+         *     protected (watermark) links answer SHARE_PREVIEW_ONLY; upload links only with uploadAllowList (403 FORBIDDEN);
+         *     an id the link does not reach 404 NOT_FOUND; a folder holding items the link's maker may no longer download
+         *     403 FORBIDDEN. Every check runs before anything is counted.
+         */
+        post: operations["shareGetZipDownloadUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/zip/{ticket}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the zip a visitor started
+         * @description The single-use ticket from shareGetZipDownloadUrl authorizes the request, so the browser's own download manager
+         *     can navigate to it. The link and the visitor's token are checked again (a cancel, expiry or new code since the
+         *     ticket refuses with its SHARE_* code), and every entry before the first byte.
+         */
+        get: operations["shareDownloadZip"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/createFolders": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recreate an uploaded folder tree under an upload link's folder
+         * @description Before a folder upload: the visitor names every folder of the tree (each path as its names, parent paths first or
+         *     not: missing ones are made) and the files and bytes the upload will bring. Nothing is created unless the whole
+         *     upload fits: the link's caps (uploadMaxFiles, uploadMaxBytes: SHARE_UPLOAD_LIMIT) and the owner's free space
+         *     (SPACE_NOT_ENOUGH). Names follow the name rules (NAME_INVALID for `..`, `/` and the rest: the tree cannot leave
+         *     the link's folder). The folders are made in one transaction, under parentId (the link's folder or a folder below
+         *     it, 404 NOT_FOUND otherwise; absent: the link's folder), charged to nobody (folders hold no bytes). A top folder
+         *     whose name is taken gets "name (1)": an upload never merges into what the folder held. Each file is then uploaded
+         *     into its folder with the anonymous upload calls, where the caps are taken file by file (a second visitor racing
+         *     this one may still fill the link first). Upload links only (403 FORBIDDEN for download links). Logged once per
+         *     top folder (optType upload).
+         */
+        post: operations["shareCreateFolders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hcs/controller/API/agent/pairing-token": {
         parameters: {
             query?: never;
@@ -9779,6 +9873,40 @@ export interface components {
             optType: "preview" | "download";
             optObj?: string;
             optSubject?: string;
+        };
+        ShareZipRequest: {
+            instanceIds: string[];
+            /** @description Zip name without .zip; defaults to the single folder's name, else "download". */
+            name?: string;
+        };
+        ShareZip: {
+            /** @description shareDownloadZip URL, single-use. */
+            url: string;
+            expiresAt: number;
+            downloadsLeft: number | null;
+        };
+        ShareZipResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ShareZip"];
+        };
+        ShareFoldersRequest: {
+            parentId?: string;
+            /** @description Each folder as its path of names below parentId, e.g. [["photos"], ["photos", "2024"]]. */
+            folders: components["schemas"]["EncodedName"][][];
+            /** @description Files the upload will bring. */
+            files: number;
+            /** @description Their total size. */
+            bytes: number;
+        };
+        ShareFolders: {
+            /** @description The folder made for each requested path, in the request's order. */
+            folders: {
+                instanceId: string;
+                /** @description The folder's own name as made (a top folder may be "name (1)"). */
+                instanceName: string;
+            }[];
+        };
+        ShareFoldersResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ShareFolders"];
         };
         AgentPairingToken: {
             /** @description Secret; hand it only to the local agent. */
@@ -16996,6 +17124,101 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareGetZipDownloadUrl: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareZipRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareZipResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareDownloadZip: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                ticket: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The zip (zip64, stored, UTF-8 names), streamed with constant memory. */
+            200: {
+                headers: {
+                    /** @description attachment with the UTF-8 file name (RFC 6266 filename*) */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareCreateFolders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareFoldersRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareFoldersResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };

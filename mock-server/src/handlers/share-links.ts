@@ -2,7 +2,7 @@
 // reach only their own links (administrators every link); a link of someone else answers NOT_FOUND as if it did
 // not exist. Visitors' calls run with req.visitor (links/visitors.ts): the route layer has checked their token and
 // that the link is still open, and every id they name goes through `reachable`.
-import { randomBytes } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { AppContext, Handlers } from '../context.ts';
 import type { components } from '@hcs/openapi/schema';
@@ -10,17 +10,19 @@ import { done, ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
 import { transaction } from '../db/sql/tx.ts';
 import { callerOf } from '../files/access.ts';
-import { decide, hiddenChildren, permissionsFor, prepareAccess } from '../files/access-gate.ts';
-import { contentDisposition, contentTypeOf, decodeWireName } from '../files/names.ts';
-import { issueTicket } from '../files/tickets.ts';
+import { assertSubtreeAllows, decide, hiddenChildren, permissionsFor, prepareAccess } from '../files/access-gate.ts';
+import { contentDisposition, contentTypeOf, decodeWireName, nameKey } from '../files/names.ts';
+import { issueTicket, redeemTicket } from '../files/tickets.ts';
+import { sendZip } from '../files/zip-stream.ts';
+import { assertFits } from '../db/quota.ts';
 import { contentOf, downloadInfo, viewOf } from '../files/wire.ts';
 import { isActiveContent } from '../http/hygiene.ts';
-import { childrenAfter, getInstanceRows, getWithAncestors, renameInstance, type InstanceRow } from '../db/instances-repo.ts';
+import { childrenAfter, getInstanceRows, getWithAncestors, insertInstance, renameInstance, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
 import { getUserById, isExpired } from '../db/users-repo.ts';
 import { PREVIEW_INLINE_LIMIT } from './download.ts';
 import { uploadHandlers } from './upload.ts';
 import {
-  addGrant, addLinkSession, countDownload, countView, dropGrant, getLink, getLinkByKey, getLinks, getStoredPolicy, hasGrant, insertLink, isLinkSession, itemIdsOfLinks,
+  addGrant, addLinkSession, countDownload, countView, dropGrant, getLink, getLinkByKey, getLinks, getStoredPolicy, getToken, hasGrant, insertLink, isLinkSession, itemIdsOfLinks,
   linkItemIds, listLinkLogs, listLinks, liveLinksOn, recordUpload, releaseUpload, reserveUpload, revokeToken, setLinkKey, setLinkStatus, storePolicy, updateLinkSettings, uploadedBy,
   type LinkPolicy, type LinkRow, type LinkSettings,
 } from '../db/links-repo.ts';
@@ -38,6 +40,10 @@ const DAY = 24 * 60 * 60_000;
 /** Presigned storage URLs for visitors: storage cannot ask whether the link still stands, so they live briefly. */
 const SIGNED_URL_TTL_S = 60;
 const PREVIEW_TICKET_MS = 2 * 60_000;
+/** A visitor's zip URL: single-use and short, as the link may be cancelled in the meantime. */
+const ZIP_TICKET_MS = 2 * 60_000;
+
+interface ZipTicket { linkId: string; tokenId: string; ids: string[]; name: string }
 
 /** The policy's defaults, from the environment (HCS_LINK_CODE_REQUIRED, HCS_LINK_MAX_EXPIRE_DAYS, HCS_LINK_ROLES). */
 export function envLinkPolicy(env: NodeJS.ProcessEnv = process.env): LinkPolicy {
@@ -63,6 +69,9 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
   const { db } = ctx;
   // The sign-in CAPTCHA challenges (same table, same secret): verifyCode hands them out, loginShare spends them.
   const captchas = createCaptchas(db, ctx.secret);
+  // Visitors' zip tickets are stored as the signed-in ones (kind zip) but tagged under their own key, so neither zip
+  // route redeems the other's: a visitor's ticket never streams without the link's checks.
+  const zipSecret = createHmac('sha256', ctx.secret).update('share-zip-ticket').digest();
   const origin = (req: FastifyRequest) => ctx.config.publicUrl ?? `${req.protocol}://${req.host}`;
   const fullLink = (req: FastifyRequest, key: string) => `${origin(req)}/drive/fileDownload?link=${key}`;
 
@@ -164,6 +173,16 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
     if (v.link.previewOnly) throw new AppError('SHARE_PREVIEW_ONLY', 'this link allows preview only');
     if (row.isFolder) throw new AppError('CONFLICT', 'a folder is downloaded file by file');
     await assertMakerMay(v, row, 'download');
+    return row;
+  }
+
+  /** A file or folder the visitor may take as a zip: as `downloadable`, and nothing below it kept from the maker. */
+  async function zippable(v: Visitor, id: string): Promise<InstanceRow> {
+    assertMayList(v.link);
+    const row = await reachable(db, v, id);
+    if (v.link.previewOnly) throw new AppError('SHARE_PREVIEW_ONLY', 'this link allows preview only');
+    await assertMakerMay(v, row, 'download');
+    await assertSubtreeAllows(db, await ownerCaller(db, v.link), row, 'download');
     return row;
   }
 
@@ -540,6 +559,36 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       return reply.send(obj.body);
     },
 
+    async shareGetZipDownloadUrl(req) {
+      const v = visitorOf(req);
+      const ids = [...new Set(req.body.instanceIds)];
+      const rows: InstanceRow[] = [];
+      for (const id of ids) rows.push(await zippable(v, id));
+      let name = req.body.name?.trim() || (rows.length === 1 ? rows[0]!.name : 'download');
+      if (/[\u0000-\u001f\u007f/\\]/.test(name)) throw new AppError('BAD_REQUEST', 'name contains forbidden characters');
+      name = name.replace(/\.zip$/i, '');
+      // One download for the whole zip, taken before the ticket exists: a refused count hands out nothing.
+      if (!(await countDownload(db, v.link.id))) throw new AppError('SHARE_LIMIT_REACHED', 'the link has no downloads left');
+      await logLinkEvent(ctx, req, v.link, 'download', { id: ids.join(','), name: `${name}.zip` });
+      const payload: ZipTicket = { linkId: v.link.id, tokenId: v.token.id, ids, name };
+      const { ticket, expiresAt } = await issueTicket(db, zipSecret, 'zip', v.link.ownerId, payload, ZIP_TICKET_MS);
+      const l = v.link;
+      return ok({ url: `/hcs/services/ShareAPI/zip/${ticket}`, expiresAt, downloadsLeft: l.maxDownloads === null ? null : Math.max(0, l.maxDownloads - l.downloadCount - 1) });
+    },
+
+    async shareDownloadZip(req, reply) {
+      const t = await redeemTicket<ZipTicket>(db, zipSecret, 'zip', req.params.ticket, { singleUse: true });
+      // The link and the visitor's token as they stand now: a cancel, an expiry or a new code since the ticket wins.
+      const link = await getLink(db, t.payload.linkId);
+      assertLinkOpen(link);
+      const token = await getToken(db, t.payload.tokenId);
+      if (!token || token.revoked || token.expiresAt <= Date.now() || token.epoch !== link.tokenEpoch) throw new AppError('SHARE_TOKEN_INVALID', 'the share token is expired or revoked');
+      const v: Visitor = { link, token, itemIds: await linkItemIds(db, link.id) };
+      // Every entry before the first byte, so a refusal is still a proper error envelope.
+      for (const id of t.payload.ids) await zippable(v, id);
+      await sendZip(ctx, req, reply, await ownerCaller(db, link), t.payload.ids, t.payload.name);
+    },
+
     async shareGetDownloadFileInfo(req) {
       const v = visitorOf(req);
       const row = await downloadable(v, req.query.instanceId);
@@ -667,6 +716,41 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       await recordUpload(db, v.link.id, out.data.instanceId, v.token.id);
       await logLinkEvent(ctx, req, v.link, 'upload', { id: out.data.instanceId, name: out.data.instanceName });
       return out as never;
+    },
+
+    async shareCreateFolders(req) {
+      const v = visitorOf(req);
+      const owner = await actingOwner(req, v);
+      const b = req.body;
+      const base = await uploadFolder(v, owner, b.parentId);
+      // Every name first: one bad name ('..', a slash) creates nothing.
+      const paths = b.folders.map((p, i) => p.map((wire, j) => decodeWireName(wire, `folders[${i}][${j}]`)));
+      const l = v.link;
+      if ((l.uploadMaxFiles !== null && l.uploadCount + b.files > l.uploadMaxFiles) || (l.uploadMaxBytes !== null && l.uploadBytes + b.bytes > l.uploadMaxBytes)) {
+        throw new AppError('SHARE_UPLOAD_LIMIT', 'the upload link has no room for this folder');
+      }
+      const made = await transaction(db, async (trx) => {
+        await assertFits(trx, spaceOf(base), b.bytes);
+        const byPath = new Map<string, InstanceRow>();
+        const ensure = async (path: string[]): Promise<InstanceRow> => {
+          const key = path.map(nameKey).join('/');
+          const known = byPath.get(key);
+          if (known) return known;
+          const parent = path.length === 1 ? base : await ensure(path.slice(0, -1));
+          // Only a top folder can meet a name already there; below it everything is new.
+          const row = await insertInstance(trx, { parent, name: path.at(-1)!, isFolder: true, createdBy: owner.userId, ...(path.length === 1 ? { conflict: 'rename' as const } : {}) });
+          byPath.set(key, row);
+          return row;
+        };
+        const out: InstanceRow[] = [];
+        for (const p of paths) out.push(await ensure(p));
+        return { out, all: [...byPath.entries()] };
+      });
+      for (const [key, row] of made.all) {
+        await recordUpload(db, l.id, row.id, v.token.id);
+        if (!key.includes('/')) await logLinkEvent(ctx, req, l, 'upload', { id: row.id, name: row.name });
+      }
+      return ok({ folders: made.out.map((r) => ({ instanceId: r.id, instanceName: r.name })) });
     },
 
     async addShareLog(req) {

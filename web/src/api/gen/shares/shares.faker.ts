@@ -62,9 +62,11 @@ import type {
   LinkTextResponse,
   OkResponse,
   ShareBatchResponse,
+  ShareFoldersResponse,
   ShareItemResponse,
   ShareLogPageResponse,
   ShareRecipientListResponse,
+  ShareZipResponse,
   SignedUrlResponse,
   VerifyCodeResponse,
   VisitorPageResponse,
@@ -150,4 +152,10 @@ export const getShareGetPreviewResponseMock = (): SignedUrlResponse => ({...{ret
 export const getShareGetFileInfoByIdResponseMock = (): ShareItemResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {instanceId: faker.string.alpha({length: {min: 10, max: 20}}), instanceName: faker.string.alpha({length: {min: 10, max: 20}}), classifierId: faker.helpers.arrayElement(['Folder','File'] as const), fSize: faker.number.int(), fType: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), undefined]), createTime: faker.helpers.arrayElement([faker.number.int(), undefined])}},})
 
 export const getAddShareLogResponseMock = (overrideResponse: Partial<Extract<OkResponse, object>> = {}): OkResponse => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: null, ...overrideResponse})
+
+export const getShareGetZipDownloadUrlResponseMock = (): ShareZipResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {url: faker.string.alpha({length: {min: 10, max: 20}}), expiresAt: faker.number.int(), downloadsLeft: faker.helpers.arrayElement([faker.number.int(), null])}},})
+
+export const getShareDownloadZipResponseMock = (): Blob => (new Blob([new Uint8Array(faker.number.int({ min: 1, max: 64 }))]))
+
+export const getShareCreateFoldersResponseMock = (): ShareFoldersResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {folders: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => ({instanceId: faker.string.alpha({length: {min: 10, max: 20}}), instanceName: faker.string.alpha({length: {min: 10, max: 20}})}))}},})
 

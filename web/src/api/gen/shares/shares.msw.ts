@@ -59,9 +59,11 @@ import type {
   LinkTextResponse,
   OkResponse,
   ShareBatchResponse,
+  ShareFoldersResponse,
   ShareItemResponse,
   ShareLogPageResponse,
   ShareRecipientListResponse,
+  ShareZipResponse,
   SignedUrlResponse,
   VerifyCodeResponse,
   VisitorPageResponse,
@@ -100,18 +102,21 @@ import {
   getPageSharesResponseMock,
   getRenameShareInstanceResponseMock,
   getSetLinkPolicyResponseMock,
+  getShareCreateFoldersResponseMock,
   getShareDownloadResponseMock,
+  getShareDownloadZipResponseMock,
   getShareGetCdnDownloadResponseMock,
   getShareGetCloudProviderResponseMock,
   getShareGetDownloadFileInfoResponseMock,
   getShareGetFileInfoByIdResponseMock,
   getShareGetPreviewResponseMock,
   getShareGetTokenResponseMock,
+  getShareGetZipDownloadUrlResponseMock,
   getShareSignDownloadRequestResponseMock,
   getTriggerShareLimitResponseMock
 } from './shares.faker.ts';
 
-export { getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getCreateShareResponseMock, getPageSharesResponseMock, getDeleteSharesResponseMock, getCancelShareResponseMock, getAddLinkResponseMock, getGetShareLinkTextResponseMock, getDeleteParentShareInfoResponseMock, getPageShareLogsResponseMock, getGetLinkPolicyResponseMock, getSetLinkPolicyResponseMock, getFileSharePreviewResponseMock, getGetShareResponseMock, getModifyShareResponseMock, getGetShareItemResponseMock, getCheckLinkResponseMock, getGetLinkInfoResponseMock, getGetShareVerifyCodeResponseMock, getLoginShareResponseMock, getLoginShareTokenResponseMock, getGetShareTokenStateResponseMock, getPageShareInstancesResponseMock, getRenameShareInstanceResponseMock, getTriggerShareLimitResponseMock, getShareGetTokenResponseMock, getShareDownloadResponseMock, getShareGetDownloadFileInfoResponseMock, getShareGetCloudProviderResponseMock, getShareGetCdnDownloadResponseMock, getShareSignDownloadRequestResponseMock, getShareGetPreviewResponseMock, getShareGetFileInfoByIdResponseMock, getAddShareLogResponseMock } from './shares.faker.ts';
+export { getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getCreateShareResponseMock, getPageSharesResponseMock, getDeleteSharesResponseMock, getCancelShareResponseMock, getAddLinkResponseMock, getGetShareLinkTextResponseMock, getDeleteParentShareInfoResponseMock, getPageShareLogsResponseMock, getGetLinkPolicyResponseMock, getSetLinkPolicyResponseMock, getFileSharePreviewResponseMock, getGetShareResponseMock, getModifyShareResponseMock, getGetShareItemResponseMock, getCheckLinkResponseMock, getGetLinkInfoResponseMock, getGetShareVerifyCodeResponseMock, getLoginShareResponseMock, getLoginShareTokenResponseMock, getGetShareTokenStateResponseMock, getPageShareInstancesResponseMock, getRenameShareInstanceResponseMock, getTriggerShareLimitResponseMock, getShareGetTokenResponseMock, getShareDownloadResponseMock, getShareGetDownloadFileInfoResponseMock, getShareGetCloudProviderResponseMock, getShareGetCdnDownloadResponseMock, getShareSignDownloadRequestResponseMock, getShareGetPreviewResponseMock, getShareGetFileInfoByIdResponseMock, getAddShareLogResponseMock, getShareGetZipDownloadUrlResponseMock, getShareDownloadZipResponseMock, getShareCreateFoldersResponseMock } from './shares.faker.ts';
 
 
 export const getPageFileSharingMockHandler = (overrideResponse?: FileSharingPageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<FileSharingPageResponse> | FileSharingPageResponse), options?: RequestHandlerOptions) => {
@@ -582,6 +587,43 @@ export const getAddShareLogMockHandler = (overrideResponse?: OkResponse | ((info
       })
   }, options)
 }
+
+export const getShareGetZipDownloadUrlMockHandler = (overrideResponse?: ShareZipResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<ShareZipResponse> | ShareZipResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/services/ShareAPI/zipDownloadUrl', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getShareGetZipDownloadUrlResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getShareDownloadZipMockHandler = (overrideResponse?: Blob | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<Blob> | Blob), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/services/ShareAPI/zip/:ticket', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+  const binaryBody = overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getShareDownloadZipResponseMock();
+    return new HttpResponse(binaryBody,
+      { status: 200,
+        headers: { 'Content-Type': 'application/octet-stream' }
+      })
+  }, options)
+}
+
+export const getShareCreateFoldersMockHandler = (overrideResponse?: ShareFoldersResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<ShareFoldersResponse> | ShareFoldersResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/services/ShareAPI/createFolders', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getShareCreateFoldersResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
 export const getSharesMock = () => [
   getPageFileSharingMockHandler(),
   getCreateFileSharingMockHandler(),
@@ -621,5 +663,8 @@ export const getSharesMock = () => [
   getShareSignDownloadRequestMockHandler(),
   getShareGetPreviewMockHandler(),
   getShareGetFileInfoByIdMockHandler(),
-  getAddShareLogMockHandler()
+  getAddShareLogMockHandler(),
+  getShareGetZipDownloadUrlMockHandler(),
+  getShareDownloadZipMockHandler(),
+  getShareCreateFoldersMockHandler()
 ]

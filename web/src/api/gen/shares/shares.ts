@@ -89,6 +89,8 @@ import type {
   RenameRequest,
   ShareBatchResponse,
   ShareDownloadParams,
+  ShareFoldersRequest,
+  ShareFoldersResponse,
   ShareGetCdnDownloadParams,
   ShareGetDownloadFileInfoParams,
   ShareGetPreviewParams,
@@ -100,6 +102,8 @@ import type {
   ShareRecipientListResponse,
   ShareSettings,
   ShareSignDownloadRequestParams,
+  ShareZipRequest,
+  ShareZipResponse,
   SignedUrlResponse,
   TriggerShareLimitParams,
   VerifyCodeResponse,
@@ -4367,6 +4371,354 @@ export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, 
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getAddShareLogQueryOptions(addLogRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getShareGetZipDownloadUrlUrl = () => {
+
+
+
+
+  return `/hcs/services/ShareAPI/zipDownloadUrl`
+}
+
+/**
+ * Folders (and files) the link reaches, as one streamed zip (as getZipDownloadUrl for signed-in users). Counts
+ * ONE download for the whole zip with the same conditional UPDATE as triggerShareLimit (SHARE_LIMIT_REACHED when
+ * none is left), is logged in the share log (optType download, optObjName the zip's name) and answers a
+ * single-use URL valid 2 minutes for shareZipStream. The same rules as a single file's download: previewOnly and
+ * protected (watermark) links answer SHARE_PREVIEW_ONLY; upload links only with uploadAllowList (403 FORBIDDEN);
+ * an id the link does not reach 404 NOT_FOUND; a folder holding items the link's maker may no longer download
+ * 403 FORBIDDEN. Every check runs before anything is counted.
+ * @summary Start a zip download of shared folders and files: count it against the limit
+ */
+export const shareGetZipDownloadUrl = async (shareZipRequest: ShareZipRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<ShareZipResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<ShareZipResponse>(getShareGetZipDownloadUrlUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(shareZipRequest)
+  }
+);}
+
+
+
+
+
+export const getShareGetZipDownloadUrlQueryKey = (shareZipRequest?: ShareZipRequest,) => {
+    return [
+    'POST', `/hcs/services/ShareAPI/zipDownloadUrl`, shareZipRequest
+    ] as const;
+    }
+
+
+export const getShareGetZipDownloadUrlQueryOptions = <TData = Awaited<ReturnType<typeof shareGetZipDownloadUrl>>, TError = ErrorResponse>(shareZipRequest: ShareZipRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetZipDownloadUrl>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getShareGetZipDownloadUrlQueryKey(shareZipRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareGetZipDownloadUrl>>> = ({ signal }) => shareGetZipDownloadUrl(shareZipRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof shareGetZipDownloadUrl>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ShareGetZipDownloadUrlQueryResult = NonNullable<Awaited<ReturnType<typeof shareGetZipDownloadUrl>>>
+export type ShareGetZipDownloadUrlQueryError = ErrorResponse
+
+
+export function useShareGetZipDownloadUrl<TData = Awaited<ReturnType<typeof shareGetZipDownloadUrl>>, TError = ErrorResponse>(
+ shareZipRequest: ShareZipRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetZipDownloadUrl>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetZipDownloadUrl>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetZipDownloadUrl>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetZipDownloadUrl<TData = Awaited<ReturnType<typeof shareGetZipDownloadUrl>>, TError = ErrorResponse>(
+ shareZipRequest: ShareZipRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetZipDownloadUrl>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareGetZipDownloadUrl>>,
+          TError,
+          Awaited<ReturnType<typeof shareGetZipDownloadUrl>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareGetZipDownloadUrl<TData = Awaited<ReturnType<typeof shareGetZipDownloadUrl>>, TError = ErrorResponse>(
+ shareZipRequest: ShareZipRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetZipDownloadUrl>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Start a zip download of shared folders and files: count it against the limit
+ */
+
+export function useShareGetZipDownloadUrl<TData = Awaited<ReturnType<typeof shareGetZipDownloadUrl>>, TError = ErrorResponse>(
+ shareZipRequest: ShareZipRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareGetZipDownloadUrl>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getShareGetZipDownloadUrlQueryOptions(shareZipRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getShareDownloadZipUrl = (ticket: string,) => {
+
+
+
+
+  return `/hcs/services/ShareAPI/zip/${ticket}`
+}
+
+/**
+ * The single-use ticket from shareGetZipDownloadUrl authorizes the request, so the browser's own download manager
+ * can navigate to it. The link and the visitor's token are checked again (a cancel, expiry or new code since the
+ * ticket refuses with its SHARE_* code), and every entry before the first byte.
+ * @summary Stream the zip a visitor started
+ */
+export const shareDownloadZip = async (ticket: string, options?: Parameters<typeof hcsFetch>[1]): Promise<Blob> => {
+
+  return hcsFetch<Blob>(getShareDownloadZipUrl(ticket),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getShareDownloadZipQueryKey = (ticket: string,) => {
+    return [
+    `/hcs/services/ShareAPI/zip/${ticket}`
+    ] as const;
+    }
+
+
+export const getShareDownloadZipQueryOptions = <TData = Awaited<ReturnType<typeof shareDownloadZip>>, TError = ErrorResponse>(ticket: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDownloadZip>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getShareDownloadZipQueryKey(ticket);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareDownloadZip>>> = ({ signal }) => shareDownloadZip(ticket, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, enabled: ticket !== null && ticket !== undefined, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof shareDownloadZip>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ShareDownloadZipQueryResult = NonNullable<Awaited<ReturnType<typeof shareDownloadZip>>>
+export type ShareDownloadZipQueryError = ErrorResponse
+
+
+export function useShareDownloadZip<TData = Awaited<ReturnType<typeof shareDownloadZip>>, TError = ErrorResponse>(
+ ticket: string, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDownloadZip>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareDownloadZip>>,
+          TError,
+          Awaited<ReturnType<typeof shareDownloadZip>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareDownloadZip<TData = Awaited<ReturnType<typeof shareDownloadZip>>, TError = ErrorResponse>(
+ ticket: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDownloadZip>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareDownloadZip>>,
+          TError,
+          Awaited<ReturnType<typeof shareDownloadZip>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareDownloadZip<TData = Awaited<ReturnType<typeof shareDownloadZip>>, TError = ErrorResponse>(
+ ticket: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDownloadZip>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Stream the zip a visitor started
+ */
+
+export function useShareDownloadZip<TData = Awaited<ReturnType<typeof shareDownloadZip>>, TError = ErrorResponse>(
+ ticket: string, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareDownloadZip>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getShareDownloadZipQueryOptions(ticket,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getShareCreateFoldersUrl = () => {
+
+
+
+
+  return `/hcs/services/ShareAPI/createFolders`
+}
+
+/**
+ * Before a folder upload: the visitor names every folder of the tree (each path as its names, parent paths first or
+ * not: missing ones are made) and the files and bytes the upload will bring. Nothing is created unless the whole
+ * upload fits: the link's caps (uploadMaxFiles, uploadMaxBytes: SHARE_UPLOAD_LIMIT) and the owner's free space
+ * (SPACE_NOT_ENOUGH). Names follow the name rules (NAME_INVALID for `..`, `/` and the rest: the tree cannot leave
+ * the link's folder). The folders are made in one transaction, under parentId (the link's folder or a folder below
+ * it, 404 NOT_FOUND otherwise; absent: the link's folder), charged to nobody (folders hold no bytes). A top folder
+ * whose name is taken gets "name (1)": an upload never merges into what the folder held. Each file is then uploaded
+ * into its folder with the anonymous upload calls, where the caps are taken file by file (a second visitor racing
+ * this one may still fill the link first). Upload links only (403 FORBIDDEN for download links). Logged once per
+ * top folder (optType upload).
+ * @summary Recreate an uploaded folder tree under an upload link's folder
+ */
+export const shareCreateFolders = async (shareFoldersRequest: ShareFoldersRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<ShareFoldersResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<ShareFoldersResponse>(getShareCreateFoldersUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(shareFoldersRequest)
+  }
+);}
+
+
+
+
+
+export const getShareCreateFoldersQueryKey = (shareFoldersRequest?: ShareFoldersRequest,) => {
+    return [
+    'POST', `/hcs/services/ShareAPI/createFolders`, shareFoldersRequest
+    ] as const;
+    }
+
+
+export const getShareCreateFoldersQueryOptions = <TData = Awaited<ReturnType<typeof shareCreateFolders>>, TError = ErrorResponse>(shareFoldersRequest: ShareFoldersRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCreateFolders>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getShareCreateFoldersQueryKey(shareFoldersRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof shareCreateFolders>>> = ({ signal }) => shareCreateFolders(shareFoldersRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof shareCreateFolders>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ShareCreateFoldersQueryResult = NonNullable<Awaited<ReturnType<typeof shareCreateFolders>>>
+export type ShareCreateFoldersQueryError = ErrorResponse
+
+
+export function useShareCreateFolders<TData = Awaited<ReturnType<typeof shareCreateFolders>>, TError = ErrorResponse>(
+ shareFoldersRequest: ShareFoldersRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCreateFolders>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareCreateFolders>>,
+          TError,
+          Awaited<ReturnType<typeof shareCreateFolders>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareCreateFolders<TData = Awaited<ReturnType<typeof shareCreateFolders>>, TError = ErrorResponse>(
+ shareFoldersRequest: ShareFoldersRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCreateFolders>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof shareCreateFolders>>,
+          TError,
+          Awaited<ReturnType<typeof shareCreateFolders>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useShareCreateFolders<TData = Awaited<ReturnType<typeof shareCreateFolders>>, TError = ErrorResponse>(
+ shareFoldersRequest: ShareFoldersRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCreateFolders>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Recreate an uploaded folder tree under an upload link's folder
+ */
+
+export function useShareCreateFolders<TData = Awaited<ReturnType<typeof shareCreateFolders>>, TError = ErrorResponse>(
+ shareFoldersRequest: ShareFoldersRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof shareCreateFolders>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getShareCreateFoldersQueryOptions(shareFoldersRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
