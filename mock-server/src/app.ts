@@ -23,6 +23,7 @@ import type { ObjectStore } from './storage/object-store.ts';
 import { seed } from './db/seed.ts';
 import { JANITOR_JOB, startJanitor, type Janitor } from './files/janitor.ts';
 import { LDAP_SYNC_JOB, directorySyncOf } from './identity/sync.ts';
+import { PULL_JOB, pullSyncOf } from './pullsync/runner.ts';
 import { RETENTION_JOB, startRetention, type Retention } from './files/retention.ts';
 import { Keyring } from './storage/master-key.ts';
 import { startNodeHeartbeat, type NodeHeartbeat } from './storage/node-heartbeat.ts';
@@ -193,6 +194,8 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     heartbeat?.stop();
     janitor?.stop();
     directorySyncOf(ctx).stop();
+    // Running pulls go back to the queue instead of holding shutdown until they finish.
+    pullSyncOf(ctx).stop();
     retention?.stop();
     // In-flight requests get a short grace period; then every socket is cut, including keep-alive and
     // aborted-upload sockets that never sent a request and would otherwise hold close() until the headers timeout.
@@ -218,7 +221,7 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     retention = startRetention(ctx, nodeId);
     worker = new Worker(db, {
       workerId: nodeId,
-      handlers: { [JANITOR_JOB]: janitor.handler, [RETENTION_JOB]: retention.handler, [LDAP_SYNC_JOB]: directorySyncOf(ctx).handler },
+      handlers: { [JANITOR_JOB]: janitor.handler, [RETENTION_JOB]: retention.handler, [LDAP_SYNC_JOB]: directorySyncOf(ctx).handler, [PULL_JOB]: pullSyncOf(ctx).handler },
       onError: (err) => app.log.warn({ err }, 'job queue: a claim or bookkeeping query failed'),
     });
     await janitor.schedule().catch((err: unknown) => app.log.warn({ err }, 'upload janitor: could not schedule a pass'));

@@ -54,6 +54,8 @@ export interface ServerConfig {
   versions: { maxCount: number; maxDays: number };
   /** This node's site (HCS_SITE), and how often it writes its heartbeat to the nodes table. */
   node: { site: string; heartbeatMs: number };
+  /** Servers users may pull their files from (HCS_PULL_SOURCES: origins, or * for any); empty = pull sync is off. */
+  pullSources: string[];
 }
 
 /** Every environment variable the server reads, with its meaning (README and docker-compose test use this). */
@@ -97,6 +99,7 @@ export const ENV_VARS = {
   HCS_SITE: 'Name of the site this node belongs to (matches a site of /clusterManage); default none',
   HCS_HEARTBEAT_SECONDS: 'How often a node records its heartbeat; silent for three of these it is shown down (default 10; fractions allowed)',
   HCS_MASTER_KEY: 'Master key (64 hex digits or base64 of 32 bytes) sealing storage secrets and the embedded store\'s data keys; unset = DATA_DIR/master.key (0600, generated)',
+  HCS_PULL_SOURCES: 'Other drive servers users may pull their files from (/localSync, drive pull): comma-separated origins such as https://old-drive.example.com, or * for any; unset = pull sync is off',
   HCS_MASTER_KEY_PREVIOUS: 'The master key before a rotation, while what it sealed is re-wrapped under HCS_MASTER_KEY',
 } as const;
 
@@ -157,6 +160,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     recycle: { days: positiveInt(env.HCS_RECYCLE_DAYS, 30), secDays: positiveInt(env.HCS_SEC_RECYCLE_DAYS, 30) },
     versions: { maxCount: positiveInt(env.HCS_VERSION_MAX_COUNT, 100), maxDays: int(env.HCS_VERSION_MAX_DAYS, 365) },
     node: { site: (env.HCS_SITE || '').trim(), heartbeatMs: positiveSeconds(env.HCS_HEARTBEAT_SECONDS, 10) * 1000 },
+    pullSources: (env.HCS_PULL_SOURCES || '').split(',').map((s) => s.trim()).filter(Boolean),
   };
 }
 

@@ -778,7 +778,12 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One-disk sync state of a user (0 not synced, 1 not synchronised, 2 synchronised, 3 in progress) */
+        /**
+         * One-disk sync state of a user (0 not synced, 1 not synchronised, 2 synchronised, 3 in progress)
+         * @description The state of the user's latest pull (oneDiskSync, groupSync): 0 never pulled (the user first picks personal or
+         *     group files), 1 the last pull failed or stopped short, 2 the last pull finished, 3 a pull is queued or running.
+         *     userName is the caller's own account name; another user's: 403 FORBIDDEN unless the caller is an administrator.
+         */
         get: operations["getOneSyncState"];
         put?: never;
         post?: never;
@@ -1063,7 +1068,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** One-disk sync (pull personal files from another drive account) */
+        /**
+         * One-disk sync (pull personal files from another drive account)
+         * @description Signs in on serverUrl as userName and queues a job that copies that account's personal files into the
+         *     caller's personal library, folders included. Files already there with the same path and SHA-256 are skipped,
+         *     so running it again (or resuming after a restart) never duplicates a file; a same-named file with other
+         *     content is kept as "name (n).ext". Every file is charged to the caller's quota.
+         *     The server only pulls from origins its administrator allowed (HCS_PULL_SOURCES): others are 403 FORBIDDEN.
+         *     422 REMOTE_LOGIN_FAILED when the remote server refuses the user name or password; 502 REMOTE_UNREACHABLE when
+         *     it cannot be reached or does not speak this contract; 409 CONFLICT while a pull of the caller is running.
+         */
         post: operations["oneDiskSync"];
         delete?: never;
         options?: never;
@@ -1087,8 +1101,37 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Group sync (pull group files from another drive account) */
+        /**
+         * Group sync (pull group files from another drive account)
+         * @description As oneDiskSync, for the files of the remote groups the account belongs to: each remote group's files go into
+         *     the caller's group of the same name (groupName: that one group only). A remote group with no such group here,
+         *     or one where the caller may not upload, is reported in the job's error and skipped.
+         */
         post: operations["groupSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/System/pullSync/status": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's latest pull job and its progress (contract extension) */
+        get: operations["getPullSyncStatus"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -4717,100 +4760,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/hcs/services/ShareAPI/zipDownloadUrl": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-                /** @description The visitor share token from loginShare. */
-                shareToken: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Start a zip download of shared folders and files: count it against the limit
-         * @description Folders (and files) the link reaches, as one streamed zip (as getZipDownloadUrl for signed-in users). Counts
-         *     ONE download for the whole zip with the same conditional UPDATE as triggerShareLimit (SHARE_LIMIT_REACHED when
-         *     none is left), is logged in the share log (optType download, optObjName the zip's name) and answers a
-         *     single-use URL valid 2 minutes for shareZipStream. The same rules as a single file's download: previewOnly and
-         *     protected (watermark) links answer SHARE_PREVIEW_ONLY; upload links only with uploadAllowList (403 FORBIDDEN);
-         *     an id the link does not reach 404 NOT_FOUND; a folder holding items the link's maker may no longer download
-         *     403 FORBIDDEN. Every check runs before anything is counted.
-         */
-        post: operations["shareGetZipDownloadUrl"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/services/ShareAPI/zip/{ticket}": {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Stream the zip a visitor started
-         * @description The single-use ticket from shareGetZipDownloadUrl authorizes the request, so the browser's own download manager
-         *     can navigate to it. The link and the visitor's token are checked again (a cancel, expiry or new code since the
-         *     ticket refuses with its SHARE_* code), and every entry before the first byte.
-         */
-        get: operations["shareDownloadZip"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/hcs/services/ShareAPI/createFolders": {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-                /** @description The visitor share token from loginShare. */
-                shareToken: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Recreate an uploaded folder tree under an upload link's folder
-         * @description Before a folder upload: the visitor names every folder of the tree (each path as its names, parent paths first or
-         *     not: missing ones are made) and the files and bytes the upload will bring. Nothing is created unless the whole
-         *     upload fits: the link's caps (uploadMaxFiles, uploadMaxBytes: SHARE_UPLOAD_LIMIT) and the owner's free space
-         *     (SPACE_NOT_ENOUGH). Names follow the name rules (NAME_INVALID for `..`, `/` and the rest: the tree cannot leave
-         *     the link's folder). The folders are made in one transaction, under parentId (the link's folder or a folder below
-         *     it, 404 NOT_FOUND otherwise; absent: the link's folder), charged to nobody (folders hold no bytes). A top folder
-         *     whose name is taken gets "name (1)": an upload never merges into what the folder held. Each file is then uploaded
-         *     into its folder with the anonymous upload calls, where the caps are taken file by file (a second visitor racing
-         *     this one may still fill the link first). Upload links only (403 FORBIDDEN for download links). Logged once per
-         *     top folder (optType upload).
-         */
-        post: operations["shareCreateFolders"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/hcs/controller/API/agent/pairing-token": {
         parameters: {
             query?: never;
@@ -8086,7 +8035,7 @@ export interface components {
          *     specific status with the same code).
          * @enum {string}
          */
-        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "ROLE_BUILTIN" | "ROLE_IN_USE" | "ROLE_EXISTS" | "GRANT_EXISTS" | "STORAGE_ERROR" | "INTERNAL" | "DEPT_NOT_EMPTY" | "PASSWORD_CHANGE_REQUIRED" | "THUMBNAIL_UNAVAILABLE" | "GROUP_LAST_ADMIN" | "IP_FORBIDDEN" | "IP_SELF_LOCKOUT" | "CONFIG_BUILTIN" | "SSO_FAILED" | "SSO_PENDING" | "SSO_REQUIRED" | "LDAP_UNAVAILABLE" | "DLP_BLOCKED" | "DLP_NO_APPROVER" | "SHARE_NOT_FOUND" | "SHARE_EXPIRED" | "SHARE_CANCELLED" | "SHARE_LIMIT_REACHED" | "SHARE_CODE_WRONG" | "SHARE_TOKEN_INVALID" | "SHARE_PREVIEW_ONLY" | "SHARE_UPLOAD_LIMIT";
+        ErrorCode: "BAD_REQUEST" | "UNAUTHENTICATED" | "FORBIDDEN" | "CSRF_HEADER_MISSING" | "NOT_FOUND" | "CONFLICT" | "NAME_INVALID" | "NAME_EXISTS" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "REQUEST_TIMEOUT" | "RATE_LIMITED" | "NOT_IMPLEMENTED" | "METHOD_NOT_ALLOWED" | "ACCOUNT_FROZEN" | "ACCOUNT_EXPIRED" | "LOGIN_FAILED" | "CAPTCHA_REQUIRED" | "CAPTCHA_INVALID" | "PASSWORD_POLICY" | "PASSWORD_WRONG" | "SPACE_NOT_ENOUGH" | "HASH_MISMATCH" | "PROOF_REJECTED" | "UPLOAD_SESSION_MISSING" | "TOO_MANY_UPLOADS" | "ROLE_BUILTIN" | "ROLE_IN_USE" | "ROLE_EXISTS" | "GRANT_EXISTS" | "STORAGE_ERROR" | "INTERNAL" | "DEPT_NOT_EMPTY" | "PASSWORD_CHANGE_REQUIRED" | "THUMBNAIL_UNAVAILABLE" | "GROUP_LAST_ADMIN" | "IP_FORBIDDEN" | "IP_SELF_LOCKOUT" | "CONFIG_BUILTIN" | "SSO_FAILED" | "SSO_PENDING" | "SSO_REQUIRED" | "LDAP_UNAVAILABLE" | "DLP_BLOCKED" | "DLP_NO_APPROVER" | "SHARE_NOT_FOUND" | "SHARE_EXPIRED" | "SHARE_CANCELLED" | "SHARE_LIMIT_REACHED" | "SHARE_CODE_WRONG" | "SHARE_TOKEN_INVALID" | "SHARE_PREVIEW_ONLY" | "SHARE_UPLOAD_LIMIT" | "REMOTE_LOGIN_FAILED" | "REMOTE_UNREACHABLE";
         /** @description The `data` of a failure envelope. */
         ErrorData: {
             code: components["schemas"]["ErrorCode"];
@@ -8572,18 +8521,52 @@ export interface components {
             data?: components["schemas"]["JudgeSize"];
         };
         SyncRequest: {
+            /** @description The account on the remote server. */
             userName: string;
-            /** @description RSA-encrypted like the sign-in password. */
+            /** @description RSA-encrypted with this server's public key, like the sign-in password. */
             password: string;
-            /** @description personal or group. */
-            syncType?: string;
+            /** @description The remote server's base URL (http or https), e.g. https://old-drive.example.com. */
+            serverUrl: string;
+            /**
+             * @description What to pull (oneDiskSync: personal by default; groupSync: group).
+             * @enum {string}
+             */
+            syncType?: "personal" | "group";
+            /** @description groupSync: only this group. */
+            groupName?: string;
         };
-        /** @description Envelope whose payload shape is defined when the feature behind the call is implemented. */
-        AnyEnvelope: {
-            /** @enum {integer} */
-            ret: 0;
-            msg: string;
-            data: unknown;
+        PullSync: {
+            pullId: string;
+            /**
+             * @description 1 not synchronised (failed or stopped), 2 synchronised, 3 in progress.
+             * @enum {integer}
+             */
+            state: 1 | 2 | 3;
+            /** @enum {string} */
+            syncType: "personal" | "group";
+            serverUrl: string;
+            remoteUser: string;
+            groupName?: string | null;
+            /** @description Files imported so far. */
+            files: number;
+            /** @description Files already here with the same path and SHA-256. */
+            skipped: number;
+            /** @description Files that could not be imported (see error). */
+            failed: number;
+            /** @description Bytes imported so far. */
+            bytes: number;
+            /** @description Why the job failed or what it skipped: an error code (REMOTE_LOGIN_FAILED, SPACE_NOT_ENOUGH, ...) and a message. */
+            error?: string | null;
+            /** @description Epoch ms. */
+            createdAt: number;
+            /** @description Epoch ms. */
+            finishedAt?: number | null;
+        };
+        PullSyncResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["PullSync"];
+        };
+        PullSyncStatusResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["PullSync"] | null;
         };
         /** @description A page of a keyset-capable listing. */
         Page: {
@@ -9607,6 +9590,13 @@ export interface components {
             bucketName?: string;
             partNum?: number;
         };
+        /** @description Envelope whose payload shape is defined when the feature behind the call is implemented. */
+        AnyEnvelope: {
+            /** @enum {integer} */
+            ret: 0;
+            msg: string;
+            data: unknown;
+        };
         CloudProvider: {
             /** @enum {string} */
             cloudProvider: "s3";
@@ -9873,40 +9863,6 @@ export interface components {
             optType: "preview" | "download";
             optObj?: string;
             optSubject?: string;
-        };
-        ShareZipRequest: {
-            instanceIds: string[];
-            /** @description Zip name without .zip; defaults to the single folder's name, else "download". */
-            name?: string;
-        };
-        ShareZip: {
-            /** @description shareDownloadZip URL, single-use. */
-            url: string;
-            expiresAt: number;
-            downloadsLeft: number | null;
-        };
-        ShareZipResponse: components["schemas"]["Envelope"] & {
-            data?: components["schemas"]["ShareZip"];
-        };
-        ShareFoldersRequest: {
-            parentId?: string;
-            /** @description Each folder as its path of names below parentId, e.g. [["photos"], ["photos", "2024"]]. */
-            folders: components["schemas"]["EncodedName"][][];
-            /** @description Files the upload will bring. */
-            files: number;
-            /** @description Their total size. */
-            bytes: number;
-        };
-        ShareFolders: {
-            /** @description The folder made for each requested path, in the request's order. */
-            folders: {
-                instanceId: string;
-                /** @description The folder's own name as made (a top folder may be "name (1)"). */
-                instanceName: string;
-            }[];
-        };
-        ShareFoldersResponse: components["schemas"]["Envelope"] & {
-            data?: components["schemas"]["ShareFolders"];
         };
         AgentPairingToken: {
             /** @description Secret; hand it only to the local agent. */
@@ -12626,7 +12582,15 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description The pull job, queued (state 3). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PullSyncResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -12651,7 +12615,44 @@ export interface operations {
             };
         };
         responses: {
-            200: components["responses"]["Any"];
+            /** @description The pull job, queued (state 3). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PullSyncResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getPullSyncStatus: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The latest job, or null when the caller never pulled. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PullSyncStatusResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };
@@ -17124,101 +17125,6 @@ export interface operations {
         };
         responses: {
             200: components["responses"]["Ok"];
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    shareGetZipDownloadUrl: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-                /** @description The visitor share token from loginShare. */
-                shareToken: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ShareZipRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ShareZipResponse"];
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    shareDownloadZip: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-            };
-            path: {
-                ticket: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The zip (zip64, stored, UTF-8 names), streamed with constant memory. */
-            200: {
-                headers: {
-                    /** @description attachment with the UTF-8 file name (RFC 6266 filename*) */
-                    "Content-Disposition"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/zip": string;
-                };
-            };
-            "4XX": components["responses"]["Error"];
-            "5XX": components["responses"]["Error"];
-        };
-    };
-    shareCreateFolders: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
-                "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description A random id per request; echoed into the server logs and into error envelopes. */
-                traceId?: components["parameters"]["TraceId"];
-                /** @description The visitor share token from loginShare. */
-                shareToken: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ShareFoldersRequest"];
-            };
-        };
-        responses: {
-            /** @description Done. */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ShareFoldersResponse"];
-                };
-            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };

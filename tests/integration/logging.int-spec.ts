@@ -133,8 +133,9 @@ describe('trace ids', () => {
 
 describe('501 Not Implemented', () => {
   it('is logged at info without a stack trace, not as a server error', async () => {
-    // One of the few operations still without a handler (cluster sync, issue #20).
-    const res = await call('/hcs/controller/System/getOneSyncState?userName=x');
+    // One of the few operations still without a handler (CDN downloads: this server has no CDN).
+    const id = await uploadSmall('cdn.txt', randomBytes(16));
+    const res = await call(`/hcs/controller/API/getCDNDownload?instanceId=${id}`);
     expect(res.status).toBe(501);
     const body = (await res.json()) as { data: { code: string; traceId: string } };
     expect(body.data.code).toBe('NOT_IMPLEMENTED');

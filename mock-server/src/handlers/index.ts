@@ -28,6 +28,7 @@ import { shareLinksHandlers } from './share-links.ts';
 import { businessLibsHandlers } from './business-libs.ts';
 import { dlpHandlers } from './dlp.ts';
 import { storageHandlers } from './storage.ts';
+import { pullSyncHandlers } from './pull-sync.ts';
 
 /**
  * Merges the modules' tables (`modules` maps a module's name to its handlers). Two modules handling one operation is
@@ -76,5 +77,6 @@ export function allHandlers(ctx: AppContext): Handlers {
     'business-libs': businessLibsHandlers(ctx),
     dlp: dlpHandlers(ctx),
     storage: storageHandlers(ctx),
+    'pull-sync': pullSyncHandlers(ctx),
   });
 }

@@ -57,6 +57,7 @@ const USED_TABLES = [
   'oidc_providers',
   'op_logs',
   'proof_challenges',
+  'pull_syncs',
   'rate_limits',
   'recycle_entries',
   'role_auths',

@@ -42,7 +42,6 @@ import {
 } from '@faker-js/faker';
 
 import type {
-  AnyResponse,
   BusinessLibListResponse,
   MenuListResponse
 } from '../model';
@@ -55,8 +54,4 @@ export const getGetBusinessMenuResponseMock = (): MenuListResponse => ({...{ret:
 export const getListMenusResponseMock = (): MenuListResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => ({menuId: faker.string.alpha({length: {min: 10, max: 20}}), menuCode: faker.string.alpha({length: {min: 10, max: 20}}), menuName: faker.string.alpha({length: {min: 10, max: 20}}), menuStr: faker.string.alpha({length: {min: 10, max: 20}}), menuUrl: faker.string.alpha({length: {min: 10, max: 20}}), menuParentId: faker.string.alpha({length: {min: 10, max: 20}}), menuIndex: faker.number.int(), menuShow: faker.helpers.arrayElement([0,1] as const), menuIcon: faker.string.alpha({length: {min: 10, max: 20}}), libCode: faker.string.alpha({length: {min: 10, max: 20}}), children: faker.helpers.arrayElement([[], undefined])}))},})
 
 export const getListSysConfigMenusResponseMock = (): MenuListResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => ({menuId: faker.string.alpha({length: {min: 10, max: 20}}), menuCode: faker.string.alpha({length: {min: 10, max: 20}}), menuName: faker.string.alpha({length: {min: 10, max: 20}}), menuStr: faker.string.alpha({length: {min: 10, max: 20}}), menuUrl: faker.string.alpha({length: {min: 10, max: 20}}), menuParentId: faker.string.alpha({length: {min: 10, max: 20}}), menuIndex: faker.number.int(), menuShow: faker.helpers.arrayElement([0,1] as const), menuIcon: faker.string.alpha({length: {min: 10, max: 20}}), libCode: faker.string.alpha({length: {min: 10, max: 20}}), children: faker.helpers.arrayElement([[], undefined])}))},})
-
-export const getOneDiskSyncResponseMock = (overrideResponse: Partial<Extract<AnyResponse, object>> = {}): AnyResponse => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}, ...overrideResponse})
-
-export const getGroupSyncResponseMock = (overrideResponse: Partial<Extract<AnyResponse, object>> = {}): AnyResponse => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}, ...overrideResponse})
 

@@ -46,21 +46,18 @@ import type {
 } from 'msw';
 
 import type {
-  AnyResponse,
   BusinessLibListResponse,
   MenuListResponse
 } from '../model';
 
 import {
   getGetBusinessMenuResponseMock,
-  getGroupSyncResponseMock,
   getListBusinessLibsResponseMock,
   getListMenusResponseMock,
-  getListSysConfigMenusResponseMock,
-  getOneDiskSyncResponseMock
+  getListSysConfigMenusResponseMock
 } from './libraries.faker.ts';
 
-export { getListBusinessLibsResponseMock, getGetBusinessMenuResponseMock, getListMenusResponseMock, getListSysConfigMenusResponseMock, getOneDiskSyncResponseMock, getGroupSyncResponseMock } from './libraries.faker.ts';
+export { getListBusinessLibsResponseMock, getGetBusinessMenuResponseMock, getListMenusResponseMock, getListSysConfigMenusResponseMock } from './libraries.faker.ts';
 
 
 export const getListBusinessLibsMockHandler = (overrideResponse?: BusinessLibListResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<BusinessLibListResponse> | BusinessLibListResponse), options?: RequestHandlerOptions) => {
@@ -110,35 +107,9 @@ export const getListSysConfigMenusMockHandler = (overrideResponse?: MenuListResp
       })
   }, options)
 }
-
-export const getOneDiskSyncMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.post('*/hcs/controller/System/oneDiskSync', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getOneDiskSyncResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
-export const getGroupSyncMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
-  return http.post('*/hcs/controller/System/groupSync', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getGroupSyncResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
 export const getLibrariesMock = () => [
   getListBusinessLibsMockHandler(),
   getGetBusinessMenuMockHandler(),
   getListMenusMockHandler(),
-  getListSysConfigMenusMockHandler(),
-  getOneDiskSyncMockHandler(),
-  getGroupSyncMockHandler()
+  getListSysConfigMenusMockHandler()
 ]

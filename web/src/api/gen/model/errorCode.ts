@@ -154,4 +154,8 @@ export const ErrorCode = {
   SHARE_PREVIEW_ONLY: 'SHARE_PREVIEW_ONLY',
   /** The upload link\'s file count or size cap is used up (or this file would pass it). */
   SHARE_UPLOAD_LIMIT: 'SHARE_UPLOAD_LIMIT',
+  /** Pull sync: the other drive server refused the user name or password. */
+  REMOTE_LOGIN_FAILED: 'REMOTE_LOGIN_FAILED',
+  /** Pull sync: the other drive server cannot be reached or does not answer as an \/hcs server. */
+  REMOTE_UNREACHABLE: 'REMOTE_UNREACHABLE',
 } as const;

@@ -37,18 +37,33 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { SyncRequestSyncType } from './syncRequestSyncType.ts';
 
 export interface SyncRequest {
-  /** @maxLength 128 */
+  /**
+     * The account on the remote server.
+     * @minLength 1
+     * @maxLength 128
+     */
   userName: string;
   /**
-     * RSA-encrypted like the sign-in password.
+     * RSA-encrypted with this server's public key, like the sign-in password.
+     * @minLength 1
      * @maxLength 2048
      */
   password: string;
   /**
-     * personal or group.
-     * @maxLength 16
+     * The remote server's base URL (http or https), e.g. https://old-drive.example.com.
+     * @minLength 1
+     * @maxLength 2048
      */
-  syncType?: string;
+  serverUrl: string;
+  /** What to pull (oneDiskSync: personal by default; groupSync: group). */
+  syncType?: SyncRequestSyncType;
+  /**
+     * groupSync: only this group.
+     * @minLength 1
+     * @maxLength 128
+     */
+  groupName?: string;
 }

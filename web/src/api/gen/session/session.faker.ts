@@ -54,6 +54,9 @@ import type {
   LogoutResponse,
   OkResponse,
   PlatformInfoResponse,
+  PullSync,
+  PullSyncResponse,
+  PullSyncStatusResponse,
   RequestIpResponse,
   SsoUserInfoResponse,
   StringResponse,
@@ -101,4 +104,12 @@ export const getGetUserAgreementResponseMock = (): UserAgreementResponse => ({..
 export const getGetOneSyncStateResponseMock = (): IntResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: faker.number.int()},})
 
 export const getGetSystemWarningsResponseMock = (): SystemWarningsResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => ({code: faker.helpers.arrayElement(['UNTRUSTED_PROXY'] as const), since: faker.number.int(), peerIp: faker.string.alpha({length: {min: 10, max: 20}})}))},})
+
+export const getOneDiskSyncResponseMock = (): PullSyncResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {pullId: faker.string.alpha({length: {min: 10, max: 20}}), state: faker.helpers.arrayElement([1,2,3] as const), syncType: faker.helpers.arrayElement(['personal','group'] as const), serverUrl: faker.string.alpha({length: {min: 10, max: 20}}), remoteUser: faker.string.alpha({length: {min: 10, max: 20}}), groupName: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), files: faker.number.int(), skipped: faker.number.int(), failed: faker.number.int(), bytes: faker.number.int(), error: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), createdAt: faker.number.int(), finishedAt: faker.helpers.arrayElement([faker.number.int(), null])}},})
+
+export const getGroupSyncResponseMock = (): PullSyncResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {pullId: faker.string.alpha({length: {min: 10, max: 20}}), state: faker.helpers.arrayElement([1,2,3] as const), syncType: faker.helpers.arrayElement(['personal','group'] as const), serverUrl: faker.string.alpha({length: {min: 10, max: 20}}), remoteUser: faker.string.alpha({length: {min: 10, max: 20}}), groupName: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), files: faker.number.int(), skipped: faker.number.int(), failed: faker.number.int(), bytes: faker.number.int(), error: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), createdAt: faker.number.int(), finishedAt: faker.helpers.arrayElement([faker.number.int(), null])}},})
+
+export const getGetPullSyncStatusResponsePullSyncMock = (overrideResponse: Partial<PullSync> = {}): PullSync => ({...{pullId: faker.string.alpha({length: {min: 10, max: 20}}), state: faker.helpers.arrayElement([1,2,3] as const), syncType: faker.helpers.arrayElement(['personal','group'] as const), serverUrl: faker.string.alpha({length: {min: 10, max: 20}}), remoteUser: faker.string.alpha({length: {min: 10, max: 20}}), groupName: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), files: faker.number.int(), skipped: faker.number.int(), failed: faker.number.int(), bytes: faker.number.int(), error: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), createdAt: faker.number.int(), finishedAt: faker.helpers.arrayElement([faker.number.int(), null])}, ...overrideResponse});
+
+export const getGetPullSyncStatusResponseMock = (): PullSyncStatusResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: faker.helpers.arrayElement([{...getGetPullSyncStatusResponsePullSyncMock()},null,])},})
 

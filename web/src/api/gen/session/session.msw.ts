@@ -55,6 +55,8 @@ import type {
   LogoutResponse,
   OkResponse,
   PlatformInfoResponse,
+  PullSyncResponse,
+  PullSyncStatusResponse,
   RequestIpResponse,
   SsoUserInfoResponse,
   StringResponse,
@@ -71,6 +73,7 @@ import {
   getGetLocaleResponseMock,
   getGetOneSyncStateResponseMock,
   getGetPlatformInfoResponseMock,
+  getGetPullSyncStatusResponseMock,
   getGetRequestIpResponseMock,
   getGetSsoAccessResponseMock,
   getGetSsoTokenResponseMock,
@@ -79,12 +82,14 @@ import {
   getGetSystemWarningsResponseMock,
   getGetToolNameResponseMock,
   getGetUserAgreementResponseMock,
+  getGroupSyncResponseMock,
   getLoginResponseMock,
   getLogoutResponseMock,
+  getOneDiskSyncResponseMock,
   getSetLanguageResponseMock
 } from './session.faker.ts';
 
-export { getGetCurrentUserResponseMock, getGetCurrentUserAliasResponseMock, getGetSsoUserInfoResponseMock, getGetSsoTokenResponseMock, getLogoutResponseMock, getGetSsoAccessResponseMock, getLoginResponseMock, getGetCaptchaResponseMock, getGetPlatformInfoResponseMock, getGetRequestIpResponseMock, getCheckSpecialGatewayMappingResponseMock, getGetToolNameResponseMock, getChangePasswordResponseMock, getGetLocaleResponseMock, getGetSystemLanguageResponseMock, getSetLanguageResponseMock, getGetUserAgreementResponseMock, getGetOneSyncStateResponseMock, getGetSystemWarningsResponseMock } from './session.faker.ts';
+export { getGetCurrentUserResponseMock, getGetCurrentUserAliasResponseMock, getGetSsoUserInfoResponseMock, getGetSsoTokenResponseMock, getLogoutResponseMock, getGetSsoAccessResponseMock, getLoginResponseMock, getGetCaptchaResponseMock, getGetPlatformInfoResponseMock, getGetRequestIpResponseMock, getCheckSpecialGatewayMappingResponseMock, getGetToolNameResponseMock, getChangePasswordResponseMock, getGetLocaleResponseMock, getGetSystemLanguageResponseMock, getSetLanguageResponseMock, getGetUserAgreementResponseMock, getGetOneSyncStateResponseMock, getGetSystemWarningsResponseMock, getOneDiskSyncResponseMock, getGroupSyncResponseMock, getGetPullSyncStatusResponseMock } from './session.faker.ts';
 
 
 export const getGetCurrentUserMockHandler = (overrideResponse?: CurrentUserResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<CurrentUserResponse> | CurrentUserResponse), options?: RequestHandlerOptions) => {
@@ -314,6 +319,42 @@ export const getGetSystemWarningsMockHandler = (overrideResponse?: SystemWarning
       })
   }, options)
 }
+
+export const getOneDiskSyncMockHandler = (overrideResponse?: PullSyncResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<PullSyncResponse> | PullSyncResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/System/oneDiskSync', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getOneDiskSyncResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGroupSyncMockHandler = (overrideResponse?: PullSyncResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<PullSyncResponse> | PullSyncResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/System/groupSync', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGroupSyncResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getGetPullSyncStatusMockHandler = (overrideResponse?: PullSyncStatusResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<PullSyncStatusResponse> | PullSyncStatusResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/System/pullSync/status', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getGetPullSyncStatusResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
 export const getSessionMock = () => [
   getGetCurrentUserMockHandler(),
   getGetCurrentUserAliasMockHandler(),
@@ -333,5 +374,8 @@ export const getSessionMock = () => [
   getSetLanguageMockHandler(),
   getGetUserAgreementMockHandler(),
   getGetOneSyncStateMockHandler(),
-  getGetSystemWarningsMockHandler()
+  getGetSystemWarningsMockHandler(),
+  getOneDiskSyncMockHandler(),
+  getGroupSyncMockHandler(),
+  getGetPullSyncStatusMockHandler()
 ]

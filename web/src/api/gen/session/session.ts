@@ -72,9 +72,12 @@ import type {
   LogoutResponse,
   OkResponse,
   PlatformInfoResponse,
+  PullSyncResponse,
+  PullSyncStatusResponse,
   RequestIpResponse,
   SsoUserInfoResponse,
   StringResponse,
+  SyncRequest,
   SystemWarningsResponse,
   UserAgreementResponse
 } from '../model';
@@ -1928,6 +1931,9 @@ export const getGetOneSyncStateUrl = (params: GetOneSyncStateParams,) => {
 }
 
 /**
+ * The state of the user's latest pull (oneDiskSync, groupSync): 0 never pulled (the user first picks personal or
+ * group files), 1 the last pull failed or stopped short, 2 the last pull finished, 3 a pull is queued or running.
+ * userName is the caller's own account name; another user's: 403 FORBIDDEN unless the caller is an administrator.
  * @summary One-disk sync state of a user (0 not synced, 1 not synchronised, 2 synchronised, 3 in progress)
  */
 export const getOneSyncState = async (params: GetOneSyncStateParams, options?: Parameters<typeof hcsFetch>[1]): Promise<IntResponse> => {
@@ -2111,6 +2117,344 @@ export function useGetSystemWarnings<TData = Awaited<ReturnType<typeof getSystem
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getGetSystemWarningsQueryOptions(options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getOneDiskSyncUrl = () => {
+
+
+
+
+  return `/hcs/controller/System/oneDiskSync`
+}
+
+/**
+ * Signs in on serverUrl as userName and queues a job that copies that account's personal files into the
+ * caller's personal library, folders included. Files already there with the same path and SHA-256 are skipped,
+ * so running it again (or resuming after a restart) never duplicates a file; a same-named file with other
+ * content is kept as "name (n).ext". Every file is charged to the caller's quota.
+ * The server only pulls from origins its administrator allowed (HCS_PULL_SOURCES): others are 403 FORBIDDEN.
+ * 422 REMOTE_LOGIN_FAILED when the remote server refuses the user name or password; 502 REMOTE_UNREACHABLE when
+ * it cannot be reached or does not speak this contract; 409 CONFLICT while a pull of the caller is running.
+ * @summary One-disk sync (pull personal files from another drive account)
+ */
+export const oneDiskSync = async (syncRequest: SyncRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<PullSyncResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<PullSyncResponse>(getOneDiskSyncUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(syncRequest)
+  }
+);}
+
+
+
+
+
+export const getOneDiskSyncQueryKey = (syncRequest?: SyncRequest,) => {
+    return [
+    'POST', `/hcs/controller/System/oneDiskSync`, syncRequest
+    ] as const;
+    }
+
+
+export const getOneDiskSyncQueryOptions = <TData = Awaited<ReturnType<typeof oneDiskSync>>, TError = ErrorResponse>(syncRequest: SyncRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof oneDiskSync>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getOneDiskSyncQueryKey(syncRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof oneDiskSync>>> = ({ signal }) => oneDiskSync(syncRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof oneDiskSync>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type OneDiskSyncQueryResult = NonNullable<Awaited<ReturnType<typeof oneDiskSync>>>
+export type OneDiskSyncQueryError = ErrorResponse
+
+
+export function useOneDiskSync<TData = Awaited<ReturnType<typeof oneDiskSync>>, TError = ErrorResponse>(
+ syncRequest: SyncRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof oneDiskSync>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof oneDiskSync>>,
+          TError,
+          Awaited<ReturnType<typeof oneDiskSync>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useOneDiskSync<TData = Awaited<ReturnType<typeof oneDiskSync>>, TError = ErrorResponse>(
+ syncRequest: SyncRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof oneDiskSync>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof oneDiskSync>>,
+          TError,
+          Awaited<ReturnType<typeof oneDiskSync>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useOneDiskSync<TData = Awaited<ReturnType<typeof oneDiskSync>>, TError = ErrorResponse>(
+ syncRequest: SyncRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof oneDiskSync>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary One-disk sync (pull personal files from another drive account)
+ */
+
+export function useOneDiskSync<TData = Awaited<ReturnType<typeof oneDiskSync>>, TError = ErrorResponse>(
+ syncRequest: SyncRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof oneDiskSync>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getOneDiskSyncQueryOptions(syncRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGroupSyncUrl = () => {
+
+
+
+
+  return `/hcs/controller/System/groupSync`
+}
+
+/**
+ * As oneDiskSync, for the files of the remote groups the account belongs to: each remote group's files go into
+ * the caller's group of the same name (groupName: that one group only). A remote group with no such group here,
+ * or one where the caller may not upload, is reported in the job's error and skipped.
+ * @summary Group sync (pull group files from another drive account)
+ */
+export const groupSync = async (syncRequest: SyncRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<PullSyncResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<PullSyncResponse>(getGroupSyncUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(syncRequest)
+  }
+);}
+
+
+
+
+
+export const getGroupSyncQueryKey = (syncRequest?: SyncRequest,) => {
+    return [
+    'POST', `/hcs/controller/System/groupSync`, syncRequest
+    ] as const;
+    }
+
+
+export const getGroupSyncQueryOptions = <TData = Awaited<ReturnType<typeof groupSync>>, TError = ErrorResponse>(syncRequest: SyncRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof groupSync>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGroupSyncQueryKey(syncRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof groupSync>>> = ({ signal }) => groupSync(syncRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof groupSync>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GroupSyncQueryResult = NonNullable<Awaited<ReturnType<typeof groupSync>>>
+export type GroupSyncQueryError = ErrorResponse
+
+
+export function useGroupSync<TData = Awaited<ReturnType<typeof groupSync>>, TError = ErrorResponse>(
+ syncRequest: SyncRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof groupSync>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof groupSync>>,
+          TError,
+          Awaited<ReturnType<typeof groupSync>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGroupSync<TData = Awaited<ReturnType<typeof groupSync>>, TError = ErrorResponse>(
+ syncRequest: SyncRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof groupSync>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof groupSync>>,
+          TError,
+          Awaited<ReturnType<typeof groupSync>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGroupSync<TData = Awaited<ReturnType<typeof groupSync>>, TError = ErrorResponse>(
+ syncRequest: SyncRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof groupSync>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Group sync (pull group files from another drive account)
+ */
+
+export function useGroupSync<TData = Awaited<ReturnType<typeof groupSync>>, TError = ErrorResponse>(
+ syncRequest: SyncRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof groupSync>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGroupSyncQueryOptions(syncRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getGetPullSyncStatusUrl = () => {
+
+
+
+
+  return `/hcs/controller/System/pullSync/status`
+}
+
+/**
+ * @summary The caller's latest pull job and its progress (contract extension)
+ */
+export const getPullSyncStatus = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<PullSyncStatusResponse> => {
+
+  return hcsFetch<PullSyncStatusResponse>(getGetPullSyncStatusUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getGetPullSyncStatusQueryKey = () => {
+    return [
+    `/hcs/controller/System/pullSync/status`
+    ] as const;
+    }
+
+
+export const getGetPullSyncStatusQueryOptions = <TData = Awaited<ReturnType<typeof getPullSyncStatus>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getPullSyncStatus>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getGetPullSyncStatusQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof getPullSyncStatus>>> = ({ signal }) => getPullSyncStatus({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof getPullSyncStatus>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type GetPullSyncStatusQueryResult = NonNullable<Awaited<ReturnType<typeof getPullSyncStatus>>>
+export type GetPullSyncStatusQueryError = ErrorResponse
+
+
+export function useGetPullSyncStatus<TData = Awaited<ReturnType<typeof getPullSyncStatus>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof getPullSyncStatus>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getPullSyncStatus>>,
+          TError,
+          Awaited<ReturnType<typeof getPullSyncStatus>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetPullSyncStatus<TData = Awaited<ReturnType<typeof getPullSyncStatus>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getPullSyncStatus>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof getPullSyncStatus>>,
+          TError,
+          Awaited<ReturnType<typeof getPullSyncStatus>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useGetPullSyncStatus<TData = Awaited<ReturnType<typeof getPullSyncStatus>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getPullSyncStatus>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary The caller's latest pull job and its progress (contract extension)
+ */
+
+export function useGetPullSyncStatus<TData = Awaited<ReturnType<typeof getPullSyncStatus>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof getPullSyncStatus>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getGetPullSyncStatusQueryOptions(options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
