@@ -1,6 +1,7 @@
 // /integrationPlatform (issue #19, administrators): company sign-in. OpenID Connect providers (the redirect URI to
 // register at the provider is shown; a stored client secret is never shown, only that one is kept), the LDAP/AD
 // connection with test, search preview, sync now and the sync reports, and whether local passwords sign in staff.
+// Both carry a group mapping: directory groups (LDAP group DNs, values of the groups claim) as drive groups.
 import { useState } from 'react';
 import { Alert, Button, Form, Input, InputNumber, Modal, Radio, Space, Switch, Table, Tabs, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -15,6 +16,7 @@ import { errorMessage } from '../../shared/error-message.ts';
 import { formatDate } from '../../shared/format.ts';
 import { toastError, toastSuccess } from '../../shared/notify.ts';
 import { addStrings } from '../../shared/page-strings.ts';
+import { GroupMappingFields } from './GroupMappingFields.tsx';
 import zhCN from './strings.zh_CN.json';
 import enUS from './strings.en_US.json';
 
@@ -28,7 +30,11 @@ function OidcTab() {
 
   const open = (p?: OidcProvider) => {
     form.resetFields();
-    form.setFieldsValue(p ? { name: p.name, issuer: p.issuer, clientId: p.clientId, scopes: p.scopes, claims: p.claims, enabled: p.enabled } : { scopes: 'openid profile email', enabled: true, claims: {} });
+    form.setFieldsValue(
+      p
+        ? { name: p.name, issuer: p.issuer, clientId: p.clientId, scopes: p.scopes, claims: p.claims, enabled: p.enabled, groupMapping: p.groupMapping }
+        : { scopes: 'openid profile email', enabled: true, claims: {}, groupMapping: { mirror: false, map: [] } },
+    );
     setEditing(p ? { id: p.id, hasSecret: p.hasClientSecret, redirectUri: p.redirectUri } : { hasSecret: false });
   };
   const save = async () => {
@@ -81,7 +87,7 @@ function OidcTab() {
           },
         ]}
       />
-      <Modal open={editing !== undefined} title={t(editing?.id ? 'identity.oidc.edit' : 'identity.oidc.add')} onOk={() => void save()} onCancel={() => setEditing(undefined)} destroyOnHidden>
+      <Modal width={760} open={editing !== undefined} title={t(editing?.id ? 'identity.oidc.edit' : 'identity.oidc.add')} onOk={() => void save()} onCancel={() => setEditing(undefined)} destroyOnHidden>
         {editing?.redirectUri && <Alert style={{ marginBottom: 12 }} type="info" message={`${t('identity.oidc.redirectUri')}: ${editing.redirectUri}`} />}
         <Form form={form} layout="vertical" data-testid="oidc-form">
           <Form.Item name="name" label={t('identity.oidc.name')} rules={[{ required: true, max: 64 }]}><Input /></Form.Item>
@@ -98,6 +104,7 @@ function OidcTab() {
           <Form.Item name={['claims', 'groups']} label={t('identity.oidc.claimGroups')}><Input placeholder="groups" /></Form.Item>
           <Form.Item name={['claims', 'adminGroup']} label={t('identity.oidc.adminGroup')}><Input /></Form.Item>
           <Form.Item name="enabled" label={t('identity.oidc.enabled')} valuePropName="checked"><Switch /></Form.Item>
+          <GroupMappingFields directoryHint={t('identity.mapping.claimHint')} />
         </Form>
       </Modal>
     </>
@@ -111,7 +118,7 @@ function LdapTab() {
     queryKey: getGetLdapConfigQueryKey(),
     queryFn: async ({ signal }) => {
       const c = (await getLdapConfig({ signal, quiet: true })).data ?? null;
-      form.setFieldsValue(c ? { ...c, bindPassword: undefined } : { enabled: true, userFilter: '(objectClass=inetOrgPerson)', syncMinutes: 0 });
+      form.setFieldsValue(c ? { ...c, bindPassword: undefined } : { enabled: true, userFilter: '(objectClass=inetOrgPerson)', syncMinutes: 0, groupMapping: { mirror: false, map: [] } });
       return c;
     },
   });
@@ -160,11 +167,13 @@ function LdapTab() {
         </Form.Item>
         <Form.Item name="userBaseDn" label={t('identity.ldap.userBaseDn')} rules={[{ required: true }]}><Input /></Form.Item>
         <Form.Item name="userFilter" label={t('identity.ldap.userFilter')}><Input /></Form.Item>
+        <Form.Item name="groupBaseDn" label={t('identity.ldap.groupBaseDn')} extra={t('identity.ldap.groupBaseDnHelp')}><Input placeholder="ou=groups,dc=example,dc=com" /></Form.Item>
         <Form.Item name={['attributes', 'userName']} label={t('identity.ldap.attrUserName')}><Input placeholder="uid" /></Form.Item>
         <Form.Item name={['attributes', 'realName']} label={t('identity.ldap.attrRealName')}><Input placeholder="cn" /></Form.Item>
         <Form.Item name={['attributes', 'email']} label={t('identity.ldap.attrEmail')}><Input placeholder="mail" /></Form.Item>
         <Form.Item name="adminGroup" label={t('identity.ldap.adminGroup')}><Input /></Form.Item>
         <Form.Item name="syncMinutes" label={t('identity.ldap.syncMinutes')}><InputNumber min={0} max={10080} /></Form.Item>
+        <GroupMappingFields directoryHint="cn=staff,ou=groups,dc=example,dc=com" />
         <Space wrap>
           <Button type="primary" onClick={() => void save()} data-testid="ldap-save">{t('identity.ldap.save')}</Button>
           <Button onClick={() => void test()} data-testid="ldap-test">{t('identity.ldap.test')}</Button>
@@ -209,6 +218,10 @@ function LdapTab() {
           { title: t('identity.report.added'), dataIndex: 'added' },
           { title: t('identity.report.updated'), dataIndex: 'updated' },
           { title: t('identity.report.disabled'), dataIndex: 'disabled' },
+          { title: t('identity.report.reenabled'), dataIndex: 'reenabled' },
+          { title: t('identity.report.groupsAdded'), dataIndex: 'groupsAdded' },
+          { title: t('identity.report.membersAdded'), dataIndex: 'membersAdded' },
+          { title: t('identity.report.membersRemoved'), dataIndex: 'membersRemoved' },
           { title: t('identity.report.errors'), dataIndex: 'errors', render: (e: string[]) => (e.length ? <Typography.Text type="danger">{e.join('; ')}</Typography.Text> : '0') },
         ]}
       />
