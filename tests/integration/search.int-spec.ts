@@ -3,7 +3,7 @@
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { tokenCalls } from '../helpers/org.ts';
+import { deptRoot, makeDept, makeUser, makeManager, tokenCalls } from '../helpers/org.ts';
 import { createUser } from '../../mock-server/src/db/users-repo.ts';
 import { uploadFile } from '../helpers/upload.ts';
 
@@ -135,6 +135,24 @@ describe('searchPage', () => {
     expect(await search(nora, { keyword: 'common' })).toMatchObject({ total: 1, totalExact: true, list: [expect.objectContaining({ instanceName: 'common-0000 of nora.txt' })] });
     // A selective keyword in the same names stays exact.
     expect(await search(admin, { keyword: 'common-0999' })).toMatchObject({ total: 1, totalExact: true });
+  });
+
+  it('a walk over several spaces (own and department) merges them in name order, by cursor and by page', async () => {
+    // Each space's stretch of the name index is walked on its own and the heads merged (search-repo.ts): the names
+    // alternate between the user's own space and the department's so a merge that lost the order shows.
+    await makeDept(srv, 'walkers', '步行部');
+    const wren = await makeUser(srv, 'wren', 'walkers');
+    await makeManager(srv, 'walkers', wren.id);
+    const deptSpace = await deptRoot(wren);
+    const all = Array.from({ length: 12 }, (_, i) => `qz-${String(i).padStart(2, '0')}`);
+    for (const [i, n] of all.entries()) await folder(wren.token, n, i % 2 === 0 ? undefined : deptSpace);
+    const walked = await search(wren.token, { keyword: 'qz', pageSize: 5 });
+    expect(names(walked)).toEqual(all.slice(0, 5));
+    const next = await search(wren.token, { keyword: 'qz', pageSize: 5, cursor: walked.nextCursor });
+    expect(names(next)).toEqual(all.slice(5, 10));
+    expect(names(await search(wren.token, { keyword: 'qz', pageSize: 5, pageNo: 3 }))).toEqual(all.slice(10));
+    // Nora, in no department, finds none of them.
+    expect((await search(nora, { keyword: 'qz' })).list).toEqual([]);
   });
 
   it('leaves recycled items out and finds renamed ones by their new name', async () => {

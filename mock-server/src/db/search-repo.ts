@@ -142,10 +142,25 @@ export async function searchIds(
 ): Promise<SearchPosition[]> {
   if (spaces.length === 0) return [];
   const key = f.keyword ? nameKey(f.keyword) : undefined;
-  const w = whereOf(db, spaces, f, key, page.walk);
-  if (page.after) w.push(sql`(i.name_key > ${page.after.nameKey} or (i.name_key = ${page.after.nameKey} and i.id > ${page.after.id}))`);
-  const r = await sql<{ id: string; name_key: string }>`select i.id, i.name_key from ${fromOf(db, key, page.walk)}
-    where ${sql.join(w, sql` and `)} order by i.name_key, i.id limit ${page.limit} offset ${page.offset}`.execute(db);
+  const walks = page.walk === true || key === undefined || [...key].length < TRIGRAM_MIN;
+  const select = (within: readonly Space[], limit: number, offset: number) => {
+    const w = whereOf(db, within, f, key, page.walk);
+    if (page.after) w.push(sql`(i.name_key > ${page.after.nameKey} or (i.name_key = ${page.after.nameKey} and i.id > ${page.after.id}))`);
+    return sql<{ id: string; name_key: string }>`select i.id, i.name_key from ${fromOf(db, key, page.walk)}
+      where ${sql.join(w, sql` and `)} order by i.name_key, i.id limit ${limit} offset ${offset}`;
+  };
+  // A walk over several spaces (the caller's own, their groups', their departments') walks each space's stretch of
+  // the name index on its own and merges the heads: asked as one query, the spaces' OR made both databases read
+  // every candidate and sort them (PostgreSQL: 851 ms for a common word over 1,000,000 files, against 2.6 ms for
+  // one space's walk).
+  const query =
+    walks && spaces.length > 1
+      ? sql<{ id: string; name_key: string }>`select id, name_key from (${sql.join(
+          spaces.map((sp, n) => sql`select * from (${select([sp], page.offset + page.limit, 0)}) ${sql.raw(`s${n}`)}`),
+          sql` union all `,
+        )}) m order by name_key, id limit ${page.limit} offset ${page.offset}`
+      : select(spaces, page.limit, page.offset);
+  const r = await query.execute(db);
   return r.rows.map((x) => ({ id: x.id, nameKey: x.name_key }));
 }
 

@@ -20,6 +20,7 @@ import { identityMigration } from './012_identity.ts';
 import { adminMigration } from './013_admin.ts';
 import { bizlibsMigration } from './014_bizlibs.ts';
 import { storageMigration } from './015_storage.ts';
+import { searchWalkMigration } from './021_search_walk.ts';
 import { pullSyncMigration } from './017_pullsync.ts';
 import { identityGroupsMigration } from './018_identity_groups.ts';
 import { bizlibScreensMigration } from './019_bizlib_screens.ts';
@@ -41,6 +42,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '013_admin': adminMigration(dialect),
     '014_bizlibs': bizlibsMigration(dialect),
     '015_storage': storageMigration(dialect),
+    '021_search_walk': searchWalkMigration(),
     '017_pullsync': pullSyncMigration(dialect),
     '018_identity_groups': identityGroupsMigration(dialect),
     '019_bizlib_screens': bizlibScreensMigration(dialect),
