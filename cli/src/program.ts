@@ -8,6 +8,7 @@ import { registerFav } from './commands/fav.ts';
 import { registerFiles } from './commands/files.ts';
 import { registerGroup } from './commands/group.ts';
 import { registerLinkTransfer } from './commands/link-transfer.ts';
+import { registerPull } from './commands/pull.ts';
 import { registerSearch } from './commands/search.ts';
 import { registerSession } from './commands/session.ts';
 import { registerShare } from './commands/share.ts';
@@ -61,6 +62,7 @@ export function buildProgram(io: Io): Command {
   registerGroup(program, io);
   registerShare(program, io);
   registerLinkTransfer(program, io);
+  registerPull(program, io);
   for (const cmd of program.commands) cmd.exitOverride().configureOutput({ writeOut: (s) => io.stdout.write(s), writeErr: (s) => io.stderr.write(s) });
   const parseAsync = program.parseAsync.bind(program);
   program.parseAsync = (argv, opts) => parseAsync(argv && !opts?.from ? rollbackArgv(argv) : argv, opts);
