@@ -89,7 +89,8 @@ describe('drive admin ldap', () => {
     const status = await drive(['admin', 'ldap', 'status'], { token: adminToken, json: false });
     expect(status.code, status.stderr).toBe(0);
     expect(status.stdout).toContain(`LDAP enabled: ${dir.url}`);
-    expect(status.stdout).toMatch(/manual done: 3 added, 0 updated, 0 disabled/);
+    expect(status.stdout).toMatch(/manual done: 3 added, 0 updated, 0 disabled, 0 re-enabled; groups: 0 made, 0 memberships added, 0 removed/);
+    expect(status.stdout).toContain('directory groups: not mirrored, 0 mapped');
     expect(status.stdout).not.toContain(READER_PASSWORD);
   }, 60_000);
 

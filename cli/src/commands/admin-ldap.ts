@@ -11,7 +11,8 @@ type Report = components['schemas']['SyncReport'];
 function reportLine(r: Report): string {
   const when = new Date(r.createdAt).toISOString().replace('T', ' ').slice(0, 19);
   const errors = r.errors.length ? `, ${r.errors.length} errors: ${r.errors.slice(0, 3).join('; ')}` : '';
-  return `#${r.id} ${when} ${r.trigger} ${r.status}: ${r.added} added, ${r.updated} updated, ${r.disabled} disabled${errors}`;
+  const groups = `groups: ${r.groupsAdded} made, ${r.membersAdded} memberships added, ${r.membersRemoved} removed`;
+  return `#${r.id} ${when} ${r.trigger} ${r.status}: ${r.added} added, ${r.updated} updated, ${r.disabled} disabled, ${r.reenabled} re-enabled; ${groups}${errors}`;
 }
 
 const reportJson = (r: Report) => ({ ...r });
@@ -62,7 +63,8 @@ export function registerAdminLdap(admin: Command, io: Io): void {
         const reports = (await ctx.api().call((c) => c.GET('/hcs/controller/integrationPlatform/ldapConfig/reports', { params: { query: { limit } } }))).data ?? [];
         const head = cfg
           ? `LDAP ${cfg.enabled ? 'enabled' : 'disabled'}: ${cfg.url}${cfg.startTls ? ' (StartTLS)' : ''}, base ${cfg.userBaseDn}, filter ${cfg.userFilter}` +
-            `${cfg.syncMinutes > 0 ? `, sync every ${cfg.syncMinutes} min` : ', sync on demand'}`
+            `${cfg.syncMinutes > 0 ? `, sync every ${cfg.syncMinutes} min` : ', sync on demand'}` +
+            `; directory groups: ${cfg.groupMapping.mirror ? 'mirrored as drive groups' : 'not mirrored'}, ${cfg.groupMapping.map?.length ?? 0} mapped`
           : 'LDAP is not configured.';
         ctx.print({ event: 'ldap-status', config: cfg, reports: reports.map(reportJson) }, [head, ...reports.map(reportLine)].join('\n'));
       }),
