@@ -174,6 +174,22 @@ describe('directory sync with groups', () => {
   });
 });
 
+describe('a directory group named like a drive group made by hand', () => {
+  it('is reported, and the hand-made group is not taken over', async () => {
+    const before = await members(projects);
+    await dir.admin((c) => c.add(`cn=projects,${GROUPS}`, { objectClass: 'groupOfNames', cn: 'projects', member: [SAM] }));
+    try {
+      const report = await syncNow();
+      expect(report.status).toBe('done');
+      expect(report.errors).toEqual([expect.stringMatching(/^group projects: NAME_EXISTS/)]);
+      expect(await members(projects)).toEqual(before);
+      expect(await srv.sql.get("select 1 as x from directory_groups where group_id = ?", projects)).toBeUndefined();
+    } finally {
+      await dir.admin((c) => c.del(`cn=projects,${GROUPS}`));
+    }
+  });
+});
+
 describe('accounts that leave and come back', () => {
   it('a user deleted from the directory is disabled, and enabled again by the sync after they are back, with their groups', async () => {
     const danaId = await userId('dana');

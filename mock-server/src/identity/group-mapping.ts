@@ -28,6 +28,9 @@ export interface MappingTally {
 
 export const emptyTally = (): MappingTally => ({ groupsAdded: 0, membersAdded: 0, membersRemoved: 0, errors: [] });
 
+/** Ids per IN list: well under SQLite's and PostgreSQL's bound-parameter limits. */
+const ID_CHUNK = 1000;
+
 /** groupId -> userId -> group role. */
 export type DesiredMembers = Map<string, Map<string, string>>;
 
@@ -70,13 +73,20 @@ export async function ensureMirrorGroups(db: Db, source: string, groups: readonl
         continue;
       }
       owner ??= await mirrorOwner(db);
-      const id = await atomically(db, async (trx) => {
-        const made = await createGroup(trx, { name: g.name, description: '', quotaBytes: null, ownerId: owner! });
-        await linkGroup(trx, source, g.externalId, made, g.name);
-        return made;
-      });
-      tally.groupsAdded++;
-      out.set(g.externalId, id);
+      try {
+        const id = await atomically(db, async (trx) => {
+          const made = await createGroup(trx, { name: g.name, description: '', quotaBytes: null, ownerId: owner! });
+          await linkGroup(trx, source, g.externalId, made, g.name);
+          return made;
+        });
+        tally.groupsAdded++;
+        out.set(g.externalId, id);
+      } catch (err) {
+        // Two sign-ins naming a new group at once: the one that lost the race uses the group the other made.
+        const other = err instanceof AppError && err.code === 'NAME_EXISTS' ? await linkedGroup(db, source, g.externalId) : undefined;
+        if (!other || other.dissolved) throw err;
+        out.set(g.externalId, other.groupId);
+      }
     } catch (err) {
       tally.errors.push(`group ${g.name}: ${describe(err)}`);
     }
@@ -135,9 +145,12 @@ export async function reconcileMembers(
         await forgetDirectoryMembers(trx, groupId, [...drop, ...stale]);
         if (!live) return [0, drop.length];
         const ours = new Set(mine.filter((m) => m.present).map((m) => m.userId));
-        const members = await trx.selectFrom('group_members').select('user_id').where('group_id', '=', groupId).where('user_id', 'in', [...wanted.keys(), '']).execute();
-        // Already a member by hand: theirs, not the directory's.
-        for (const m of members) if (!ours.has(m.user_id)) wanted.delete(m.user_id);
+        const candidates = [...wanted.keys()];
+        for (let i = 0; i < candidates.length; i += ID_CHUNK) {
+          const members = await trx.selectFrom('group_members').select('user_id').where('group_id', '=', groupId).where('user_id', 'in', candidates.slice(i, i + ID_CHUNK)).execute();
+          // Already a member by hand: theirs, not the directory's.
+          for (const m of members) if (!ours.has(m.user_id)) wanted.delete(m.user_id);
+        }
         for (const u of ours) wanted.delete(u);
         const byRole = new Map<string, string[]>();
         for (const [u, role] of wanted) byRole.set(role, [...(byRole.get(role) ?? []), u]);
