@@ -48,6 +48,7 @@ const PAGE = { pageNo: 1, pageSize: 20 } as const;
 
 export type PageName = 'login' | 'home' | 'personalFile' | 'error' | 'hello' | 'fileDownload' | 'agreement'
   | 'businessManage' | 'businessLibrary'
+  | 'businessLibraryManage' | 'businessDetail' | 'businessLevelProperty' | 'businessLibraryProperty' | 'businessConfig'
   | 'departFile' | 'groupFile' | 'departmentManage' | 'roleManage' | 'fileShare'
   | 'myCollect' | 'recycleBin' | 'recycleBinManage' | 'tagRemark' | 'quickSearch' | 'searchPanel' | 'fileTemplate' | 'fileManagement'
   | 'dlpManage' | 'dlpApproval' | 'mySharing'
@@ -102,13 +103,13 @@ export const ROUTES: readonly RouteDef[] = [
   admin('/departmentManage', 'routes.departmentManage', null, { page: 'departmentManage', access: 'manager' }),
   admin('/roleManage', 'routes.roleManage', null, { page: 'roleManage' }),
   admin('/businessManage', 'routes.businessManage', null, { page: 'businessManage' }),
-  admin('/businessLibraryManage', 'routes.businessLibraryManage', null),
-  admin('/businessDetail', 'routes.businessDetail', null),
-  admin('/businessLevelProperty', 'routes.businessLevelProperty', null),
-  admin('/businessLibraryProperty', 'routes.businessLibraryProperty', null),
+  admin('/businessLibraryManage', 'routes.businessLibraryManage', null, { page: 'businessLibraryManage' }),
+  admin('/businessDetail', 'routes.businessDetail', null, { page: 'businessDetail' }),
+  admin('/businessLevelProperty', 'routes.businessLevelProperty', null, { page: 'businessLevelProperty' }),
+  admin('/businessLibraryProperty', 'routes.businessLibraryProperty', null, { page: 'businessLibraryProperty' }),
   // A library's own file screen: for whoever may use the library (the server decides), in that library's menu.
   f('/businessLibrary', 'routes.businessLibrary', null, { icon: 'folder', page: 'businessLibrary' }),
-  admin('/businessConfig', 'routes.businessConfig', null),
+  admin('/businessConfig', 'routes.businessConfig', null, { page: 'businessConfig' }),
   admin('/nodeManage', 'routes.nodeManage', null, { page: 'nodeManage' }),
   admin('/clusterManage', 'routes.clusterManage', null, { page: 'clusterManage' }),
   admin('/cloudStorageManage', 'routes.cloudStorageManage', null, { page: 'cloudStorageManage' }),

@@ -2,6 +2,7 @@
 // home strip or not, order, enabled), each with its classifiers and their typed attributes. The server validates
 // every value and answers by code; this screen only collects them.
 import { useState } from 'react';
+import { Link } from 'react-router-dom';
 import { Button, Checkbox, Drawer, Form, Input, InputNumber, Modal, Select, Space, Switch, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
@@ -13,6 +14,7 @@ import { getListBusinessLibsQueryKey } from '../../api/gen/libraries/libraries.t
 import type { Attribute, BusinessLibAdmin, Classifier, DataTypeCode, Feature } from '../../api/gen/model/index.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { toastError } from '../../shared/notify.ts';
+import { FEATURES, LIB_ICONS } from './screens.tsx';
 
 interface LibForm {
   libCode: string;
@@ -35,9 +37,6 @@ interface ClassifierForm {
   attributes: AttrRow[];
 }
 
-const FEATURES: readonly Feature[] = ['upload', 'download', 'share', 'preview', 'versions'];
-
-const ICONS = ['appstore', 'folder', 'file-text', 'database', 'team', 'safety'];
 
 export default function BusinessManagePage() {
   const { t, i18n } = useTranslation();
@@ -88,9 +87,14 @@ export default function BusinessManagePage() {
   return (
     <div data-testid="business-manage-page">
       <Typography.Title level={4}>{t('routes.businessManage')}</Typography.Title>
-      <Button type="primary" style={{ marginBottom: 12 }} onClick={() => startEdit()} data-testid="lib-add">
-        {t('bizlibs.add')}
-      </Button>
+      <Space style={{ marginBottom: 12 }} size="large">
+        <Button type="primary" onClick={() => startEdit()} data-testid="lib-add">
+          {t('bizlibs.add')}
+        </Button>
+        <Link to="/businessLibraryManage" data-testid="lib-overview">
+          {t('bizscreens.overview')}
+        </Link>
+      </Space>
       <Table<BusinessLibAdmin>
         rowKey="libId"
         size="middle"
@@ -146,7 +150,7 @@ export default function BusinessManagePage() {
             <Input data-testid="lib-name-en" />
           </Form.Item>
           <Form.Item name="webIcon" label={t('bizlibs.icon')}>
-            <Select options={ICONS.map((i) => ({ value: i, label: i }))} />
+            <Select options={LIB_ICONS.map((i) => ({ value: i, label: i }))} />
           </Form.Item>
           <Space>
             <Form.Item name="isHome" label={t('bizlibs.home')} valuePropName="checked">
