@@ -5,9 +5,9 @@ import { Button, Form, Input, Select, Space, Switch, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
 import { getSearchGroupQueryKey, searchGroup } from '../../api/gen/groups/groups.ts';
-import { GroupRoleCode } from '../../api/gen/model/index.ts';
+import type { GroupRoleCode } from '../../api/gen/model/index.ts';
 
-const ROLES = Object.values(GroupRoleCode);
+const ROLES: readonly GroupRoleCode[] = ['groupdefaultrole', 'group_ordinary_members', 'file_leader', 'group_leader', 'group_administrator'];
 const GROUP_PAGE = { all: true, pageNo: 1, pageSize: 500 } as const;
 
 /** The fields under `groupMapping`; `directoryHint` says what a directory group is here (a DN or a claim value). */
