@@ -2,8 +2,8 @@
 // call; the code form shows a wrong code by its code's message and asks for the CAPTCHA when the server wants it;
 // the right code opens the list, and each download asks triggerShareLimit with the visitor token (a used-up limit
 // is said, in the user's language); a cancelled link reveals nothing; a token the server stops accepting is traded
-// again with the typed code, at most 3 times in a row, then the page asks to reload; folders are not downloaded in
-// the browser (folderNotSupport).
+// again with the typed code, at most 3 times in a row, then the page asks to reload; a folder downloads as the
+// server's zip (shareGetZipDownloadUrl with the visitor token), said in the user's language.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { http } from 'msw';
@@ -82,12 +82,23 @@ describe('/fileDownload', () => {
     expect(grants).toEqual(['tok1', 'tok1']);
   });
 
-  it('says folderNotSupport for a folder download, in Chinese too', async () => {
+  it('downloads a folder as the server\'s zip with the visitor token, said in Chinese too', async () => {
+    const zips: { token: string | null; body: unknown }[] = [];
+    server.use(
+      http.post('*/hcs/services/ShareAPI/zipDownloadUrl', async ({ request }) => {
+        zips.push({ token: request.headers.get('shareToken'), body: await request.json() });
+        return ok({ url: '/hcs/services/ShareAPI/zip/t1', expiresAt: Date.now() + 60_000, downloadsLeft: 0 });
+      }),
+      // The page hands the zip's URL to the browser: answered here so jsdom's navigation goes nowhere.
+      http.get('*/hcs/services/ShareAPI/zip/t1', () => new Response('PK', { headers: { 'content-type': 'application/zip' } })),
+    );
     await renderApp(`/fileDownload?link=${LINK}`, 'zh_CN');
     await screen.findByTestId('share-code');
     enter('ab12');
     fireEvent.click(await screen.findByTestId('share-download-Photos'));
-    expect((await screen.findByTestId('share-notice')).textContent).toMatch(/[\u4e00-\u9fff]/);
+    await waitFor(() => expect(screen.getByTestId('share-notice').textContent).toContain('正在打包下载 Photos.zip'));
+    expect(screen.getByTestId('share-notice').textContent).toContain('剩余下载次数：0');
+    expect(zips).toEqual([{ token: 'tok1', body: { instanceIds: ['d1'] } }]);
     expect(grants).toEqual([]);
   });
 

@@ -1,8 +1,11 @@
 // /fileDownload?link=...: the public share page. No header, no sign-in: the visitor's access is the link, its
 // extraction code (and a CAPTCHA when the server asks) traded for a share token that reaches only this link's items.
 // Visitors list the items (and folders below them), preview, download files (each download counted by the server,
-// triggerShareLimit, then the browser fetches the granted URL with ranges, so it resumes), and upload into upload
-// links with the resumable engine (loaded only then). The token lives in this tab only (sessionStorage).
+// triggerShareLimit; then the transfer engine fetches it in ranged parts into a file the visitor picks and verifies
+// its SHA-256, or, where the browser cannot write a picked file, the browser's own download manager fetches the
+// granted URL, which resumes with ranges), download folders as one streamed zip (one download counted), and upload
+// files and folders into upload links with the resumable engine (loaded only then; a folder's tree is made first, all
+// or nothing). The token lives in this tab only (sessionStorage).
 // The non-sso visitor re-login rule: a token the server stops accepting is traded again with the code the visitor
 // typed, at most 3 times in a row; then the page asks to reload.
 import { useCallback, useEffect, useRef, useState } from 'react';
@@ -10,7 +13,7 @@ import { useSearchParams } from 'react-router-dom';
 import { Alert, Breadcrumb, Button, Card, Form, Image, Input, Modal, Progress, Result, Space, Table, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import {
-  checkLink, getShareVerifyCode, loginShare, pageShareInstances, shareGetPreview, triggerShareLimit,
+  checkLink, getShareVerifyCode, loginShare, pageShareInstances, shareCreateFolders, shareGetPreview, shareGetZipDownloadUrl, triggerShareLimit,
 } from '../../api/gen/shares/shares.ts';
 import type { LinkInfo } from '../../api/gen/model/linkInfo.ts';
 import type { ShareItem } from '../../api/gen/model/shareItem.ts';
@@ -21,7 +24,9 @@ import { codeMessage, errorMessage } from '../../shared/error-message.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
 import { fromFileList } from '../../shared/transfers/pick-files.ts';
 import { evaluateSelection } from '../../shared/transfers/selection-rules.ts';
+import { encodeWireText } from '../../shared/wire-encoding.ts';
 import { NotAvailable } from './FeaturePage.tsx';
+import './visit-strings.ts';
 
 const LINK = /^[A-Za-z0-9_-]{16,64}$/;
 const IMAGE = /\.(png|jpe?g|gif|webp|bmp|svg)$/i;
@@ -109,6 +114,28 @@ interface Upload {
   error?: string;
 }
 
+interface Download {
+  name: string;
+  size: number;
+  loaded: number;
+  phase: 'transferring' | 'verifying' | 'done' | 'stopped' | 'failed';
+  error?: string;
+  resume?: () => void;
+}
+
+type SavePicker = (o: { suggestedName: string }) => Promise<FileSystemFileHandle>;
+
+/** Hands a URL to the browser's download manager without leaving the page. */
+function browserDownload(url: string, name: string): void {
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = name;
+  a.rel = 'noopener';
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+}
+
 function Browser({ link, share, call }: { link: string; share: VisitorShare; call: <T>(fn: (headers: { shareToken: string }) => Promise<T>) => Promise<T> }) {
   const { t } = useTranslation();
   const [trail, setTrail] = useState<{ id: string; name: string }[]>([]);
@@ -116,8 +143,10 @@ function Browser({ link, share, call }: { link: string; share: VisitorShare; cal
   const [loading, setLoading] = useState(false);
   const [preview, setPreview] = useState<{ name: string; url: string } | undefined>();
   const [uploads, setUploads] = useState<Upload[]>([]);
+  const [downloads, setDownloads] = useState<Download[]>([]);
   const [notice, setNotice] = useState<{ type: 'info' | 'warning' | 'error' | 'success'; text: string } | undefined>();
   const fileInput = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement>(null);
   const upload = share.shareType === 'upload';
   const listable = !upload || share.uploadAllowList === true;
   const parentId = trail.at(-1)?.id;
@@ -138,22 +167,56 @@ function Browser({ link, share, call }: { link: string; share: VisitorShare; cal
     if (trail.length > 0 || upload) void load();
   }, [load, trail.length, upload]);
 
-  const download = async (item: ShareItem) => {
-    if (item.classifierId === 'Folder') {
-      setNotice({ type: 'info', text: t('folderNotSupport') });
-      return;
+  const downloadZip = async (item: ShareItem) => {
+    try {
+      const res = (await call((headers) => shareGetZipDownloadUrl({ instanceIds: [item.instanceId] }, { headers, quiet: true }))).data;
+      if (!res) return;
+      browserDownload(res.url, `${item.instanceName}.zip`);
+      const started = t('visitFolders.zipStarted', { name: `${item.instanceName}.zip` });
+      setNotice({ type: 'success', text: res.downloadsLeft === null ? started : `${started} · ${t('visit.downloadsLeft', { count: res.downloadsLeft })}` });
+    } catch (err) {
+      setNotice({ type: 'error', text: errorMessage(err, { name: item.instanceName }) });
     }
+  };
+
+  /** Through the transfer engine into a picked file: ranged parts, resumed after a stop, SHA-256 verified. */
+  const downloadPicked = async (item: ShareItem, pick: SavePicker) => {
+    let handle: FileSystemFileHandle;
+    try {
+      handle = await pick({ suggestedName: item.instanceName });
+    } catch {
+      return; // the visitor closed the dialog
+    }
+    const { createShareDownload } = await import('../../shared/sharing/share-download.ts');
+    const task = createShareDownload(link, call, item.instanceId, handle);
+    const update = (patch: Partial<Download>) => setDownloads((d) => d.map((x) => (x.name === item.instanceName ? { ...x, ...patch } : x)));
+    setDownloads((d) => [...d.filter((x) => x.name !== item.instanceName), { name: item.instanceName, size: item.fSize, loaded: 0, phase: 'transferring' }]);
+    task.events.on('progress', (p) => update({ loaded: p.loaded, phase: p.phase === 'verifying' ? 'verifying' : 'transferring' }));
+    const run = async () => {
+      await task.run();
+      if (task.status === 'success') {
+        update({ loaded: item.fSize, phase: 'done', resume: undefined });
+        setNotice({ type: 'success', text: t('visitFolders.downloaded', { name: item.instanceName }) });
+      } else if (task.status === 'pause' || task.status === 'refresh') {
+        // Stopped (network lost): the parts written so far stay, the next run fetches only the rest.
+        update({ phase: 'stopped', resume: () => void (task.resume() || task.retry(), run()) });
+      } else {
+        update({ phase: 'failed', error: errorMessage(task.error?.cause instanceof HcsError ? task.error.cause : task.error), resume: undefined });
+      }
+    };
+    await run();
+  };
+
+  const download = async (item: ShareItem) => {
+    if (item.classifierId === 'Folder') return downloadZip(item);
+    // The picker needs the click that is still fresh now: nothing is awaited before it.
+    const pick = (window as unknown as { showSaveFilePicker?: SavePicker }).showSaveFilePicker;
+    if (pick) return downloadPicked(item, pick.bind(window));
     try {
       const grant = (await call((headers) => triggerShareLimit({ instanceId: item.instanceId }, { headers, quiet: true }))).data;
       if (!grant) return;
       // The browser's own download manager fetches the granted URL (ranged: it resumes an interrupted download).
-      const a = document.createElement('a');
-      a.href = grant.url;
-      a.download = item.instanceName;
-      a.rel = 'noopener';
-      document.body.appendChild(a);
-      a.click();
-      a.remove();
+      browserDownload(grant.url, item.instanceName);
       setNotice({ type: 'success', text: grant.downloadsLeft === null ? t('visit.downloadStarted') : `${t('visit.downloadStarted')} · ${t('visit.downloadsLeft', { count: grant.downloadsLeft })}` });
     } catch (err) {
       setNotice({ type: 'error', text: errorMessage(err, { name: item.instanceName }) });
@@ -182,17 +245,34 @@ function Browser({ link, share, call }: { link: string; share: VisitorShare; cal
       const go = await new Promise<boolean>((resolve) => Modal.confirm({ title: t('noMoreThan30G'), onOk: () => resolve(true), onCancel: () => resolve(false) }));
       if (!go) return;
     }
+    // A folder's tree is made first, in one call that also checks the whole upload against the link's caps and the
+    // owner's space: nothing is created for a folder that cannot fit.
+    const folderOf = new Map<string, string>();
+    if (picked.dirs.length > 0) {
+      try {
+        const bytes = picked.files.reduce((n, f) => n + f.file.size, 0);
+        const res = await call((headers) =>
+          shareCreateFolders({ ...(parentId ? { parentId } : {}), folders: picked.dirs.map((d) => d.split('/').map(encodeWireText)), files: picked.files.length, bytes }, { headers, quiet: true }),
+        );
+        res.data?.folders.forEach((f, i) => folderOf.set(picked.dirs[i]!, f.instanceId));
+      } catch (err) {
+        setNotice({ type: 'error', text: t('visitFolders.folderRoom', { reason: errorMessage(err) }) });
+        if (folderInput.current) folderInput.current.value = '';
+        return;
+      }
+    }
     const { createShareUploader } = await import('../../shared/sharing/share-upload.ts');
     let token = sessionStorage.getItem(tokenKey(link)) ?? '';
     const uploader = createShareUploader(link, () => token);
-    const queue = picked.files.map((f) => ({ name: f.file.name, size: f.file.size, loaded: 0 }));
+    const label = (f: (typeof picked.files)[number]) => (f.dir ? `${f.dir}/${f.file.name}` : f.file.name);
+    const queue = picked.files.map((f) => ({ name: label(f), size: f.file.size, loaded: 0 }));
     setUploads(queue);
     let done = 0;
     for (const [i, f] of picked.files.entries()) {
       try {
         await call(async () => {
           token = sessionStorage.getItem(tokenKey(link)) ?? '';
-          await uploader.upload(f.file, parentId, (loaded) => setUploads((u) => u.map((x, j) => (j === i ? { ...x, loaded } : x))));
+          await uploader.upload(f.file, f.dir ? folderOf.get(f.dir) : parentId, (loaded) => setUploads((u) => u.map((x, j) => (j === i ? { ...x, loaded } : x))));
         });
         done += 1;
         setUploads((u) => u.map((x, j) => (j === i ? { ...x, loaded: x.size } : x)));
@@ -201,8 +281,10 @@ function Browser({ link, share, call }: { link: string; share: VisitorShare; cal
         setUploads((u) => u.map((x, j) => (j === i ? { ...x, error: reason } : x)));
       }
     }
-    setNotice({ type: 'success', text: t('visit.uploaded', { count: done }) });
+    const top = picked.dirs.find((d) => !d.includes('/'));
+    setNotice({ type: 'success', text: top ? t('visitFolders.folderUploaded', { name: top, count: done }) : t('visit.uploaded', { count: done }) });
     if (fileInput.current) fileInput.current.value = '';
+    if (folderInput.current) folderInput.current.value = '';
     void load();
   };
 
@@ -218,9 +300,24 @@ function Browser({ link, share, call }: { link: string; share: VisitorShare; cal
           <Typography.Text>{t('visit.uploadOnly')}</Typography.Text>
           <input ref={fileInput} type="file" multiple hidden onChange={(e) => void pick(e.target.files)} data-testid="share-upload-input" />
           <Button type="primary" onClick={() => fileInput.current?.click()} data-testid="share-upload-files">{t('visit.uploadFiles')}</Button>
+          {/* webkitdirectory is not in React's input attributes: the browser then picks a whole folder. */}
+          <input ref={folderInput} type="file" multiple hidden {...{ webkitdirectory: '' }} onChange={(e) => void pick(e.target.files)} data-testid="share-upload-folder-input" />
+          <Button onClick={() => folderInput.current?.click()} data-testid="share-upload-folder">{t('visit.uploadFolder')}</Button>
         </Space>
       )}
       {notice && <Alert type={notice.type} showIcon closable message={notice.text} onClose={() => setNotice(undefined)} data-testid="share-notice" />}
+      {downloads.length > 0 && (
+        <div data-testid="share-downloads">
+          {downloads.map((d) => (
+            <div key={d.name} data-testid={`share-transfer-${d.name}`} data-phase={d.phase}>
+              <Typography.Text>{t(d.phase === 'verifying' ? 'visitFolders.verifying' : d.phase === 'done' ? 'visitFolders.downloaded' : 'visitFolders.downloading', { name: d.name })}</Typography.Text>
+              <Progress percent={d.size === 0 ? 100 : Math.floor((d.loaded / d.size) * 100)} status={d.phase === 'failed' ? 'exception' : d.phase === 'done' ? 'success' : undefined} size="small" />
+              {d.error && <Typography.Text type="danger">{t('visitFolders.downloadFailed', { name: d.name, reason: d.error })}</Typography.Text>}
+              {d.resume && <Button size="small" onClick={d.resume} data-testid={`share-resume-${d.name}`}>{t('visitFolders.downloadAgain')}</Button>}
+            </div>
+          ))}
+        </div>
+      )}
       {uploads.length > 0 && (
         <div data-testid="share-uploads">
           {uploads.map((u) => (

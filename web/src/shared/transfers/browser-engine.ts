@@ -81,7 +81,7 @@ type PermissionedHandle = FileSystemFileHandle & {
  * which parts that covers; a task restored after a reload trusts only those parts before it continues, and a part
  * written but not committed when the page went is fetched again instead of failing verification at the end.
  */
-function createPickedFileDownload(job: DownloadJob, deps: EngineDeps): DownloadTaskLike {
+export function createPickedFileDownload(job: DownloadJob, deps: EngineDeps): DownloadTaskLike {
   const store = deps.resumeStore;
   const files = createDownloadSinkFactory(async () => job.handle);
   /** The open writable's sink; undefined after a commit until the next operation reopens it, keeping the data. */
