@@ -6,6 +6,8 @@ import { action, type Io } from '../command-context.ts';
 import { usageError } from '../exit-codes.ts';
 
 type Lib = components['schemas']['BusinessLibAdmin'];
+type LibConfig = components['schemas']['LibConfig'];
+type LibStats = components['schemas']['LibStats'];
 
 function libJson(l: Lib) {
   return {
@@ -17,6 +19,32 @@ function libJson(l: Lib) {
 function libLine(l: Lib): string {
   const flags = [l.isEnabled ? '' : 'disabled', l.custom ? '' : 'built-in', l.isHome ? 'home' : ''].filter(Boolean).join(',');
   return `${l.libCode.padEnd(24)} ${l.libName} / ${l.libNameEn}${flags ? `  [${flags}]` : ''}`;
+}
+
+function configJson(c: LibConfig) {
+  return {
+    libCode: c.libCode, custom: c.custom === 1, versionMaxCount: c.versionMaxCount, versionMaxDays: c.versionMaxDays, adminOnly: c.adminOnly === 1,
+    defaults: c.defaults,
+  };
+}
+
+function configLines(c: LibConfig): string {
+  const own = (v: number | null, d: number) => (v === null ? `${d} (server default)` : String(v));
+  return [
+    `library          ${c.libCode}`,
+    `versions kept    ${own(c.versionMaxCount, c.defaults.versionMaxCount)}`,
+    `version days     ${own(c.versionMaxDays, c.defaults.versionMaxDays)}`,
+    `admins only      ${c.adminOnly === 1 ? 'yes' : 'no'}`,
+  ].join('\n');
+}
+
+/** A version limit option: a whole number in range, or "default" (null: back to the server's). */
+function limit(flag: string, text: string | undefined, min: number): number | null | undefined {
+  if (text === undefined) return undefined;
+  if (text === 'default') return null;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > 100000) throw usageError(`${flag}: "${text}" is not "default" or a whole number from ${min} to 100000`);
+  return n;
 }
 
 export function registerAdminLib(admin: Command, io: Io): void {
@@ -47,6 +75,41 @@ export function registerAdminLib(admin: Command, io: Io): void {
         const libs = (await ctx.api().call((c) => c.GET('/hcs/controller/BusinessLibs/getAll', {}))).data ?? [];
         if (ctx.settings.json) for (const l of libs) ctx.print(libJson(l), '');
         else ctx.print(null, libs.map(libLine).join('\n'));
+      }),
+    );
+  lib
+    .command('config')
+    .argument('<code>', 'library code (NetDisk included)')
+    .option('--versions <n|default>', 'history versions a file keeps at most')
+    .option('--version-days <n|default>', 'days a history version is kept (0: no age limit)')
+    .option('--admin-only <yes|no>', 'only administrators see and use the library (custom libraries)')
+    .description("Show a library's settings, or change those given")
+    .action(
+      action(io, async (ctx, code: string, opts: { versions?: string; versionDays?: string; adminOnly?: string }) => {
+        const versionMaxCount = limit('--versions', opts.versions, 1);
+        const versionMaxDays = limit('--version-days', opts.versionDays, 0);
+        if (opts.adminOnly !== undefined && opts.adminOnly !== 'yes' && opts.adminOnly !== 'no') throw usageError(`--admin-only: "${opts.adminOnly}" is not yes or no`);
+        const changes = {
+          ...(versionMaxCount !== undefined ? { versionMaxCount } : {}),
+          ...(versionMaxDays !== undefined ? { versionMaxDays } : {}),
+          ...(opts.adminOnly !== undefined ? { adminOnly: opts.adminOnly === 'yes' ? (1 as const) : (0 as const) } : {}),
+        };
+        const api = ctx.api();
+        const c = Object.keys(changes).length
+          ? (await api.call((cl) => cl.POST('/hcs/controller/BusinessLibs/config', { body: { libCode: code, ...changes } }))).data!
+          : (await api.call((cl) => cl.GET('/hcs/controller/BusinessLibs/config', { params: { query: { libCode: code } } }))).data!;
+        ctx.print({ event: 'lib-config', ...configJson(c) }, configLines(c));
+      }),
+    );
+  lib
+    .command('stats')
+    .argument('[code]', 'one custom library (all of them without)')
+    .description('What each custom library holds: files, folders, bytes, classifiers, attributes')
+    .action(
+      action(io, async (ctx, code: string | undefined) => {
+        const stats: LibStats[] = (await ctx.api().call((c) => c.GET('/hcs/controller/BusinessLibs/stats', { params: { query: code ? { libCode: code } : {} } }))).data ?? [];
+        if (ctx.settings.json) for (const s of stats) ctx.print(s, '');
+        else ctx.print(null, stats.map((s) => `${s.libCode.padEnd(24)} ${s.files} files, ${s.folders} folders, ${s.bytes} bytes, ${s.classifiers} classifiers, ${s.attributes} attributes`).join('\n'));
       }),
     );
 }
