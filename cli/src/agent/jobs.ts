@@ -60,6 +60,45 @@ export interface JobHost {
 }
 
 const PROGRESS_EVERY_MS = 250;
+
+/**
+ * At most one progress update per job and interval, and the last one of a burst once the interval is up: dropping it
+ * left the web showing stale progress for as long as the transfer then stalled (a slow part, a stalled network).
+ */
+export class ProgressThrottle {
+  private readonly last = new Map<string, number>();
+  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
+  private readonly everyMs: number;
+  private readonly send: (id: string) => void;
+  constructor(everyMs: number, send: (id: string) => void) {
+    this.everyMs = everyMs;
+    this.send = send;
+  }
+
+  push(id: string, force: boolean): void {
+    const wait = this.everyMs - (Date.now() - (this.last.get(id) ?? -Infinity));
+    if (!force && wait > 0) {
+      if (!this.timers.has(id)) {
+        const timer = setTimeout(() => {
+          this.timers.delete(id);
+          this.push(id, true);
+        }, wait);
+        timer.unref?.();
+        this.timers.set(id, timer);
+      }
+      return;
+    }
+    this.forget(id);
+    this.last.set(id, Date.now());
+    this.send(id);
+  }
+
+  /** No update is pending for the job any more (sent now, or the job is gone). */
+  forget(id: string): void {
+    clearTimeout(this.timers.get(id));
+    this.timers.delete(id);
+  }
+}
 /** Finished jobs kept in the list. */
 const KEEP_DONE = 100;
 const MAX_FAILURES_SHOWN = 50;
@@ -67,7 +106,10 @@ const MAX_FAILURES_SHOWN = 50;
 export class JobManager {
   private readonly jobs = new Map<string, JobRecord>();
   private readonly active = new Map<string, Active>();
-  private readonly lastSent = new Map<string, number>();
+  private readonly progress = new ProgressThrottle(PROGRESS_EVERY_MS, (id) => {
+    const job = this.jobs.get(id);
+    if (job) this.host.changed(this.view(job), job.userId);
+  });
   private readonly file: string;
   private readonly stateDir: string;
   private readonly server: string;
@@ -145,6 +187,7 @@ export class JobManager {
 
   private async forget(job: JobRecord): Promise<void> {
     this.jobs.delete(job.id);
+    this.progress.forget(job.id);
     await this.stop(job);
     const key = job.kind === 'upload' ? uploadJobKey(this.account(job), this.uploadOptions(job)) : downloadJobKey(this.account(job), this.downloadOptions(job));
     const base = join(this.stateDir, 'jobs', journalId(job.kind, key));
@@ -251,10 +294,7 @@ export class JobManager {
   }
 
   private notify(job: JobRecord, force: boolean): void {
-    const now = Date.now();
-    if (!force && now - (this.lastSent.get(job.id) ?? 0) < PROGRESS_EVERY_MS) return;
-    this.lastSent.set(job.id, now);
-    this.host.changed(this.view(job), job.userId);
+    this.progress.push(job.id, force);
   }
 
   view(job: JobRecord): JobView {
