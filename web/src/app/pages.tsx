@@ -53,6 +53,7 @@ export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>
   businessLibraryProperty: lazy(() => import('../features/business-libs/BusinessLibraryPropertyPage.tsx')),
   businessConfig: lazy(() => import('../features/business-libs/BusinessConfigPage.tsx')),
   cloudStorageManage: lazy(() => import('../features/storage/CloudStorageManagePage.tsx')),
+  localSync: lazy(() => import('../features/local-sync/LocalSyncPage.tsx')),
   nodeManage: lazy(() => import('../features/storage/NodeManagePage.tsx')),
   clusterManage: lazy(() => import('../features/storage/ClusterManagePage.tsx')),
   integrationPlatform: lazy(() => import('../features/identity/IntegrationPlatformPage.tsx')),

@@ -119,7 +119,7 @@ describe('layout rules', () => {
 
   it('a later feature the server answers 501 for shows "not available", never rows', async () => {
     signIn();
-    // Local sync (a later issue) still answers 501 here.
+    // This test server has no pull sync (its status call answers 501).
     await renderApp('/localSync');
     expect(await screen.findByText('Not available on this server')).toBeTruthy();
     expect(screen.queryByRole('table')).toBeNull();
@@ -145,7 +145,7 @@ describe('layout rules', () => {
 
   it('a real failure is shown as a failure, not as "not available"', async () => {
     signIn();
-    server.use(http.get('*/hcs/controller/System/getOneSyncState', () => fail(500, 'INTERNAL', 'boom')));
+    server.use(http.get('*/hcs/controller/System/pullSync/status', () => fail(500, 'INTERNAL', 'boom')));
     await renderApp('/localSync', 'zh_CN');
     const failed = await screen.findByTestId('load-failed');
     // Said once, in the page, in the user's language.

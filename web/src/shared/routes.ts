@@ -51,7 +51,7 @@ export type PageName = 'login' | 'home' | 'personalFile' | 'error' | 'hello' | '
   | 'businessLibraryManage' | 'businessDetail' | 'businessLevelProperty' | 'businessLibraryProperty' | 'businessConfig'
   | 'departFile' | 'groupFile' | 'departmentManage' | 'roleManage' | 'fileShare'
   | 'myCollect' | 'recycleBin' | 'recycleBinManage' | 'tagRemark' | 'quickSearch' | 'searchPanel' | 'fileTemplate' | 'fileManagement'
-  | 'dlpManage' | 'dlpApproval' | 'mySharing'
+  | 'dlpManage' | 'dlpApproval' | 'mySharing' | 'localSync'
   | 'otherConfig' | 'ipWhiteList' | 'logManage' | 'dataStatistics' | 'personalTable' | 'patchManagement'
   | 'cloudStorageManage' | 'nodeManage' | 'clusterManage'
   | 'integrationPlatform';
@@ -92,7 +92,7 @@ export const ROUTES: readonly RouteDef[] = [
   f('/localSync', 'routes.localSync', {
     operation: 'getOneSyncState',
     load: async (_k, signal) => (await sessionApi()).getOneSyncState({ userName: getUserInfo()?.userName ?? '' }, { signal, quiet: true }),
-  }, { icon: 'sync', lib: 'NetDisk' }),
+  }, { icon: 'sync', lib: 'NetDisk', page: 'localSync' }),
   f('/tagRemark', 'routes.tagRemark', { operation: 'listLabels', load: async (_k, signal) => (await filesApi()).listLabels({ signal, quiet: true }) }, { icon: 'tags', lib: 'NetDisk', page: 'tagRemark' }),
   f('/quickSearch', 'routes.quickSearch', { operation: 'searchPage', needsKeyword: true, load: async (keyword, signal) => (await filesApi()).searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk', page: 'quickSearch' }),
   f('/searchPanel', 'routes.searchPanel', { operation: 'searchPage', needsKeyword: true, load: async (keyword, signal) => (await filesApi()).searchPage({ keyword, ...PAGE }, { signal, quiet: true }) }, { icon: 'search', lib: 'NetDisk', page: 'searchPanel' }),
