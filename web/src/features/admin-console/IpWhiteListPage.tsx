@@ -2,6 +2,7 @@
 // administrator sees where they stand before changing anything. The server refuses (IP_SELF_LOCKOUT) a list that
 // would shut the caller out; the message comes from the error code.
 import './strings.ts';
+import AdminOnly from './AdminOnly.tsx';
 import { useState } from 'react';
 import { Alert, Button, Form, Input, Modal, Select, Space, Switch, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -29,7 +30,7 @@ interface Editing {
   remark: string;
 }
 
-export default function IpWhiteListPage() {
+function IpWhiteListScreen() {
   const { t } = useTranslation();
   const [pageNo, setPageNo] = useState(1);
   const params = { pageNo, pageSize: 20 };
@@ -98,7 +99,7 @@ export default function IpWhiteListPage() {
         locale={{ emptyText: t('adminConsole.ip.empty') }}
         pagination={{ current: pageNo, pageSize: 20, total: rules.data?.total ?? 0, onChange: setPageNo, showSizeChanger: false }}
         columns={[
-          { title: t('adminConsole.ip.value'), dataIndex: 'ipValue', render: (v: string) => <code>{v}</code> },
+          { title: t('adminConsole.ip.value'), dataIndex: 'ipValue', render: (v: string, r) => <code data-testid={`ip-row-${r.id}`}>{v}</code> },
           { title: t('adminConsole.ip.kind'), dataIndex: 'kind', width: 110, render: (v: string) => t(`adminConsole.enum.kind.${v}`) },
           { title: t('adminConsole.ip.target'), key: 'target', render: (_: unknown, r) => targetOf(r) },
           { title: t('adminConsole.ip.scope'), dataIndex: 'scope', width: 140, render: (v: string) => t(`adminConsole.enum.ipScope.${v}`) },
@@ -110,7 +111,7 @@ export default function IpWhiteListPage() {
             render: (_: unknown, r) => (
               <Space>
                 <Button type="link" size="small" onClick={() => setEditing({ id: r.id, ipValue: r.ipValue, targetType: r.targetType, targetId: r.targetId, scope: r.scope, enabled: r.enabled, remark: r.remark })}>{t('adminConsole.edit')}</Button>
-                <Button type="link" size="small" danger onClick={() => remove(r)}>{t('adminConsole.delete')}</Button>
+                <Button type="link" size="small" danger data-testid={`ip-delete-${r.id}`} onClick={() => remove(r)}>{t('adminConsole.delete')}</Button>
               </Space>
             ),
           },
@@ -148,5 +149,13 @@ export default function IpWhiteListPage() {
         )}
       </Modal>
     </div>
+  );
+}
+
+export default function IpWhiteListPage() {
+  return (
+    <AdminOnly path="/ipWhiteList">
+      <IpWhiteListScreen />
+    </AdminOnly>
   );
 }

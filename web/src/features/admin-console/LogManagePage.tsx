@@ -1,6 +1,7 @@
 // /logManage (issue #18): the operation log, filtered on the server; exports are plain links the browser downloads
 // (the server streams them), and clearing asks first. Pages go by the server's keyset cursor, newest first.
 import './strings.ts';
+import AdminOnly from './AdminOnly.tsx';
 import { useState } from 'react';
 import { Button, DatePicker, Input, InputNumber, Modal, Select, Space, Table, Tag, Typography } from 'antd';
 import type { Dayjs } from 'dayjs';
@@ -23,7 +24,7 @@ export function exportHref(f: Filters, format: 'csv' | 'xlsx'): string {
   return `/hcs/controller/System/downloadOptLog?${q}`;
 }
 
-export default function LogManagePage() {
+function LogManageScreen() {
   const { t } = useTranslation();
   const [draft, setDraft] = useState<Filters>({});
   const [range, setRange] = useState<[Dayjs | null, Dayjs | null] | null>(null);
@@ -34,6 +35,9 @@ export default function LogManagePage() {
   const logs = useQuery({ queryKey: getPageSysOptLogQueryKey(params), queryFn: async ({ signal }) => (await pageSysOptLog(params, { signal, quiet: true })).data });
   const types = useQuery({ queryKey: getListOptTypesQueryKey(), queryFn: async ({ signal }) => (await listOptTypes({ signal, quiet: true })).data ?? [] });
   const [clearDays, setClearDays] = useState<number | null>(90);
+  // Types are operation ids (and share.* for visitors): the common ones read as words, any other as its id, which is
+  // also what the exports carry.
+  const typeLabel = (v: string) => t(`adminConsole.optType.${v}`, { defaultValue: v });
 
   const search = () => {
     setCursors([]);
@@ -74,7 +78,7 @@ export default function LogManagePage() {
       <Typography.Title level={4}>{t('routes.logManage')}</Typography.Title>
       <Space wrap style={{ marginBottom: 12 }}>
         <Input allowClear placeholder={t('adminConsole.logs.user')} value={draft.userName ?? ''} onChange={(e) => setDraft({ ...draft, userName: e.target.value })} style={{ width: 140 }} data-testid="log-user" />
-        <Select allowClear showSearch placeholder={t('adminConsole.logs.type')} value={draft.optType} onChange={(v) => setDraft({ ...draft, optType: v })} style={{ width: 200 }} options={(types.data ?? []).map((v) => ({ value: v, label: v }))} data-testid="log-type" />
+        <Select allowClear showSearch placeholder={t('adminConsole.logs.type')} value={draft.optType} onChange={(v) => setDraft({ ...draft, optType: v })} style={{ width: 200 }} optionFilterProp="label" options={(types.data ?? []).map((v) => ({ value: v, label: typeLabel(v) }))} data-testid="log-type" />
         <Select allowClear placeholder={t('adminConsole.logs.result')} value={draft.result} onChange={(v) => setDraft({ ...draft, result: v })} style={{ width: 120 }} options={(['success', 'failure'] as const).map((v) => ({ value: v, label: t(`adminConsole.enum.optResult.${v}`) }))} />
         <DatePicker.RangePicker value={range} onChange={(v) => setRange(v)} />
         <Input allowClear placeholder={t('adminConsole.logs.keyword')} value={draft.keyword ?? ''} onChange={(e) => setDraft({ ...draft, keyword: e.target.value })} style={{ width: 180 }} data-testid="log-keyword" />
@@ -96,7 +100,7 @@ export default function LogManagePage() {
         columns={[
           { title: t('adminConsole.logs.time'), dataIndex: 'optTime', width: 170, render: (v: number) => formatDate(v) },
           { title: t('adminConsole.logs.user'), dataIndex: 'userName', width: 120 },
-          { title: t('adminConsole.logs.type'), dataIndex: 'optType', width: 180 },
+          { title: t('adminConsole.logs.type'), dataIndex: 'optType', width: 180, render: (v: string) => typeLabel(v) },
           { title: t('adminConsole.logs.object'), key: 'object', render: (_: unknown, l) => l.optObjName || l.optObj },
           { title: t('adminConsole.logs.result'), dataIndex: 'result', width: 90, render: (v: string) => <Tag color={v === 'success' ? 'green' : 'red'}>{t(`adminConsole.enum.optResult.${v}`)}</Tag> },
           { title: t('adminConsole.logs.ip'), dataIndex: 'ip', width: 130 },
@@ -108,5 +112,13 @@ export default function LogManagePage() {
         <Button disabled={!page?.nextCursor} onClick={() => page?.nextCursor && setCursors([...cursors, page.nextCursor])} data-testid="log-next">{t('adminConsole.logs.next')}</Button>
       </Space>
     </div>
+  );
+}
+
+export default function LogManagePage() {
+  return (
+    <AdminOnly path="/logManage">
+      <LogManageScreen />
+    </AdminOnly>
   );
 }

@@ -1,6 +1,7 @@
 // /otherConfig (issue #18): the typed configuration entries. The server checks each value against its type and
 // bounds; this screen offers the matching input (switch, choice, number, text) and shows the server's refusal.
 import './strings.ts';
+import AdminOnly from './AdminOnly.tsx';
 import { useState } from 'react';
 import { Alert, Button, Form, Input, InputNumber, Modal, Select, Space, Switch, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -47,7 +48,7 @@ export function ValueInput({ e, onChange }: { e: Pick<Editing, 'configType' | 'c
   return <Input.TextArea autoSize value={e.configValue} onChange={(ev) => onChange(ev.target.value)} data-testid="config-value" />;
 }
 
-export default function OtherConfigPage() {
+function OtherConfigScreen() {
   const { t } = useTranslation();
   const [pageNo, setPageNo] = useState(1);
   const [keyword, setKeyword] = useState('');
@@ -117,7 +118,7 @@ export default function OtherConfigPage() {
             render: (_: unknown, e) => (
               <Space>
                 <Button type="link" size="small" data-testid={`config-edit-${e.configKey}`} onClick={() => setEditing({ isNew: false, ...e, description: e.description, options: e.options ?? [] })}>{t('adminConsole.edit')}</Button>
-                {!e.builtin && <Button type="link" size="small" danger onClick={() => remove(e)}>{t('adminConsole.delete')}</Button>}
+                {!e.builtin && <Button type="link" size="small" danger data-testid={`config-delete-${e.configKey}`} onClick={() => remove(e)}>{t('adminConsole.delete')}</Button>}
               </Space>
             ),
           },
@@ -156,5 +157,13 @@ export default function OtherConfigPage() {
         )}
       </Modal>
     </div>
+  );
+}
+
+export default function OtherConfigPage() {
+  return (
+    <AdminOnly path="/otherConfig">
+      <OtherConfigScreen />
+    </AdminOnly>
   );
 }

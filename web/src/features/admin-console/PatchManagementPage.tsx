@@ -1,12 +1,13 @@
 // /patchManagement (issue #18): the running version and build, and which database migrations are applied.
 import './strings.ts';
+import AdminOnly from './AdminOnly.tsx';
 import { Descriptions, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
 import { getGetPatchInfoQueryKey, getPatchInfo } from '../../api/gen/admin-console/admin-console.ts';
 import type { PatchInfoResponseDataMigrationsItem } from '../../api/gen/model/patchInfoResponseDataMigrationsItem.ts';
 
-export default function PatchManagementPage() {
+function PatchManagementScreen() {
   const { t } = useTranslation();
   const info = useQuery({ queryKey: getGetPatchInfoQueryKey(), queryFn: async ({ signal }) => (await getPatchInfo({ signal, quiet: true })).data });
   const d = info.data;
@@ -35,5 +36,13 @@ export default function PatchManagementPage() {
         ]}
       />
     </div>
+  );
+}
+
+export default function PatchManagementPage() {
+  return (
+    <AdminOnly path="/patchManagement">
+      <PatchManagementScreen />
+    </AdminOnly>
   );
 }

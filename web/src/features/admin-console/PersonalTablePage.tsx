@@ -1,5 +1,6 @@
 // /personalTable (issue #18): storage and activity per account, largest first, for administrators.
 import './strings.ts';
+import AdminOnly from './AdminOnly.tsx';
 import { useState } from 'react';
 import { Input, Table, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
@@ -8,7 +9,7 @@ import { getPagePersonalStatisticsQueryKey, pagePersonalStatistics } from '../..
 import type { PersonalStat } from '../../api/gen/model/personalStat.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
 
-export default function PersonalTablePage() {
+function PersonalTableScreen() {
   const { t } = useTranslation();
   const [pageNo, setPageNo] = useState(1);
   const [keyword, setKeyword] = useState('');
@@ -35,5 +36,13 @@ export default function PersonalTablePage() {
         ]}
       />
     </div>
+  );
+}
+
+export default function PersonalTablePage() {
+  return (
+    <AdminOnly path="/personalTable">
+      <PersonalTableScreen />
+    </AdminOnly>
   );
 }
