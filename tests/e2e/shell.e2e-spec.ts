@@ -75,7 +75,7 @@ describe('web shell', () => {
     await page.waitForURL(/\/drive\/personalFile/);
 
     // A later feature: its frame, and "not available" when the server has no implementation yet.
-    await page.goto(url('/localSync'));
+    await page.goto(url('/clusterSync'));
     await page.getByTestId('feature-page').waitFor();
     expect(await page.getByTestId('left-menu').count()).toBe(1);
 

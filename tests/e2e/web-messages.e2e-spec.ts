@@ -112,7 +112,7 @@ describe.each(combos)('messages in $lang at $viewport.width x $viewport.height',
     await page.getByTestId('name-dialog-input').waitFor({ state: 'detached' });
   });
 
-  it.each(['/clusterSync', '/localSync'])('%s: the page says the feature is not available, and no toast repeats it', async (path) => {
+  it.each(['/clusterSync'])('%s: the page says the feature is not available, and no toast repeats it', async (path) => {
     await signIn();
     const before = (await toasts(page)).length;
     await page.goto(url(path));
