@@ -22,7 +22,7 @@ export interface E2E {
   close(): Promise<void>;
 }
 
-export async function startE2E(opts: { env?: Record<string, string> } = {}): Promise<E2E> {
+export async function startE2E(opts: Pick<NonNullable<Parameters<typeof startServer>[0]>, 'env' | 'instrument'> = {}): Promise<E2E> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium not found at ${CHROMIUM}: install Debian's chromium package`);
   // HCS_WEB_DIST (the suite's or the test process's env) serves a private build: one that others rebuilding web/dist
   // cannot pull away mid-run.

@@ -35,7 +35,7 @@ export interface TestServer {
 export const encryptForServer = encryptPassword;
 
 export async function startServer(
-  opts: { env?: Record<string, string>; dataDir?: string; handlers?: BuildOptions['handlers'] } = {},
+  opts: { env?: Record<string, string>; dataDir?: string; handlers?: BuildOptions['handlers']; instrument?: BuildOptions['instrument'] } = {},
 ): Promise<TestServer> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'hcs-test-'));
   const config = loadConfig({
@@ -53,6 +53,8 @@ export async function startServer(
     ...(opts.handlers ? { handlers: opts.handlers } : {}),
     instrument(app) {
       contract = watchContract(app, `server on ${dataDir}`);
+      // A suite's own hooks, e.g. holding the signing of chosen storage requests to stop a transfer at a known point.
+      opts.instrument?.(app);
     },
   });
   await built.listen();

@@ -31,7 +31,7 @@ export function AgentTransfers() {
         const percent = job.bytes > 0 ? Math.min(100, Math.floor((job.bytesDone / job.bytes) * 100)) : job.state === 'done' ? 100 : 0;
         const state = lost && job.state === 'running' ? 'lost' : job.needsToken ? 'needsToken' : job.state;
         return (
-          <div data-testid={`agent-job-${job.name}`} data-state={state} data-percent={percent}>
+          <div data-testid={`agent-${job.kind}-${job.name}`} data-state={state} data-percent={percent}>
             <Space size={6}>
               <Tag color={state === 'failed' || state === 'lost' ? 'error' : state === 'done' ? 'success' : 'processing'}>{t(`transfer.agent.state.${state}`)}</Tag>
               {job.state === 'running' && job.speed > 0 && !lost && <Typography.Text type="secondary">{formatSize(job.speed)}/s</Typography.Text>}
@@ -54,16 +54,16 @@ export function AgentTransfers() {
         lost ? null : (
           <Space size={4}>
             {job.state === 'running' && (
-              <Button size="small" onClick={() => act('pause', job)} data-testid={`agent-pause-${job.name}`}>
+              <Button size="small" onClick={() => act('pause', job)} data-testid={`agent-pause-${job.kind}-${job.name}`}>
                 {t('transfer.agent.pause')}
               </Button>
             )}
             {(job.state === 'paused' || job.state === 'failed') && (
-              <Button size="small" onClick={() => act('resume', job)} data-testid={`agent-resume-${job.name}`}>
+              <Button size="small" onClick={() => act('resume', job)} data-testid={`agent-resume-${job.kind}-${job.name}`}>
                 {t('transfer.agent.resume')}
               </Button>
             )}
-            <Button size="small" danger onClick={() => act('delete', job)} data-testid={`agent-delete-${job.name}`}>
+            <Button size="small" danger onClick={() => act('delete', job)} data-testid={`agent-delete-${job.kind}-${job.name}`}>
               {t('transfer.agent.delete')}
             </Button>
           </Space>

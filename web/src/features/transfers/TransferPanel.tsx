@@ -13,6 +13,7 @@ import { TRANSFER_PAGE_SIZE } from '../../shared/transfers/limits.ts';
 import { codeMessage } from '../../shared/error-message.ts';
 import { useTransferSnapshot } from '../../shared/transfers/runtime.ts';
 import type { DownloadItem, FinishedItem, TransferStore, UploadItem } from '../../shared/transfers/transfer-store.ts';
+import { AgentTransfers } from './AgentTransfers.tsx';
 
 export interface TransferPanelProps {
   store: TransferStore;
@@ -157,6 +158,7 @@ export function TransferLists({ store, ...props }: { store: TransferStore; tab?:
           else toastInfo(t('transfer.repickMatched', { count: n }));
         }}
       />
+      <AgentTransfers />
       <Tabs
         activeKey={tab}
         onChange={(k) => {

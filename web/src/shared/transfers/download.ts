@@ -26,6 +26,8 @@ export interface DownloadPrompts {
   clientOrWeb(name: string): Promise<'client' | 'web' | 'cancel'>;
   /** Hands the download to the local agent (its download folder); false when the browser must do it. */
   handOver?(instanceIds: string[]): Promise<boolean>;
+  /** The tab is connected to the local agent: downloads go there first (folders as trees, not zips). */
+  viaAgent?(): boolean;
 }
 
 const isWindows = (): boolean => /Windows/i.test(navigator.userAgent);
@@ -64,6 +66,7 @@ async function contentBytes(items: readonly DownloadTarget[]): Promise<number> {
 }
 
 export async function downloadItems(items: readonly DownloadTarget[], store: TransferStore, prompts: DownloadPrompts): Promise<void> {
+  if (prompts.viaAgent?.() && prompts.handOver && (await prompts.handOver(items.map((i) => i.instanceId)))) return;
   const folders = items.filter((i) => i.classifierId === 'Folder');
   const files = items.filter((i) => i.classifierId === 'File');
   // Several items or any folder: one zip keeps the browser from opening a download per item.

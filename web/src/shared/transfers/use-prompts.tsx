@@ -2,12 +2,13 @@
 // 80 GB; z-index 2000). Notices go through the shell's one toast path (shared/notify.ts: 3000 ms, 20 px from the top).
 // Render `holder` once where the hook is used (the dialogs' context).
 import { useMemo, type ReactNode } from 'react';
-import { Button, Modal, Space } from 'antd';
+import { Button, Input, Modal, Space, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { toastError, toastInfo, toastWarning } from '../notify.ts';
 import type { DownloadPrompts } from './download.ts';
 import type { UploadPrompts } from './upload-flow.ts';
 import { useClientToolUrl } from '../client-tool.ts';
+import { getAgent, handDownloadToAgent, handUploadToAgent } from './agent-runtime.ts';
 
 const Z = 2000;
 
@@ -33,6 +34,32 @@ export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts
       else if (level === 'warning') toastWarning(text);
       else toastError(text);
     };
+    // The agent has no native file picker on this machine: the user types a path inside the folders it may read.
+    const localPath = (roots: readonly string[]) =>
+      new Promise<string | null>((resolve) => {
+        if (roots.length === 0) {
+          notice('warning', 'transfer.agent.noRoots');
+          resolve(null);
+          return;
+        }
+        let typed = '';
+        modal.confirm({
+          title: t('transfer.agent.typePath'),
+          content: (
+            <Space direction="vertical" style={{ width: '100%' }}>
+              <Typography.Text data-testid="agent-path-roots">{t('transfer.agent.typePathHint', { roots: roots.join(', ') })}</Typography.Text>
+              <Input data-testid="agent-path-input" autoFocus onChange={(e) => (typed = e.target.value.trim())} />
+            </Space>
+          ),
+          okText: t('files.ok'),
+          cancelText: t('files.cancel'),
+          okButtonProps: { 'data-testid': 'agent-path-ok' } as never,
+          zIndex: Z,
+          width: 560,
+          onOk: () => resolve(typed || null),
+          onCancel: () => resolve(null),
+        });
+      });
     const choose = <T,>(title: string, content: ReactNode, okText: string, cancelText: string, ok: T, cancel: T) =>
       new Promise<T>((resolve) => {
         modal.confirm({ title, content, okText, cancelText, zIndex: Z, onOk: () => resolve(ok), onCancel: () => resolve(cancel) });
@@ -50,18 +77,42 @@ export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts
           });
         }),
       confirm30G: (names) => choose(t('noMoreThan30G'), <NameList names={names} />, t('files.continue'), t('files.cancel'), true, false),
-      // The plugin's download opens the server's tool page; a server without one gets no download button at all.
+      // Hand the upload to the local agent, open the server's tool page to get it (a server without one has no such
+      // button), or stay in the browser; closing the tip stays in the browser too.
       pluginTip: () =>
-        toolUrl
-          ? choose(t('transfer.pluginTip'), t('transfer.pluginTipText'), t('transfer.continueInBrowser'), t('transfer.downloadPlugin'), 'browser' as const, 'download' as const).then(
-              (choice) => {
-                if (choice === 'download') window.open(toolUrl, '_blank', 'noopener');
-                return choice;
-              },
-            )
-          : new Promise<'browser'>((resolve) => {
-              modal.info({ title: t('transfer.pluginTip'), content: t('transfer.pluginTipText'), okText: t('transfer.continueInBrowser'), zIndex: Z, onOk: () => resolve('browser') });
-            }),
+        new Promise<'agent' | 'download' | 'browser'>((resolve) => {
+          let settled = false;
+          const done = (v: 'agent' | 'download' | 'browser') => {
+            if (settled) return;
+            settled = true;
+            m.destroy();
+            if (v === 'download' && toolUrl) window.open(toolUrl, '_blank', 'noopener');
+            resolve(v);
+          };
+          const m = modal.confirm({
+            title: t('transfer.pluginTip'),
+            content: t('transfer.pluginTipText'),
+            zIndex: Z,
+            closable: true,
+            onCancel: () => done('browser'),
+            footer: (
+              <Space style={{ marginTop: 12, width: '100%', justifyContent: 'flex-end' }} wrap>
+                {toolUrl && (
+                  <Button onClick={() => done('download')} data-testid="plugin-tip-download">
+                    {t('transfer.downloadPlugin')}
+                  </Button>
+                )}
+                <Button onClick={() => done('browser')} data-testid="plugin-tip-browser">
+                  {t('transfer.continueInBrowser')}
+                </Button>
+                <Button type="primary" onClick={() => done('agent')} data-testid="plugin-tip-agent">
+                  {t('transfer.agent.useAgent')}
+                </Button>
+              </Space>
+            ),
+          });
+        }),
+      handOver: (target) => handUploadToAgent(target, { localPath }),
       clientChoice: () => choose(t('transfer.clientChoice'), t('transfer.clientChoiceText'), t('transfer.webUpload'), t('transfer.useClient'), 'web' as const, 'client' as const),
       invalidNames: (items) =>
         new Promise<void>((resolve) => {
@@ -116,6 +167,9 @@ export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts
     };
     const download: DownloadPrompts = {
       notice,
+      // A tab connected to the agent (the user handed it an upload, now or before) gives it the downloads too.
+      viaAgent: () => getAgent().getSnapshot().status === 'online',
+      handOver: handDownloadToAgent,
       clientOrWeb: (name) => choose(t('transfer.clientChoice'), t('transfer.clientDownloadText', { name }), t('transfer.webDownload'), t('transfer.useClient'), 'web' as const, 'client' as const),
     };
     return {
