@@ -1,5 +1,6 @@
 // Spec 5: on Windows a file of 1 GB or more offers the desktop client first; choosing it hands the download to the
-// local agent, and the browser fetches nothing. Without the agent, the browser downloads as before.
+// local agent, and the browser fetches nothing. A tab connected to the agent hands it every download. Without the
+// agent, the browser downloads as before.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { downloadItems, type DownloadPrompts, type DownloadTarget } from './download.ts';
 import type { TransferStore } from './transfer-store.ts';
@@ -32,6 +33,18 @@ describe('downloadItems and the local agent', () => {
     expect(log).toEqual(['clientOrWeb:film.mkv']);
     expect(store.addDownload).not.toHaveBeenCalled();
     expect(store.addFinished).not.toHaveBeenCalled();
+  });
+
+  it('a tab connected to the agent hands it every download, a folder with the rest, without asking or zipping', async () => {
+    const handed: string[][] = [];
+    const { p, log } = prompts(async (ids) => (handed.push(ids), true));
+    p.viaAgent = () => true;
+    const folder: DownloadTarget = { instanceId: 'd1', instanceName: 'photos', classifierId: 'Folder', fSize: 0, path: '/' };
+    const store = { addDownload: vi.fn(), addZipDownload: vi.fn(), addFinished: vi.fn() } as unknown as TransferStore;
+    await downloadItems([folder, big], store, p);
+    expect(handed).toEqual([['d1', 'i1']]);
+    expect(log).toEqual([]);
+    expect(store.addZipDownload).not.toHaveBeenCalled();
   });
 
   it('says no client was found and goes on in the browser when the agent cannot take it', async () => {
