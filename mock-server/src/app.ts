@@ -25,6 +25,7 @@ import { JANITOR_JOB, startJanitor, type Janitor } from './files/janitor.ts';
 import { LDAP_SYNC_JOB, directorySyncOf } from './identity/sync.ts';
 import { PULL_JOB, pullSyncOf } from './pullsync/runner.ts';
 import { RETENTION_JOB, startRetention, type Retention } from './files/retention.ts';
+import { COPY_JOB, SWEEP_JOB, startReplication, type Replication } from './replication/runner.ts';
 import { Keyring } from './storage/master-key.ts';
 import { startNodeHeartbeat, type NodeHeartbeat } from './storage/node-heartbeat.ts';
 
@@ -188,6 +189,7 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
 
   let janitor: Janitor | undefined;
   let retention: Retention | undefined;
+  let replication: Replication | undefined;
   let worker: Worker | undefined;
   let heartbeat: NodeHeartbeat | undefined;
   const close = async () => {
@@ -197,6 +199,8 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     // Running pulls go back to the queue instead of holding shutdown until they finish.
     pullSyncOf(ctx).stop();
     retention?.stop();
+    // Running copies go back to the queue (aborted, not waited for: one may be a large object).
+    replication?.stop();
     // In-flight requests get a short grace period; then every socket is cut, including keep-alive and
     // aborted-upload sockets that never sent a request and would otherwise hold close() until the headers timeout.
     const force = setTimeout(() => app.server.closeAllConnections(), 2000);
@@ -219,14 +223,17 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     const nodeId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
     janitor = startJanitor(ctx, nodeId);
     retention = startRetention(ctx, nodeId);
+    replication = startReplication(ctx);
     worker = new Worker(db, {
       workerId: nodeId,
-      handlers: { [JANITOR_JOB]: janitor.handler, [RETENTION_JOB]: retention.handler, [LDAP_SYNC_JOB]: directorySyncOf(ctx).handler, [PULL_JOB]: pullSyncOf(ctx).handler },
+      handlers: { [JANITOR_JOB]: janitor.handler, [RETENTION_JOB]: retention.handler, [LDAP_SYNC_JOB]: directorySyncOf(ctx).handler, [PULL_JOB]: pullSyncOf(ctx).handler,
+        [SWEEP_JOB]: replication.sweep, [COPY_JOB]: replication.copy },
       onError: (err) => app.log.warn({ err }, 'job queue: a claim or bookkeeping query failed'),
     });
     await janitor.schedule().catch((err: unknown) => app.log.warn({ err }, 'upload janitor: could not schedule a pass'));
     await retention.schedule().catch((err: unknown) => app.log.warn({ err }, 'retention: could not schedule a pass'));
     worker.start();
+    await replication.start().catch((err: unknown) => app.log.warn({ err }, 'replication: could not queue a sweep'));
     directorySyncOf(ctx).start();
     heartbeat = startNodeHeartbeat(db, { id: nodeId, address: `${hostname()}:${port}`, site: config.node.site }, config.node.heartbeatMs,
       (err) => app.log.warn({ err }, 'node heartbeat: could not record this node'));

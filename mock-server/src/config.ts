@@ -54,6 +54,8 @@ export interface ServerConfig {
   versions: { maxCount: number; maxDays: number };
   /** This node's site (HCS_SITE), and how often it writes its heartbeat to the nodes table. */
   node: { site: string; heartbeatMs: number };
+  /** Cross-site replication: how often a node sweeps the sync configs, and how long a purged blob's copies stay. */
+  replication: { sweepMs: number; deleteDelayMs: number };
   /** Servers users may pull their files from (HCS_PULL_SOURCES: origins, or * for any); empty = pull sync is off. */
   pullSources: string[];
 }
@@ -97,6 +99,8 @@ export const ENV_VARS = {
   HCS_VERSION_MAX_COUNT: 'History versions a file keeps at most; older ones are deleted by a job (default 100; a library may set its own)',
   HCS_VERSION_MAX_DAYS: 'History versions older than this many days are deleted by a job; 0 = no age limit (default 365; a library may set its own)',
   HCS_SITE: 'Name of the site this node belongs to (matches a site of /clusterManage); default none',
+  HCS_REPLICATION_SWEEP_SECONDS: 'How often sync configs are swept for files not yet at their target sites and for copies due for deletion (default 30)',
+  HCS_REPLICA_DELETE_DELAY_SECONDS: 'Seconds after a file\'s content is purged before its copies at other sites are deleted (default 86400)',
   HCS_HEARTBEAT_SECONDS: 'How often a node records its heartbeat; silent for three of these it is shown down (default 10; fractions allowed)',
   HCS_MASTER_KEY: 'Master key (64 hex digits or base64 of 32 bytes) sealing storage secrets and the embedded store\'s data keys; unset = DATA_DIR/master.key (0600, generated)',
   HCS_PULL_SOURCES: 'Other drive servers users may pull their files from (/localSync, drive pull): comma-separated origins such as https://old-drive.example.com, or * for any; unset = pull sync is off',
@@ -160,6 +164,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
     recycle: { days: positiveInt(env.HCS_RECYCLE_DAYS, 30), secDays: positiveInt(env.HCS_SEC_RECYCLE_DAYS, 30) },
     versions: { maxCount: positiveInt(env.HCS_VERSION_MAX_COUNT, 100), maxDays: int(env.HCS_VERSION_MAX_DAYS, 365) },
     node: { site: (env.HCS_SITE || '').trim(), heartbeatMs: positiveSeconds(env.HCS_HEARTBEAT_SECONDS, 10) * 1000 },
+    replication: {
+      sweepMs: positiveSeconds(env.HCS_REPLICATION_SWEEP_SECONDS, 30) * 1000,
+      deleteDelayMs: Math.max(0, int(env.HCS_REPLICA_DELETE_DELAY_SECONDS, 86400)) * 1000,
+    },
     pullSources: (env.HCS_PULL_SOURCES || '').split(',').map((s) => s.trim()).filter(Boolean),
   };
 }

@@ -7331,6 +7331,189 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/hcs/controller/instance/sync/config/addOrUpdate": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create or change a sync config (a library, or one folder of it, from a source site to target sites)
+         * @description New and changed configs are swept at once: every blob under them not yet at a target site is queued for copying. 404 NOT_FOUND for an unknown library, folder, site or config; 400 BAD_REQUEST when a target is the source or the folder is not a folder of the library.
+         */
+        post: operations["addOrUpdateSyncConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/instance/sync/config/delete": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete a sync config
+         * @description Copies already made stay (and follow purges); nothing new is queued for it. 404 NOT_FOUND for an unknown id.
+         */
+        post: operations["deleteSyncConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/instance/sync/config/list": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** Every sync config */
+        get: operations["listSyncConfigs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/instance/sync/config/detail": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /** One sync config */
+        get: operations["getSyncConfig"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/instance/sync/status": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Replication progress per target site, and the latest failures
+         * @description Counted from the replicas table (one row per blob and site), never by walking folders.
+         */
+        get: operations["getClusterSyncStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/instance/sync/retry": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Queue failed copies again
+         * @description One replica (blobId and siteId) or every failed one (neither). retried counts the replicas queued again.
+         */
+        post: operations["retryClusterSync"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/instance/sync/instanceStatus": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where a file's copies are, or a folder's rolled up
+         * @description Per target site: synced, pending or failed with the reason, and the lag in seconds and bytes. A folder counts at most its first 10,000 files (truncated says so).
+         */
+        get: operations["getInstanceSyncStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/hcs/controller/cloudConnect/page": {
         parameters: {
             query?: never;
@@ -10993,6 +11176,106 @@ export interface components {
                     applied: boolean;
                     appliedAt: string | null;
                 }[];
+            };
+        };
+        SyncConfigId: string;
+        SyncConfigRequest: {
+            /** @description Absent: a new config. */
+            id?: components["schemas"]["SyncConfigId"];
+            libCode: string;
+            /** @description A folder of the library; absent or null: the whole library. */
+            folderId?: string | null;
+            sourceSiteId: string;
+            targetSiteIds: string[];
+        };
+        SyncConfig: {
+            id: components["schemas"]["SyncConfigId"];
+            /** @description The library replicated. */
+            libCode: string;
+            /** @description One folder of the library (its whole subtree), or null for all of it. */
+            folderId: string | null;
+            sourceSiteId: string;
+            targetSiteIds: string[];
+            createTime: number;
+            updateTime: number;
+        };
+        SyncConfigResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["SyncConfig"];
+        };
+        SyncConfigIdRequest: {
+            id: components["schemas"]["SyncConfigId"];
+        };
+        SyncConfigListResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                list: components["schemas"]["SyncConfig"][];
+            };
+        };
+        SiteSyncProgress: {
+            siteId: string;
+            siteName: string;
+            /** @description Blobs copied to the site. */
+            synced: number;
+            /** @description Blobs queued or being copied (retried with backoff after a failure). */
+            pending: number;
+            /** @description Blobs whose copy gave up; an administrator retries them. */
+            failed: number;
+            syncedBytes: number;
+            /** @description Bytes not at the site yet (pending and failed). */
+            lagBytes: number;
+            /** @description Age of the oldest copy not made yet; 0 when none is behind. */
+            lagSeconds: number;
+        };
+        ReplicaFailure: {
+            blobId: string;
+            siteId: string;
+            siteName: string;
+            size: number;
+            /** @description The last error (S3 code and HTTP status). */
+            reason: string;
+            queuedAt: number;
+            updatedAt: number;
+        };
+        SyncStatusResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                sites: components["schemas"]["SiteSyncProgress"][];
+                /** @description The latest 100 failed replicas. */
+                failures: components["schemas"]["ReplicaFailure"][];
+            };
+        };
+        SyncRetryRequest: {
+            /** @description With siteId: one replica. Both absent: every failed replica. */
+            blobId?: string;
+            siteId?: string;
+        };
+        SyncRetryResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                retried: number;
+            };
+        };
+        InstanceSiteSync: {
+            siteId: string;
+            siteName: string;
+            /**
+             * @description A folder: failed if any file failed, else pending if any is pending.
+             * @enum {string}
+             */
+            syncStatus: "synced" | "pending" | "failed";
+            synced: number;
+            pending: number;
+            failed: number;
+            lagBytes: number;
+            lagSeconds: number;
+            /** @description A failed file's last error (for a folder: one of them). */
+            reason?: string;
+        };
+        InstanceSyncStatusResponse: components["schemas"]["Envelope"] & {
+            data?: {
+                instanceId: string;
+                isFolder: boolean;
+                /** @description One per site a sync config copies this file (or files of this folder) to. */
+                sites: components["schemas"]["InstanceSiteSync"][];
+                /** @description A folder: only its first 10,000 files were counted. */
+                truncated: boolean;
             };
         };
         /** @description A storage connection's id. "0" is the embedded store (connection zero), which always exists. */
@@ -20151,6 +20434,225 @@ export interface operations {
                 };
                 content: {
                     "text/css": string;
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    addOrUpdateSyncConfig: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SyncConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncConfigResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteSyncConfig: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SyncConfigIdRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OkEnvelope"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    listSyncConfigs: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncConfigListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getSyncConfig: {
+        parameters: {
+            query: {
+                id: components["schemas"]["SyncConfigId"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncConfigResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getClusterSyncStatus: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncStatusResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    retryClusterSync: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SyncRetryRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SyncRetryResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    getInstanceSyncStatus: {
+        parameters: {
+            query: {
+                instanceId: components["parameters"]["InstanceIdQuery"];
+            };
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InstanceSyncStatusResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

@@ -3,12 +3,15 @@
 // is: outside the link, another link's token, preview-only, limits used up, a link cancelled after the zip URL was
 // handed out); an upload link receives a folder tree (recreated under the link's folder, charged to the owner),
 // and a tree that would pass the link's caps or the owner's quota, or names its way out of the folder, creates
-// nothing at all.
-import { createHash, randomBytes } from 'node:crypto';
+// nothing at all. The share callback: a link made for a registered platform is POSTed to the platform's URL, signed
+// with the secret only the administrator saw; unknown platforms refuse the link, failures are tried 3 times.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { encodeName } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { makeUser, mkdir, type Env, type TestUser } from '../helpers/org.ts';
+import { makeUser, mkdir, signInAdmin, type Env, type TestUser } from '../helpers/org.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
 
 let srv: TestServer;
@@ -243,5 +246,84 @@ describe('upload links receive folders', () => {
     });
     expect(r.data.code).toBe('SHARE_UPLOAD_LIMIT');
     expect(await childNames(dir.instanceId)).toEqual(['first.bin']);
+  });
+});
+
+describe('the share callback', () => {
+  let platform: Server;
+  let platformUrl = '';
+  let answer = 200;
+  const received: { headers: IncomingHttpHeaders; body: string }[] = [];
+  let admin: TestUser;
+
+  beforeAll(async () => {
+    admin = await signInAdmin(srv);
+    platform = createServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        received.push({ headers: req.headers, body });
+        res.writeHead(answer).end();
+      });
+    });
+    await new Promise<void>((r) => platform.listen(0, '127.0.0.1', r));
+    platformUrl = `http://127.0.0.1:${(platform.address() as AddressInfo).port}/hook`;
+  });
+  afterAll(() => new Promise<void>((r) => platform.close(() => r())));
+
+  const verifies = (secret: string, r: { headers: IncomingHttpHeaders; body: string }) =>
+    r.headers['x-hcs-signature'] === `sha256=${createHmac('sha256', secret).update(`${r.headers['x-hcs-timestamp']}.${r.body}`).digest('hex')}`;
+  const statusOf = async (shareId: string) => (await owner.api(`${FS}/${shareId}`)).data.callbackStatus;
+
+  it('administrators register a platform; a link made for it is POSTed there, signed with the secret shown once', async () => {
+    expect((await owner.api(`${FS}/callbacks`, undefined, { platformId: 'chat', url: platformUrl })).data.code).toBe('FORBIDDEN');
+    expect((await owner.api(`${FS}/callbacks`)).data.code).toBe('FORBIDDEN');
+    const reg = await admin.api(`${FS}/callbacks`, undefined, { platformId: 'chat', url: platformUrl });
+    expect(reg.status, JSON.stringify(reg)).toBe(200);
+    const secret = reg.data.secret as string;
+    expect(secret.length).toBeGreaterThanOrEqual(32);
+    const listed = await admin.api(`${FS}/callbacks`);
+    expect(listed.data).toEqual([{ platformId: 'chat', url: platformUrl, createTime: expect.any(Number), updateTime: expect.any(Number) }]);
+    expect(JSON.stringify(listed)).not.toContain(secret);
+
+    const l = await createLink({ instanceIds: [album], callback: { platformId: 'chat', token: 'pending-42' } });
+    await expect.poll(() => statusOf(l.shareId)).toBe('delivered');
+    const got = received.at(-1)!;
+    expect(JSON.parse(got.body)).toEqual({ token: 'pending-42', instanceIds: [album], fileId: album, shareId: l.shareId, shareUrl: l.fullLink });
+    expect(verifies(secret, got)).toBe(true);
+    // A link made without a callback has none.
+    expect((await createLink({ instanceIds: [album] })).callbackStatus).toBeNull();
+
+    // Registering again draws a new secret: the old one no longer verifies what is sent.
+    const again = (await admin.api(`${FS}/callbacks`, undefined, { platformId: 'chat', url: platformUrl })).data.secret;
+    expect(again).not.toBe(secret);
+    const l2 = await createLink({ instanceIds: [album], callback: { platformId: 'chat', token: 't2' } });
+    await expect.poll(() => statusOf(l2.shareId)).toBe('delivered');
+    expect(verifies(again, received.at(-1)!)).toBe(true);
+    expect(verifies(secret, received.at(-1)!)).toBe(false);
+  });
+
+  it('an unknown platform refuses the link before anything is made; failures are tried 3 times, then failed', async () => {
+    const count = async () => Number(((await srv.sql.get('SELECT count(*) AS n FROM links WHERE owner_id = ?', owner.id)) as { n: number }).n);
+    const before = await count();
+    const r = await owner.api(FS, undefined, { instanceIds: [album], callback: { platformId: 'nobody', token: 'x' } });
+    expect([r.status, r.data.code]).toEqual([422, 'VALIDATION_FAILED']);
+    expect(await count()).toBe(before);
+
+    await admin.api(`${FS}/callbacks`, undefined, { platformId: 'down', url: platformUrl });
+    answer = 500;
+    const tries = received.length;
+    try {
+      const l = await createLink({ instanceIds: [album], callback: { platformId: 'down', token: 'y' } });
+      await expect.poll(() => statusOf(l.shareId), { timeout: 10_000 }).toBe('failed');
+      expect(received.length - tries).toBe(3);
+      // The link itself stands.
+      expect((await owner.api(`${FS}/${l.shareId}`)).data.status).toBe('active');
+    } finally {
+      answer = 200;
+    }
+    expect((await admin.api(`${FS}/callbacks/delete`, undefined, { platformId: 'down' })).status).toBe(200);
+    expect((await admin.api(`${FS}/callbacks/delete`, undefined, { platformId: 'down' })).data.code).toBe('NOT_FOUND');
+    expect((await owner.api(`${FS}/callbacks/delete`, undefined, { platformId: 'chat' })).data.code).toBe('FORBIDDEN');
   });
 });

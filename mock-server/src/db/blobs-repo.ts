@@ -241,6 +241,8 @@ export async function collectBlob(db: Db, store: BlobStorage, sha256: string): P
     }
     await trx.deleteFrom('proof_challenges').where('blob_id', '=', b.id).execute();
     await trx.deleteFrom('blobs').where('id', '=', b.id).where('ref_count', '=', 0).execute();
+    // Copies at other sites follow the purge after a delay (replication/runner.ts), counted from now.
+    await trx.updateTable('blob_replicas').set({ gone_at: Date.now() }).where('blob_id', '=', b.id).where('gone_at', 'is', null).execute();
     return b;
   });
   if (!gone) return false;

@@ -16,6 +16,7 @@ import { contentOf, downloadInfo } from '../files/wire.ts';
 import { atVersion } from '../files/versioned-content.ts';
 import { ZipWriter } from '../files/zip-writer.ts';
 import { watermarkImage } from '../files/watermark.ts';
+import { localReplicaStore } from '../replication/runner.ts';
 
 export const PREVIEW_INLINE_LIMIT = 15728640;
 
@@ -132,12 +133,19 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       // told to sandbox it: a file that can run script is never shown inline from it, whatever the caller asked.
       // The overrides are part of the signed URL, so radosgw or MinIO apply them as well.
       const inline = q.action === 'preview' && !isActiveContent({ name: row.name });
-      const url = await ctx.store().presignGet(blob.objectKey, {
+      const signing = {
         expiresIn,
-        endpoint: ctx.storageEndpoint(req),
         responseContentDisposition: contentDisposition(inline ? 'inline' : 'attachment', name),
         responseContentType: inline ? contentTypeOf(row.name) : 'application/octet-stream',
-      });
+      };
+      // At a site with its own copy, the link reads that copy, not the origin across sites.
+      const local = await localReplicaStore(ctx, blob.id);
+      let url: string;
+      try {
+        url = local ? await local.store.presignGet(blob.objectKey, signing) : await ctx.store().presignGet(blob.objectKey, { ...signing, endpoint: ctx.storageEndpoint(req) });
+      } finally {
+        if (local?.owned) local.store.destroy();
+      }
       if (q.action !== 'preview') await logDownload(req, user.userId, user.userName, FILE_DOWNLOAD, row);
       return ok({ url, expiresAt: Date.now() + expiresIn * 1000, contentType: contentTypeOf(row.name), size: blob.size, inline });
     },

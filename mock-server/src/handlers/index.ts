@@ -28,6 +28,7 @@ import { shareLinksHandlers } from './share-links.ts';
 import { businessLibsHandlers } from './business-libs.ts';
 import { dlpHandlers } from './dlp.ts';
 import { storageHandlers } from './storage.ts';
+import { syncHandlers } from './sync.ts';
 import { pullSyncHandlers } from './pull-sync.ts';
 
 /**
@@ -78,5 +79,6 @@ export function allHandlers(ctx: AppContext): Handlers {
     dlp: dlpHandlers(ctx),
     storage: storageHandlers(ctx),
     'pull-sync': pullSyncHandlers(ctx),
+    sync: syncHandlers(ctx),
   });
 }

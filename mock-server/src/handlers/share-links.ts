@@ -34,6 +34,8 @@ import type { SessionUser } from '../auth/types.ts';
 import { createCaptchas } from '../auth/captcha.ts';
 import { assertDlpCleared } from './dlp.ts';
 import { WATERMARKABLE, watermarkText } from '../files/watermark.ts';
+import { deleteCallback, deliveryStatuses, getCallback, insertDelivery, listCallbacks, upsertCallback } from '../db/share-callbacks-repo.ts';
+import { callbackSecret, deliverCallback } from '../links/share-callback.ts';
 
 type Schemas = components['schemas'];
 const DAY = 24 * 60 * 60_000;
@@ -91,6 +93,7 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       uploadAllowList: l.uploadAllowList, uploadCount: l.uploadCount, uploadBytes: l.uploadBytes,
       items: rows.filter((r) => r.deletedAt === null).map(itemView),
       createTime: l.createdAt, updateTime: l.updatedAt, userId: l.ownerId, userName: owner?.realName || owner?.userName || '',
+      callbackStatus: (await deliveryStatuses(db, [l.id])).get(l.id) ?? null,
     };
   }
 
@@ -311,8 +314,19 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
         uploadMaxBytes: null, uploadMaxFiles: null, uploadAllowList: false,
       };
       const { s, code } = settingsFrom(b, base, id, p, now);
+      if (b.callback && !(await getCallback(db, b.callback.platformId))) {
+        throw new AppError('VALIDATION_FAILED', 'no share callback is registered for this platform', { fields: [{ field: 'callback.platformId', message: 'not registered' }] });
+      }
       const linkKey = newLinkKey();
-      await transaction(db, (trx) => insertLink(trx, { id, linkKey, ownerId: user.userId, shareType, settings: s, instanceIds: ids }, now));
+      await transaction(db, async (trx) => {
+        await insertLink(trx, { id, linkKey, ownerId: user.userId, shareType, settings: s, instanceIds: ids }, now);
+        if (b.callback) await insertDelivery(trx, id, b.callback.platformId, now);
+      });
+      if (b.callback) {
+        // After the link exists and without holding up its creator: the platform is told in the background.
+        const shareUrl = fullLink(req, linkKey);
+        void deliverCallback({ db, secret: ctx.secret, log: req.log }, b.callback.platformId, { token: b.callback.token, instanceIds: ids, fileId: ids[0]!, shareId: id, shareUrl });
+      }
       return ok(await linkView(req, (await getLink(db, id))!, rows, code));
     },
 
@@ -420,6 +434,28 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       const p: LinkPolicy = { codeRequired: b.codeRequired, maxExpireDays: b.maxExpireDays ?? null, allowedRoles: [...new Set(b.allowedRoles)] };
       await storePolicy(db, p);
       return ok(p);
+    },
+
+    async listShareCallbacks() {
+      return ok((await listCallbacks(db)).map((c) => ({ platformId: c.platformId, url: c.url, createTime: c.createdAt, updateTime: c.updatedAt })));
+    },
+
+    async setShareCallback(req) {
+      const b = req.body;
+      let url: URL;
+      try {
+        url = new URL(b.url);
+      } catch {
+        throw new AppError('VALIDATION_FAILED', 'the callback URL is not a URL', { fields: [{ field: 'url', message: 'not a URL' }] });
+      }
+      if (url.username || url.password) throw new AppError('VALIDATION_FAILED', 'the callback URL must not carry credentials', { fields: [{ field: 'url', message: 'credentials' }] });
+      const c = await upsertCallback(db, b.platformId, url.toString(), randomBytes(16).toString('base64url'));
+      return ok({ platformId: c.platformId, url: c.url, secret: callbackSecret(ctx.secret, c), createTime: c.createdAt, updateTime: c.updatedAt });
+    },
+
+    async deleteShareCallback(req) {
+      if (!(await deleteCallback(db, req.body.platformId))) throw new AppError('NOT_FOUND', 'no share callback for this platform');
+      return done();
     },
 
     async fileSharePreview(req) {

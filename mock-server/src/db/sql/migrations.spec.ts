@@ -13,6 +13,7 @@ import type { Db } from './tx.ts';
 
 const USED_TABLES = [
   'admin_versions',
+  'blob_replicas',
   'blobs',
   'business_libs',
   'captchas',
@@ -70,6 +71,7 @@ const USED_TABLES = [
   'sso_states',
   'storage_connections',
   'storage_policies',
+  'sync_configs',
   'sys_config',
   'templates',
   'upload_parts',

@@ -91,6 +91,23 @@ export interface LinkPolicyTable {
   updated_at: number;
 }
 
+export interface ShareCallbacksTable {
+  platform_id: string;
+  url: string;
+  key_nonce: string;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ShareCallbackDeliveriesTable {
+  link_id: string;
+  platform_id: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<number>;
+  http_status: number | null;
+  updated_at: number;
+}
+
 export interface LinksTables {
   links: LinksTable;
   link_items: LinkItemsTable;
@@ -101,4 +118,6 @@ export interface LinksTables {
   link_logs: LinkLogsTable;
   link_lockouts: LinkLockoutsTable;
   link_policy: LinkPolicyTable;
+  share_callbacks: ShareCallbacksTable;
+  share_callback_deliveries: ShareCallbackDeliveriesTable;
 }

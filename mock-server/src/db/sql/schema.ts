@@ -8,6 +8,7 @@ import type { LinksTables } from './schema-links.ts';
 import type { BizLibsTables } from './schema-bizlibs.ts';
 import type { StorageTables } from './schema-storage.ts';
 import type { PullSyncTables } from './schema-pullsync.ts';
+import type { ReplicationTables } from './schema-replication.ts';
 import type { FileTypeCategory } from '../../files/names.ts';
 import type { IdentityTables } from './schema-identity.ts';
 import type { SharesTables } from './schema-shares.ts';
@@ -430,7 +431,7 @@ export interface GrantsTable {
   created_at: number;
 }
 
-export interface Schema extends IdentityTables, StorageTables, PullSyncTables, DlpTables, BizLibsTables, LinksTables, SharesTables {
+export interface Schema extends IdentityTables, StorageTables, PullSyncTables, ReplicationTables, DlpTables, BizLibsTables, LinksTables, SharesTables {
   departments: DepartmentsTable;
   users: UsersTable;
   dept_managers: DeptManagersTable;

@@ -16,4 +16,5 @@ export * from './session/session.ts';
 export * from './shares/shares.ts';
 export * from './static/static.ts';
 export * from './storage/storage.ts';
+export * from './sync/sync.ts';
 export * from './upload/upload.ts';

@@ -37,6 +37,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { ShareCallbackRequest } from './shareCallbackRequest.ts';
 import type { ShareSettings } from './shareSettings.ts';
 import type { ShareType } from './shareType.ts';
 
@@ -50,4 +51,5 @@ export type CreateShareRequest = ShareSettings & {
      */
   instanceIds: string[];
   shareType?: ShareType;
+  callback?: ShareCallbackRequest;
 };

@@ -38,6 +38,7 @@
  * OpenAPI spec version: 0.1.0
  */
 import type { ExtractionCode } from './extractionCode.ts';
+import type { FileShareCallbackStatus } from './fileShareCallbackStatus.ts';
 import type { LinkKey } from './linkKey.ts';
 import type { ShareId } from './shareId.ts';
 import type { ShareItem } from './shareItem.ts';
@@ -94,4 +95,9 @@ export interface FileShare {
   /** The owner. */
   userId: string;
   userName: string;
+  /**
+     * The share callback of a link created with one: pending while it is being sent, delivered once the platform answered 2xx, failed after 3 tries; null without one.
+     * @nullable
+     */
+  callbackStatus?: FileShareCallbackStatus;
 }

@@ -59,6 +59,8 @@ import type {
   LinkTextResponse,
   OkResponse,
   ShareBatchResponse,
+  ShareCallbackListResponse,
+  ShareCallbackSecretResponse,
   ShareFoldersResponse,
   ShareItemResponse,
   ShareLogPageResponse,
@@ -80,6 +82,7 @@ import {
   getCreateShareResponseMock,
   getDeleteFileSharingResponseMock,
   getDeleteParentShareInfoResponseMock,
+  getDeleteShareCallbackResponseMock,
   getDeleteSharesResponseMock,
   getFileSharePreviewResponseMock,
   getGetFileSharingResponseMock,
@@ -91,6 +94,7 @@ import {
   getGetShareTokenStateResponseMock,
   getGetShareVerifyCodeResponseMock,
   getListFileSharingUsersResponseMock,
+  getListShareCallbacksResponseMock,
   getLoginShareResponseMock,
   getLoginShareTokenResponseMock,
   getModifyFileSharingResponseMock,
@@ -102,6 +106,7 @@ import {
   getPageSharesResponseMock,
   getRenameShareInstanceResponseMock,
   getSetLinkPolicyResponseMock,
+  getSetShareCallbackResponseMock,
   getShareCreateFoldersResponseMock,
   getShareDownloadResponseMock,
   getShareDownloadZipResponseMock,
@@ -116,7 +121,7 @@ import {
   getTriggerShareLimitResponseMock
 } from './shares.faker.ts';
 
-export { getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getCreateShareResponseMock, getPageSharesResponseMock, getDeleteSharesResponseMock, getCancelShareResponseMock, getAddLinkResponseMock, getGetShareLinkTextResponseMock, getDeleteParentShareInfoResponseMock, getPageShareLogsResponseMock, getGetLinkPolicyResponseMock, getSetLinkPolicyResponseMock, getFileSharePreviewResponseMock, getGetShareResponseMock, getModifyShareResponseMock, getGetShareItemResponseMock, getCheckLinkResponseMock, getGetLinkInfoResponseMock, getGetShareVerifyCodeResponseMock, getLoginShareResponseMock, getLoginShareTokenResponseMock, getGetShareTokenStateResponseMock, getPageShareInstancesResponseMock, getRenameShareInstanceResponseMock, getTriggerShareLimitResponseMock, getShareGetTokenResponseMock, getShareDownloadResponseMock, getShareGetDownloadFileInfoResponseMock, getShareGetCloudProviderResponseMock, getShareGetCdnDownloadResponseMock, getShareSignDownloadRequestResponseMock, getShareGetPreviewResponseMock, getShareGetFileInfoByIdResponseMock, getAddShareLogResponseMock, getShareGetZipDownloadUrlResponseMock, getShareDownloadZipResponseMock, getShareCreateFoldersResponseMock } from './shares.faker.ts';
+export { getPageFileSharingResponseMock, getCreateFileSharingResponseMock, getModifyFileSharingResponseMock, getDeleteFileSharingResponseMock, getPageFileSharingListResponseMock, getListFileSharingUsersResponseMock, getGetFileSharingResponseMock, getCreateShareResponseMock, getPageSharesResponseMock, getDeleteSharesResponseMock, getCancelShareResponseMock, getAddLinkResponseMock, getGetShareLinkTextResponseMock, getDeleteParentShareInfoResponseMock, getPageShareLogsResponseMock, getGetLinkPolicyResponseMock, getSetLinkPolicyResponseMock, getListShareCallbacksResponseMock, getSetShareCallbackResponseMock, getDeleteShareCallbackResponseMock, getFileSharePreviewResponseMock, getGetShareResponseMock, getModifyShareResponseMock, getGetShareItemResponseMock, getCheckLinkResponseMock, getGetLinkInfoResponseMock, getGetShareVerifyCodeResponseMock, getLoginShareResponseMock, getLoginShareTokenResponseMock, getGetShareTokenStateResponseMock, getPageShareInstancesResponseMock, getRenameShareInstanceResponseMock, getTriggerShareLimitResponseMock, getShareGetTokenResponseMock, getShareDownloadResponseMock, getShareGetDownloadFileInfoResponseMock, getShareGetCloudProviderResponseMock, getShareGetCdnDownloadResponseMock, getShareSignDownloadRequestResponseMock, getShareGetPreviewResponseMock, getShareGetFileInfoByIdResponseMock, getShareGetZipDownloadUrlResponseMock, getShareDownloadZipResponseMock, getShareCreateFoldersResponseMock, getAddShareLogResponseMock } from './shares.faker.ts';
 
 
 export const getPageFileSharingMockHandler = (overrideResponse?: FileSharingPageResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<FileSharingPageResponse> | FileSharingPageResponse), options?: RequestHandlerOptions) => {
@@ -318,6 +323,42 @@ export const getSetLinkPolicyMockHandler = (overrideResponse?: LinkPolicyRespons
     return HttpResponse.json(overrideResponse !== undefined
     ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
     : getSetLinkPolicyResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getListShareCallbacksMockHandler = (overrideResponse?: ShareCallbackListResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<ShareCallbackListResponse> | ShareCallbackListResponse), options?: RequestHandlerOptions) => {
+  return http.get('*/hcs/controller/FileShare/callbacks', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getListShareCallbacksResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getSetShareCallbackMockHandler = (overrideResponse?: ShareCallbackSecretResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<ShareCallbackSecretResponse> | ShareCallbackSecretResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/FileShare/callbacks', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getSetShareCallbackResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
+
+export const getDeleteShareCallbackMockHandler = (overrideResponse?: OkResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<OkResponse> | OkResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/controller/FileShare/callbacks/delete', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getDeleteShareCallbackResponseMock(),
       { status: 200
       })
   }, options)
@@ -576,18 +617,6 @@ export const getShareGetFileInfoByIdMockHandler = (overrideResponse?: ShareItemR
   }, options)
 }
 
-export const getAddShareLogMockHandler = (overrideResponse?: OkResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<OkResponse> | OkResponse), options?: RequestHandlerOptions) => {
-  return http.post('*/hcs/services/sysOptLog/addLog', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
-
-
-    return HttpResponse.json(overrideResponse !== undefined
-    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
-    : getAddShareLogResponseMock(),
-      { status: 200
-      })
-  }, options)
-}
-
 export const getShareGetZipDownloadUrlMockHandler = (overrideResponse?: ShareZipResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<ShareZipResponse> | ShareZipResponse), options?: RequestHandlerOptions) => {
   return http.post('*/hcs/services/ShareAPI/zipDownloadUrl', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
 
@@ -624,6 +653,18 @@ export const getShareCreateFoldersMockHandler = (overrideResponse?: ShareFolders
       })
   }, options)
 }
+
+export const getAddShareLogMockHandler = (overrideResponse?: OkResponse | ((info: Parameters<Parameters<typeof http.post>[1]>[0]) => Promise<OkResponse> | OkResponse), options?: RequestHandlerOptions) => {
+  return http.post('*/hcs/services/sysOptLog/addLog', async (info: Parameters<Parameters<typeof http.post>[1]>[0]) => {
+
+
+    return HttpResponse.json(overrideResponse !== undefined
+    ? (typeof overrideResponse === "function" ? await overrideResponse(info) : overrideResponse)
+    : getAddShareLogResponseMock(),
+      { status: 200
+      })
+  }, options)
+}
 export const getSharesMock = () => [
   getPageFileSharingMockHandler(),
   getCreateFileSharingMockHandler(),
@@ -642,6 +683,9 @@ export const getSharesMock = () => [
   getPageShareLogsMockHandler(),
   getGetLinkPolicyMockHandler(),
   getSetLinkPolicyMockHandler(),
+  getListShareCallbacksMockHandler(),
+  getSetShareCallbackMockHandler(),
+  getDeleteShareCallbackMockHandler(),
   getFileSharePreviewMockHandler(),
   getGetShareMockHandler(),
   getModifyShareMockHandler(),
@@ -663,8 +707,8 @@ export const getSharesMock = () => [
   getShareSignDownloadRequestMockHandler(),
   getShareGetPreviewMockHandler(),
   getShareGetFileInfoByIdMockHandler(),
-  getAddShareLogMockHandler(),
   getShareGetZipDownloadUrlMockHandler(),
   getShareDownloadZipMockHandler(),
-  getShareCreateFoldersMockHandler()
+  getShareCreateFoldersMockHandler(),
+  getAddShareLogMockHandler()
 ]

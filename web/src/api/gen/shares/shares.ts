@@ -60,6 +60,7 @@ import type {
   CreateShareRequest,
   DeleteFileSharingParams,
   DeleteParentShareInfoParams,
+  DeleteShareCallbackRequest,
   DeleteSharesParams,
   DownloadFileInfoResponse,
   DownloadGrantResponse,
@@ -87,7 +88,10 @@ import type {
   PageShareLogsParams,
   PageSharesParams,
   RenameRequest,
+  SetShareCallbackRequest,
   ShareBatchResponse,
+  ShareCallbackListResponse,
+  ShareCallbackSecretResponse,
   ShareDownloadParams,
   ShareFoldersRequest,
   ShareFoldersResponse,
@@ -926,6 +930,8 @@ export const getCreateShareUrl = () => {
  * the link policy (getLinkPolicy) must allow them: a role outside allowedRoles answers 403 FORBIDDEN, a missing code
  * when codeRequired or an expiry past maxExpireDays 422 VALIDATION_FAILED. The answer holds the code in clear this
  * once (chosen or drawn); afterwards only its hash is kept.
+ * With `callback`, the new link is also POSTed to the platform's registered URL (the share callback, see
+ * ShareCallbackRequest).
  * @summary Create a public link (download or upload link)
  */
 export const createShare = async (createShareRequest: CreateShareRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<FileShareResponse> => {
@@ -2004,6 +2010,338 @@ export function useSetLinkPolicy<TData = Awaited<ReturnType<typeof setLinkPolicy
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getSetLinkPolicyQueryOptions(linkPolicy,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getListShareCallbacksUrl = () => {
+
+
+
+
+  return `/hcs/controller/FileShare/callbacks`
+}
+
+/**
+ * See ShareCallbackRequest. Secrets are never listed.
+ * @summary The platforms that receive share callbacks (administrators)
+ */
+export const listShareCallbacks = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<ShareCallbackListResponse> => {
+
+  return hcsFetch<ShareCallbackListResponse>(getListShareCallbacksUrl(),
+  {
+    ...options,
+    method: 'GET'
+
+
+  }
+);}
+
+
+
+
+
+export const getListShareCallbacksQueryKey = () => {
+    return [
+    `/hcs/controller/FileShare/callbacks`
+    ] as const;
+    }
+
+
+export const getListShareCallbacksQueryOptions = <TData = Awaited<ReturnType<typeof listShareCallbacks>>, TError = ErrorResponse>( options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listShareCallbacks>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getListShareCallbacksQueryKey();
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof listShareCallbacks>>> = ({ signal }) => listShareCallbacks({ signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof listShareCallbacks>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type ListShareCallbacksQueryResult = NonNullable<Awaited<ReturnType<typeof listShareCallbacks>>>
+export type ListShareCallbacksQueryError = ErrorResponse
+
+
+export function useListShareCallbacks<TData = Awaited<ReturnType<typeof listShareCallbacks>>, TError = ErrorResponse>(
+  options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof listShareCallbacks>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof listShareCallbacks>>,
+          TError,
+          Awaited<ReturnType<typeof listShareCallbacks>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useListShareCallbacks<TData = Awaited<ReturnType<typeof listShareCallbacks>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listShareCallbacks>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof listShareCallbacks>>,
+          TError,
+          Awaited<ReturnType<typeof listShareCallbacks>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useListShareCallbacks<TData = Awaited<ReturnType<typeof listShareCallbacks>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listShareCallbacks>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary The platforms that receive share callbacks (administrators)
+ */
+
+export function useListShareCallbacks<TData = Awaited<ReturnType<typeof listShareCallbacks>>, TError = ErrorResponse>(
+  options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof listShareCallbacks>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getListShareCallbacksQueryOptions(options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getSetShareCallbackUrl = () => {
+
+
+
+
+  return `/hcs/controller/FileShare/callbacks`
+}
+
+/**
+ * Answers the platform's signing secret, this once; setting it again draws a new secret (the old one stops
+ * verifying). Only administrators choose where the drive sends requests: users name a platform, never a URL.
+ * @summary Register (or re-register) a platform's share callback URL (administrators)
+ */
+export const setShareCallback = async (setShareCallbackRequest: SetShareCallbackRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<ShareCallbackSecretResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<ShareCallbackSecretResponse>(getSetShareCallbackUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(setShareCallbackRequest)
+  }
+);}
+
+
+
+
+
+export const getSetShareCallbackQueryKey = (setShareCallbackRequest?: SetShareCallbackRequest,) => {
+    return [
+    'POST', `/hcs/controller/FileShare/callbacks`, setShareCallbackRequest
+    ] as const;
+    }
+
+
+export const getSetShareCallbackQueryOptions = <TData = Awaited<ReturnType<typeof setShareCallback>>, TError = ErrorResponse>(setShareCallbackRequest: SetShareCallbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setShareCallback>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getSetShareCallbackQueryKey(setShareCallbackRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof setShareCallback>>> = ({ signal }) => setShareCallback(setShareCallbackRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof setShareCallback>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type SetShareCallbackQueryResult = NonNullable<Awaited<ReturnType<typeof setShareCallback>>>
+export type SetShareCallbackQueryError = ErrorResponse
+
+
+export function useSetShareCallback<TData = Awaited<ReturnType<typeof setShareCallback>>, TError = ErrorResponse>(
+ setShareCallbackRequest: SetShareCallbackRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof setShareCallback>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof setShareCallback>>,
+          TError,
+          Awaited<ReturnType<typeof setShareCallback>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useSetShareCallback<TData = Awaited<ReturnType<typeof setShareCallback>>, TError = ErrorResponse>(
+ setShareCallbackRequest: SetShareCallbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setShareCallback>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof setShareCallback>>,
+          TError,
+          Awaited<ReturnType<typeof setShareCallback>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useSetShareCallback<TData = Awaited<ReturnType<typeof setShareCallback>>, TError = ErrorResponse>(
+ setShareCallbackRequest: SetShareCallbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setShareCallback>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Register (or re-register) a platform's share callback URL (administrators)
+ */
+
+export function useSetShareCallback<TData = Awaited<ReturnType<typeof setShareCallback>>, TError = ErrorResponse>(
+ setShareCallbackRequest: SetShareCallbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof setShareCallback>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getSetShareCallbackQueryOptions(setShareCallbackRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getDeleteShareCallbackUrl = () => {
+
+
+
+
+  return `/hcs/controller/FileShare/callbacks/delete`
+}
+
+/**
+ * 404 NOT_FOUND for a platform without one. Callbacks still being sent stop at their next try.
+ * @summary Stop share callbacks to a platform (administrators)
+ */
+export const deleteShareCallback = async (deleteShareCallbackRequest: DeleteShareCallbackRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<OkResponse>(getDeleteShareCallbackUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(deleteShareCallbackRequest)
+  }
+);}
+
+
+
+
+
+export const getDeleteShareCallbackQueryKey = (deleteShareCallbackRequest?: DeleteShareCallbackRequest,) => {
+    return [
+    'POST', `/hcs/controller/FileShare/callbacks/delete`, deleteShareCallbackRequest
+    ] as const;
+    }
+
+
+export const getDeleteShareCallbackQueryOptions = <TData = Awaited<ReturnType<typeof deleteShareCallback>>, TError = ErrorResponse>(deleteShareCallbackRequest: DeleteShareCallbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteShareCallback>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getDeleteShareCallbackQueryKey(deleteShareCallbackRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof deleteShareCallback>>> = ({ signal }) => deleteShareCallback(deleteShareCallbackRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof deleteShareCallback>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type DeleteShareCallbackQueryResult = NonNullable<Awaited<ReturnType<typeof deleteShareCallback>>>
+export type DeleteShareCallbackQueryError = ErrorResponse
+
+
+export function useDeleteShareCallback<TData = Awaited<ReturnType<typeof deleteShareCallback>>, TError = ErrorResponse>(
+ deleteShareCallbackRequest: DeleteShareCallbackRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteShareCallback>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteShareCallback>>,
+          TError,
+          Awaited<ReturnType<typeof deleteShareCallback>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteShareCallback<TData = Awaited<ReturnType<typeof deleteShareCallback>>, TError = ErrorResponse>(
+ deleteShareCallbackRequest: DeleteShareCallbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteShareCallback>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof deleteShareCallback>>,
+          TError,
+          Awaited<ReturnType<typeof deleteShareCallback>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useDeleteShareCallback<TData = Awaited<ReturnType<typeof deleteShareCallback>>, TError = ErrorResponse>(
+ deleteShareCallbackRequest: DeleteShareCallbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteShareCallback>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Stop share callbacks to a platform (administrators)
+ */
+
+export function useDeleteShareCallback<TData = Awaited<ReturnType<typeof deleteShareCallback>>, TError = ErrorResponse>(
+ deleteShareCallbackRequest: DeleteShareCallbackRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof deleteShareCallback>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getDeleteShareCallbackQueryOptions(deleteShareCallbackRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 
@@ -4267,121 +4605,6 @@ export function useShareGetFileInfoById<TData = Awaited<ReturnType<typeof shareG
 
 
 
-export const getAddShareLogUrl = () => {
-
-
-
-
-  return `/hcs/services/sysOptLog/addLog`
-}
-
-/**
- * For events the server cannot see (a download finished through a presigned URL). Never changes counters.
- * @summary Record a client-side share event
- */
-export const addShareLog = async (addLogRequest: AddLogRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
-
-    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
-    if (!h) return {};
-    if (h instanceof Headers) return Object.fromEntries(h.entries());
-    if (Symbol.iterator in h) {
-      return Object.fromEntries(
-        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
-      );
-    }
-    const headers: Record<string, string | readonly string[]> = {};
-    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
-      if (value !== undefined) headers[name] = value;
-    }
-    return headers;
-  };
-return hcsFetch<OkResponse>(getAddShareLogUrl(),
-  {
-    ...options,
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
-    body: JSON.stringify(addLogRequest)
-  }
-);}
-
-
-
-
-
-export const getAddShareLogQueryKey = (addLogRequest?: AddLogRequest,) => {
-    return [
-    'POST', `/hcs/services/sysOptLog/addLog`, addLogRequest
-    ] as const;
-    }
-
-
-export const getAddShareLogQueryOptions = <TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
-) => {
-
-const {query: queryOptions, request: requestOptions} = options ?? {};
-
-  const queryKey =  queryOptions?.queryKey ?? getAddShareLogQueryKey(addLogRequest);
-
-
-
-    const queryFn: QueryFunction<Awaited<ReturnType<typeof addShareLog>>> = ({ signal }) => addShareLog(addLogRequest, { signal, ...requestOptions });
-
-
-
-
-
-   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
-}
-
-export type AddShareLogQueryResult = NonNullable<Awaited<ReturnType<typeof addShareLog>>>
-export type AddShareLogQueryError = ErrorResponse
-
-
-export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
- addLogRequest: AddLogRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>> & Pick<
-        DefinedInitialDataOptions<
-          Awaited<ReturnType<typeof addShareLog>>,
-          TError,
-          Awaited<ReturnType<typeof addShareLog>>
-        > , 'initialData'
-      >, request?: SecondParameter<typeof hcsFetch>}
- , queryClient?: QueryClient
-  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
-export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
- addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>> & Pick<
-        UndefinedInitialDataOptions<
-          Awaited<ReturnType<typeof addShareLog>>,
-          TError,
-          Awaited<ReturnType<typeof addShareLog>>
-        > , 'initialData'
-      >, request?: SecondParameter<typeof hcsFetch>}
- , queryClient?: QueryClient
-  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
-export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
- addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
- , queryClient?: QueryClient
-  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
-/**
- * @summary Record a client-side share event
- */
-
-export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
- addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
- , queryClient?: QueryClient
- ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
-
-  const queryOptions = getAddShareLogQueryOptions(addLogRequest,options)
-
-  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
-
-  return withQueryKey(query, queryOptions.queryKey);
-}
-
-
-
-
-
-
 export const getShareGetZipDownloadUrlUrl = () => {
 
 
@@ -4719,6 +4942,121 @@ export function useShareCreateFolders<TData = Awaited<ReturnType<typeof shareCre
  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
 
   const queryOptions = getShareCreateFoldersQueryOptions(shareFoldersRequest,options)
+
+  const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
+
+  return withQueryKey(query, queryOptions.queryKey);
+}
+
+
+
+
+
+
+export const getAddShareLogUrl = () => {
+
+
+
+
+  return `/hcs/services/sysOptLog/addLog`
+}
+
+/**
+ * For events the server cannot see (a download finished through a presigned URL). Never changes counters.
+ * @summary Record a client-side share event
+ */
+export const addShareLog = async (addLogRequest: AddLogRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<OkResponse> => {
+
+    const getHeaders = (h?: NonNullable<RequestInit['headers']>): Record<string, string | readonly string[]> => {
+    if (!h) return {};
+    if (h instanceof Headers) return Object.fromEntries(h.entries());
+    if (Symbol.iterator in h) {
+      return Object.fromEntries(
+        Array.from(h as Iterable<Iterable<string>>, (entry) => Array.from(entry) as [string, string]),
+      );
+    }
+    const headers: Record<string, string | readonly string[]> = {};
+    for (const [name, value] of Object.entries<string | readonly string[] | undefined>(h)) {
+      if (value !== undefined) headers[name] = value;
+    }
+    return headers;
+  };
+return hcsFetch<OkResponse>(getAddShareLogUrl(),
+  {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...getHeaders(options?.headers) },
+    body: JSON.stringify(addLogRequest)
+  }
+);}
+
+
+
+
+
+export const getAddShareLogQueryKey = (addLogRequest?: AddLogRequest,) => {
+    return [
+    'POST', `/hcs/services/sysOptLog/addLog`, addLogRequest
+    ] as const;
+    }
+
+
+export const getAddShareLogQueryOptions = <TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+) => {
+
+const {query: queryOptions, request: requestOptions} = options ?? {};
+
+  const queryKey =  queryOptions?.queryKey ?? getAddShareLogQueryKey(addLogRequest);
+
+
+
+    const queryFn: QueryFunction<Awaited<ReturnType<typeof addShareLog>>> = ({ signal }) => addShareLog(addLogRequest, { signal, ...requestOptions });
+
+
+
+
+
+   return  { queryKey, queryFn, ...queryOptions} as UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData> & { queryKey: DataTag<QueryKey, TData, TError> }
+}
+
+export type AddShareLogQueryResult = NonNullable<Awaited<ReturnType<typeof addShareLog>>>
+export type AddShareLogQueryError = ErrorResponse
+
+
+export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
+ addLogRequest: AddLogRequest, options: { query:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>> & Pick<
+        DefinedInitialDataOptions<
+          Awaited<ReturnType<typeof addShareLog>>,
+          TError,
+          Awaited<ReturnType<typeof addShareLog>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  DefinedUseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
+ addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>> & Pick<
+        UndefinedInitialDataOptions<
+          Awaited<ReturnType<typeof addShareLog>>,
+          TError,
+          Awaited<ReturnType<typeof addShareLog>>
+        > , 'initialData'
+      >, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
+ addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+  ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> }
+/**
+ * @summary Record a client-side share event
+ */
+
+export function useAddShareLog<TData = Awaited<ReturnType<typeof addShareLog>>, TError = ErrorResponse>(
+ addLogRequest: AddLogRequest, options?: { query?:Partial<UseQueryOptions<Awaited<ReturnType<typeof addShareLog>>, TError, TData>>, request?: SecondParameter<typeof hcsFetch>}
+ , queryClient?: QueryClient
+ ):  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> } {
+
+  const queryOptions = getAddShareLogQueryOptions(addLogRequest,options)
 
   const query = useQuery(queryOptions, queryClient) as  UseQueryResult<TData, TError> & { queryKey: DataTag<QueryKey, TData, TError> };
 

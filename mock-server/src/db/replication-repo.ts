@@ -1,0 +1,187 @@
+// Sync configs and blob replicas (migration 016_replication): what is replicated where, and how far each copy got.
+import { randomBytes } from 'node:crypto';
+import { sql, type Selectable } from 'kysely';
+import type { Db } from './sql/tx.ts';
+import type { BlobReplicasTable, ReplicaState, SyncConfigsTable } from './sql/schema-replication.ts';
+
+export type SyncConfigRow = Selectable<SyncConfigsTable>;
+export type ReplicaRow = Selectable<BlobReplicasTable>;
+
+export interface SyncConfig {
+  id: string;
+  libCode: string;
+  folderId: string | null;
+  sourceSite: string;
+  targetSites: string[];
+  createdAt: number;
+  updatedAt: number;
+}
+
+function configOf(r: SyncConfigRow): SyncConfig {
+  return {
+    id: r.id, libCode: r.lib_code, folderId: r.folder_id, sourceSite: r.source_site, targetSites: JSON.parse(r.target_sites) as string[],
+    createdAt: r.created_at, updatedAt: r.updated_at,
+  };
+}
+
+export async function listSyncConfigs(db: Db): Promise<SyncConfig[]> {
+  return (await db.selectFrom('sync_configs').selectAll().orderBy('created_at').orderBy('id').execute()).map(configOf);
+}
+
+export async function getSyncConfig(db: Db, id: string): Promise<SyncConfig | undefined> {
+  const r = await db.selectFrom('sync_configs').selectAll().where('id', '=', id).executeTakeFirst();
+  return r && configOf(r);
+}
+
+export async function saveSyncConfig(
+  db: Db, c: { id?: string | undefined; libCode: string; folderId: string | null; sourceSite: string; targetSites: string[] }, now = Date.now(),
+): Promise<SyncConfig | undefined> {
+  const values = { lib_code: c.libCode, folder_id: c.folderId, source_site: c.sourceSite, target_sites: JSON.stringify(c.targetSites), updated_at: now };
+  if (c.id) {
+    const r = await db.updateTable('sync_configs').set(values).where('id', '=', c.id).returningAll().executeTakeFirst();
+    return r && configOf(r);
+  }
+  const r = await db.insertInto('sync_configs').values({ id: randomBytes(9).toString('base64url'), ...values, created_at: now }).returningAll().executeTakeFirstOrThrow();
+  return configOf(r);
+}
+
+export async function deleteSyncConfig(db: Db, id: string): Promise<boolean> {
+  const r = await db.deleteFrom('sync_configs').where('id', '=', id).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+/** The live files' blobs under a config: the library, or one folder's subtree of it (walked by parent, folders only). */
+function blobsUnder(c: SyncConfig) {
+  return c.folderId === null
+    ? sql`select distinct i.blob_id as id from instances i where i.lib_code = ${c.libCode} and i.deleted_at is null and i.blob_id is not null`
+    : sql`select distinct i.blob_id as id from instances i where i.deleted_at is null and i.blob_id is not null and i.parent_id in (
+        with recursive sub(id) as (
+          select id from instances where id = ${c.folderId} and lib_code = ${c.libCode} and deleted_at is null
+          union all
+          select f.id from instances f join sub on f.parent_id = sub.id where f.is_folder = 1 and f.deleted_at is null
+        ) select id from sub)`;
+}
+
+/**
+ * Records up to `limit` blobs under the config that have no replica row for the site yet, as pending, and answers
+ * them. The insert skips rows that exist (a sweep on another node, another config naming the same blob), so a blob
+ * is queued for a site once.
+ */
+export async function queueMissing(db: Db, c: SyncConfig, siteId: string, limit: number, now = Date.now()): Promise<string[]> {
+  const found = await sql<{ id: string; object_key: string; size: number | string }>`
+    select b.id, b.object_key, b.size from blobs b
+    where b.id in (${blobsUnder(c)})
+      and not exists (select 1 from blob_replicas r where r.blob_id = b.id and r.site_id = ${siteId})
+    limit ${limit}`.execute(db);
+  if (found.rows.length === 0) return [];
+  const inserted = await db
+    .insertInto('blob_replicas')
+    .values(found.rows.map((b) => ({
+      blob_id: b.id, site_id: siteId, state: 'pending' as const, object_key: b.object_key, size: Number(b.size), error: null,
+      queued_at: now, synced_at: null, gone_at: null, updated_at: now,
+    })))
+    .onConflict((oc) => oc.columns(['blob_id', 'site_id']).doNothing())
+    .returning('blob_id')
+    .execute();
+  return inserted.map((r) => r.blob_id);
+}
+
+export async function getReplica(db: Db, blobId: string, siteId: string): Promise<ReplicaRow | undefined> {
+  return db.selectFrom('blob_replicas').selectAll().where('blob_id', '=', blobId).where('site_id', '=', siteId).executeTakeFirst();
+}
+
+export async function setReplicaState(db: Db, blobId: string, siteId: string, state: ReplicaState, error: string | null, now = Date.now()): Promise<void> {
+  await db
+    .updateTable('blob_replicas')
+    .set({ state, error, updated_at: now, ...(state === 'synced' ? { synced_at: now } : {}) })
+    .where('blob_id', '=', blobId)
+    .where('site_id', '=', siteId)
+    .execute();
+}
+
+/** An administrator's retry of a failed replica: pending again, its lag counted from now. */
+export async function retryReplica(db: Db, blobId: string, siteId: string, now = Date.now()): Promise<boolean> {
+  const r = await db
+    .updateTable('blob_replicas')
+    .set({ state: 'pending', error: null, queued_at: now, updated_at: now })
+    .where('blob_id', '=', blobId).where('site_id', '=', siteId).where('state', '=', 'failed').where('gone_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** Replicas of purged blobs whose delay ran out. */
+export async function dueDeletions(db: Db, before: number, limit: number): Promise<ReplicaRow[]> {
+  return db.selectFrom('blob_replicas').selectAll().where('gone_at', 'is not', null).where('gone_at', '<=', before).limit(limit).execute();
+}
+
+/** Whether a live replica at the site uses the key (content uploaded again after a purge lands on the same key). */
+export async function keyInUse(db: Db, siteId: string, objectKey: string): Promise<boolean> {
+  const r = await db
+    .selectFrom('blob_replicas').select('blob_id')
+    .where('site_id', '=', siteId).where('object_key', '=', objectKey).where('gone_at', 'is', null)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+export async function dropReplica(db: Db, blobId: string, siteId: string): Promise<void> {
+  await db.deleteFrom('blob_replicas').where('blob_id', '=', blobId).where('site_id', '=', siteId).execute();
+}
+
+export interface SiteProgress {
+  siteId: string;
+  synced: number;
+  pending: number;
+  failed: number;
+  syncedBytes: number;
+  lagBytes: number;
+  /** Queue time of the oldest copy not made yet (null when none is behind). */
+  oldestQueuedAt: number | null;
+}
+
+export async function progressBySite(db: Db): Promise<SiteProgress[]> {
+  const rows = await db
+    .selectFrom('blob_replicas')
+    .select(['site_id', 'state'])
+    .select((eb) => [eb.fn.countAll<number | string>().as('n'), eb.fn.sum<number | string>('size').as('bytes'), eb.fn.min<number | string>('queued_at').as('oldest')])
+    .where('gone_at', 'is', null)
+    .groupBy(['site_id', 'state'])
+    .execute();
+  const by = new Map<string, SiteProgress>();
+  for (const r of rows) {
+    const p = by.get(r.site_id) ?? { siteId: r.site_id, synced: 0, pending: 0, failed: 0, syncedBytes: 0, lagBytes: 0, oldestQueuedAt: null };
+    const n = Number(r.n);
+    const bytes = Number(r.bytes ?? 0);
+    if (r.state === 'synced') {
+      p.synced += n;
+      p.syncedBytes += bytes;
+    } else {
+      p[r.state] += n;
+      p.lagBytes += bytes;
+      const oldest = Number(r.oldest);
+      p.oldestQueuedAt = p.oldestQueuedAt === null ? oldest : Math.min(p.oldestQueuedAt, oldest);
+    }
+    by.set(r.site_id, p);
+  }
+  return [...by.values()];
+}
+
+export async function listFailures(db: Db, limit: number): Promise<ReplicaRow[]> {
+  return db.selectFrom('blob_replicas').selectAll().where('state', '=', 'failed').where('gone_at', 'is', null).orderBy('updated_at', 'desc').limit(limit).execute();
+}
+
+export async function replicasOf(db: Db, blobIds: readonly string[]): Promise<ReplicaRow[]> {
+  if (blobIds.length === 0) return [];
+  return db.selectFrom('blob_replicas').selectAll().where('blob_id', 'in', blobIds).where('gone_at', 'is', null).execute();
+}
+
+/** The blobs of up to `limit` live files in a folder's subtree (a bounded walk: a status read never scans a huge tree whole). */
+export async function blobsInFolder(db: Db, folderId: string, limit: number): Promise<string[]> {
+  const r = await sql<{ blob_id: string }>`
+    with recursive sub(id) as (
+      select id from instances where id = ${folderId}
+      union all
+      select f.id from instances f join sub on f.parent_id = sub.id where f.is_folder = 1 and f.deleted_at is null
+    )
+    select i.blob_id from instances i where i.parent_id in (select id from sub) and i.deleted_at is null and i.blob_id is not null limit ${limit}`.execute(db);
+  return r.rows.map((x) => x.blob_id);
+}
