@@ -246,6 +246,18 @@ describe('accounts that leave and come back', () => {
   });
 });
 
+describe('an administrator\'s freeze of an account sync had disabled', () => {
+  it('holds when the entry comes back: the freeze replaces sync\'s reason', async () => {
+    await dir.admin((c) => c.del(ERIN));
+    expect(await syncNow()).toMatchObject({ disabled: 1 });
+    const frozen = await admin('/hcs/controller/Users/setUserState', undefined, { userIds: [await userId('erin')], enabled: false });
+    expect(frozen.status, JSON.stringify(frozen)).toBe(200);
+    await dir.admin((c) => c.add(ERIN, { objectClass: 'inetOrgPerson', uid: 'erin', cn: 'Erin Brockovich', sn: 'Brockovich', mail: 'erin@example.org', userPassword: 'Erin-dir-pass-1' }));
+    expect(await syncNow()).toMatchObject({ disabled: 0, reenabled: 0 });
+    expect(await enabled('erin')).toBe(0);
+  });
+});
+
 describe('who may map', () => {
   it('a directory user who is no administrator reaches neither the mapping nor the groups it made', async () => {
     const dana = apiAs(srv, (await signIn('dana', 'Dana-dir-pass-1')).token!);

@@ -21,6 +21,7 @@ import {
   updateUser, type AccountFilter, type AdminUser,
 } from '../db/users-repo.ts';
 import { purgeUser } from '../db/purge-user.ts';
+import { clearDirectoryDisabled } from '../db/identity-repo.ts';
 import { deptSpacesGranted } from '../files/access-gate.ts';
 import type { components } from '@hcs/openapi/schema';
 // Only the size grammar: the package's index would bring the transfer engine (and its DOM types) into the server.
@@ -501,6 +502,9 @@ export function orgUsersHandlers(ctx: AppContext): Handlers {
         if (u.deletedAt !== null) throw new AppError('NOT_FOUND', 'the account is deleted');
         if (u.id === actor.userId && !enabled) throw new AppError('FORBIDDEN', 'you cannot disable yourself');
         await updateUser(trx, u.id, { isEnabled: enabled });
+        // An administrator's decision replaces directory sync's: an account frozen here stays frozen when its
+        // directory entry comes back (sync enables again only accounts it disabled itself).
+        await clearDirectoryDisabled(trx, u.id);
         if (!enabled) await revokeUserSessions(trx, u.id);
       });
     },
