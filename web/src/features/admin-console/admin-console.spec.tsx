@@ -6,11 +6,13 @@ import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { http } from 'msw';
 import { setupServer } from 'msw/node';
 import { fail, ok, renderInProviders, signIn } from '../../test/render-app.tsx';
+import { mockUser } from '../../mocks/fixtures.ts';
+import { reloadSessionFromStorage, userInfoFromServer, USER_INFO_KEY } from '../../shared/session.ts';
 import { toastError } from '../../shared/notify.ts';
 import type * as Notify from '../../shared/notify.ts';
 import OtherConfigPage from './OtherConfigPage.tsx';
 import IpWhiteListPage from './IpWhiteListPage.tsx';
-import { exportHref } from './LogManagePage.tsx';
+import LogManagePage, { exportHref } from './LogManagePage.tsx';
 
 vi.mock('../../shared/notify.ts', async (importOriginal) => {
   const real = await importOriginal<typeof Notify>();
@@ -63,6 +65,22 @@ describe('administration consoles', () => {
     fireEvent.click(screen.getByRole('button', { name: '保 存' }));
     await waitFor(() => expect(toastError).toHaveBeenCalledWith('保存后您将无法从当前地址访问管理功能，未做任何更改。'));
     expect(posted).toEqual([{ path: 'addOrUpdate', body: { ipValue: '192.168.0.0/16', targetType: 'all', targetId: '', scope: 'drive', enabled: true, remark: '' } }]);
+  });
+
+  it('an account that is not an administrator is told FORBIDDEN by code, and the screen asks the server nothing', async () => {
+    localStorage.setItem(USER_INFO_KEY, JSON.stringify(userInfoFromServer({ ...mockUser, isAdmin: false })));
+    reloadSessionFromStorage();
+    const asked: string[] = [];
+    const listen = ({ request }: { request: Request }) => void asked.push(new URL(request.url).pathname);
+    server.events.on('request:start', listen);
+    try {
+      await renderInProviders(<LogManagePage />, 'zh_CN');
+      expect((await screen.findByTestId('admin-console-forbidden')).textContent).toContain('没有权限执行此操作');
+      expect(screen.queryByTestId('log-manage-page')).toBeNull();
+      expect(asked.filter((p) => p.includes('sysOptLog'))).toEqual([]);
+    } finally {
+      server.events.removeListener('request:start', listen);
+    }
   });
 
   it('export links carry the filters and the format, and leave empty filters out', () => {
