@@ -3966,6 +3966,8 @@ export interface paths {
          *     the link policy (getLinkPolicy) must allow them: a role outside allowedRoles answers 403 FORBIDDEN, a missing code
          *     when codeRequired or an expiry past maxExpireDays 422 VALIDATION_FAILED. The answer holds the code in clear this
          *     once (chosen or drawn); afterwards only its hash is kept.
+         *     With `callback`, the new link is also POSTed to the platform's registered URL (the share callback, see
+         *     ShareCallbackRequest).
          */
         post: operations["createShare"];
         delete?: never;
@@ -4182,6 +4184,65 @@ export interface paths {
          * @description Applies to links created or modified afterwards; existing links keep their settings.
          */
         post: operations["setLinkPolicy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/FileShare/callbacks": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The platforms that receive share callbacks (administrators)
+         * @description See ShareCallbackRequest. Secrets are never listed.
+         */
+        get: operations["listShareCallbacks"];
+        put?: never;
+        /**
+         * Register (or re-register) a platform's share callback URL (administrators)
+         * @description Answers the platform's signing secret, this once; setting it again draws a new secret (the old one stops
+         *     verifying). Only administrators choose where the drive sends requests: users name a platform, never a URL.
+         */
+        post: operations["setShareCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/controller/FileShare/callbacks/delete": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stop share callbacks to a platform (administrators)
+         * @description 404 NOT_FOUND for a platform without one. Callbacks still being sent stop at their next try.
+         */
+        post: operations["deleteShareCallback"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4727,6 +4788,100 @@ export interface paths {
         get: operations["shareGetFileInfoById"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/zipDownloadUrl": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a zip download of shared folders and files: count it against the limit
+         * @description Folders (and files) the link reaches, as one streamed zip (as getZipDownloadUrl for signed-in users). Counts
+         *     ONE download for the whole zip with the same conditional UPDATE as triggerShareLimit (SHARE_LIMIT_REACHED when
+         *     none is left), is logged in the share log (optType download, optObjName the zip's name) and answers a
+         *     single-use URL valid 2 minutes for shareZipStream. The same rules as a single file's download: previewOnly and
+         *     protected (watermark) links answer SHARE_PREVIEW_ONLY; upload links only with uploadAllowList (403 FORBIDDEN);
+         *     an id the link does not reach 404 NOT_FOUND; a folder holding items the link's maker may no longer download
+         *     403 FORBIDDEN. Every check runs before anything is counted.
+         */
+        post: operations["shareGetZipDownloadUrl"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/zip/{ticket}": {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Stream the zip a visitor started
+         * @description The single-use ticket from shareGetZipDownloadUrl authorizes the request, so the browser's own download manager
+         *     can navigate to it. The link and the visitor's token are checked again (a cancel, expiry or new code since the
+         *     ticket refuses with its SHARE_* code), and every entry before the first byte.
+         */
+        get: operations["shareDownloadZip"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hcs/services/ShareAPI/createFolders": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Recreate an uploaded folder tree under an upload link's folder
+         * @description Before a folder upload: the visitor names every folder of the tree (each path as its names, parent paths first or
+         *     not: missing ones are made) and the files and bytes the upload will bring. Nothing is created unless the whole
+         *     upload fits: the link's caps (uploadMaxFiles, uploadMaxBytes: SHARE_UPLOAD_LIMIT) and the owner's free space
+         *     (SPACE_NOT_ENOUGH). Names follow the name rules (NAME_INVALID for `..`, `/` and the rest: the tree cannot leave
+         *     the link's folder). The folders are made in one transaction, under parentId (the link's folder or a folder below
+         *     it, 404 NOT_FOUND otherwise; absent: the link's folder), charged to nobody (folders hold no bytes). A top folder
+         *     whose name is taken gets "name (1)": an upload never merges into what the folder held. Each file is then uploaded
+         *     into its folder with the anonymous upload calls, where the caps are taken file by file (a second visitor racing
+         *     this one may still fill the link first). Upload links only (403 FORBIDDEN for download links). Logged once per
+         *     top folder (optType upload).
+         */
+        post: operations["shareCreateFolders"];
         delete?: never;
         options?: never;
         head?: never;
@@ -9837,10 +9992,25 @@ export interface components {
          * @enum {string}
          */
         ShareType: "download" | "upload";
+        CallbackPlatformId: string;
+        /**
+         * @description The share callback: the link is also reported to the platform that asked for it (an application that embeds the
+         *     drive's file picker and shares from it). The drive POSTs JSON {token, instanceIds, fileId, shareId, shareUrl} to
+         *     the URL an administrator registered for platformId (setShareCallback): `token` is this request's token, handed back
+         *     unchanged so the platform can match its pending request; `fileId` is the first of instanceIds. The request carries
+         *     `X-HCS-Timestamp` (epoch ms) and `X-HCS-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>" under the
+         *     platform's secret>`. Sent after the link exists, at most 3 tries (5 s each); the link's callbackStatus tells how it
+         *     went. An unknown platformId refuses the create (422 VALIDATION_FAILED) before anything is made.
+         */
+        ShareCallbackRequest: {
+            platformId: components["schemas"]["CallbackPlatformId"];
+            token: string;
+        };
         CreateShareRequest: components["schemas"]["ShareSettings"] & {
             /** @description The caller must hold shareExternal on each (and upload on the folder of an upload link, which names exactly one folder). */
             instanceIds: string[];
             shareType?: components["schemas"]["ShareType"];
+            callback?: components["schemas"]["ShareCallbackRequest"];
         };
         /** @description A public link's id (the owner's handle on it; never in the link itself). */
         ShareId: string;
@@ -9898,6 +10068,11 @@ export interface components {
             /** @description The owner. */
             userId: string;
             userName: string;
+            /**
+             * @description The share callback of a link created with one: pending while it is being sent, delivered once the platform answered 2xx, failed after 3 tries; null without one.
+             * @enum {string|null}
+             */
+            callbackStatus?: "pending" | "delivered" | "failed" | null;
         };
         FileShareResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["FileShare"];
@@ -9965,6 +10140,34 @@ export interface components {
         };
         LinkPolicyResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["LinkPolicy"];
+        };
+        ShareCallback: {
+            platformId: components["schemas"]["CallbackPlatformId"];
+            url: string;
+            createTime: number;
+            updateTime: number;
+        };
+        ShareCallbackListResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ShareCallback"][];
+        };
+        SetShareCallbackRequest: {
+            platformId: components["schemas"]["CallbackPlatformId"];
+            /** @description Where the drive POSTs the platform's share callbacks. */
+            url: string;
+        };
+        ShareCallbackSecret: {
+            platformId: components["schemas"]["CallbackPlatformId"];
+            url: string;
+            /** @description The signing secret: shown in this answer only; setting the platform again draws a new one. */
+            secret: string;
+            createTime: number;
+            updateTime: number;
+        };
+        ShareCallbackSecretResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ShareCallbackSecret"];
+        };
+        DeleteShareCallbackRequest: {
+            platformId: components["schemas"]["CallbackPlatformId"];
         };
         /** @description What anyone holding the link learns before the code: whether to ask for a code and a CAPTCHA. Nothing about the items or the owner. */
         LinkInfo: {
@@ -10040,6 +10243,40 @@ export interface components {
         };
         ShareItemResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["ShareItem"];
+        };
+        ShareZipRequest: {
+            instanceIds: string[];
+            /** @description Zip name without .zip; defaults to the single folder's name, else "download". */
+            name?: string;
+        };
+        ShareZip: {
+            /** @description shareDownloadZip URL, single-use. */
+            url: string;
+            expiresAt: number;
+            downloadsLeft: number | null;
+        };
+        ShareZipResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ShareZip"];
+        };
+        ShareFoldersRequest: {
+            parentId?: string;
+            /** @description Each folder as its path of names below parentId, e.g. [["photos"], ["photos", "2024"]]. */
+            folders: components["schemas"]["EncodedName"][][];
+            /** @description Files the upload will bring. */
+            files: number;
+            /** @description Their total size. */
+            bytes: number;
+        };
+        ShareFolders: {
+            /** @description The folder made for each requested path, in the request's order. */
+            folders: {
+                instanceId: string;
+                /** @description The folder's own name as made (a top folder may be "name (1)"). */
+                instanceName: string;
+            }[];
+        };
+        ShareFoldersResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["ShareFolders"];
         };
         AddLogRequest: {
             /** @enum {string} */
@@ -16720,6 +16957,93 @@ export interface operations {
             "5XX": components["responses"]["Error"];
         };
     };
+    listShareCallbacks: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareCallbackListResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    setShareCallback: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SetShareCallbackRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareCallbackSecretResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    deleteShareCallback: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
+                userName?: components["parameters"]["UserNameHeader"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeleteShareCallbackRequest"];
+            };
+        };
+        responses: {
+            200: components["responses"]["Ok"];
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
     fileSharePreview: {
         parameters: {
             query: {
@@ -17381,6 +17705,101 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ShareItemResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareGetZipDownloadUrl: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareZipRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareZipResponse"];
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareDownloadZip: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+            };
+            path: {
+                ticket: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The zip (zip64, stored, UTF-8 names), streamed with constant memory. */
+            200: {
+                headers: {
+                    /** @description attachment with the UTF-8 file name (RFC 6266 filename*) */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/zip": string;
+                };
+            };
+            "4XX": components["responses"]["Error"];
+            "5XX": components["responses"]["Error"];
+        };
+    };
+    shareCreateFolders: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
+                "X-Requested-With": components["parameters"]["XRequestedWith"];
+                /** @description A random id per request; echoed into the server logs and into error envelopes. */
+                traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare. */
+                shareToken: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ShareFoldersRequest"];
+            };
+        };
+        responses: {
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ShareFoldersResponse"];
                 };
             };
             "4XX": components["responses"]["Error"];

@@ -64,6 +64,8 @@ const USED_TABLES = [
   'role_auths',
   'roles',
   'sessions',
+  'share_callback_deliveries',
+  'share_callbacks',
   'share_recipients',
   'shares',
   'sites',

@@ -20,11 +20,12 @@ import { identityMigration } from './012_identity.ts';
 import { adminMigration } from './013_admin.ts';
 import { bizlibsMigration } from './014_bizlibs.ts';
 import { storageMigration } from './015_storage.ts';
-import { searchWalkMigration } from './021_search_walk.ts';
 import { replicationMigration } from './016_replication.ts';
 import { pullSyncMigration } from './017_pullsync.ts';
 import { identityGroupsMigration } from './018_identity_groups.ts';
 import { bizlibScreensMigration } from './019_bizlib_screens.ts';
+import { shareCallbackMigration } from './020_share_callback.ts';
+import { searchWalkMigration } from './021_search_walk.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   return {
@@ -43,11 +44,12 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '013_admin': adminMigration(dialect),
     '014_bizlibs': bizlibsMigration(dialect),
     '015_storage': storageMigration(dialect),
-    '021_search_walk': searchWalkMigration(),
     '016_replication': replicationMigration(dialect),
     '017_pullsync': pullSyncMigration(dialect),
     '018_identity_groups': identityGroupsMigration(dialect),
     '019_bizlib_screens': bizlibScreensMigration(dialect),
+    '020_share_callback': shareCallbackMigration(dialect),
+    '021_search_walk': searchWalkMigration(),
   };
 }
 
