@@ -19,7 +19,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } f
 import type { BrowserContext, Page } from 'playwright-core';
 import { unwrap, type HcsClient } from '@hcs/openapi/client';
 import { HoldGate } from '../helpers/hold-gate.ts';
-import { closeTransferPanel, explainFailure, recordToasts, settledTransferPanel, signInAsAdmin, startE2E, toastsSeen, type E2E } from './harness.ts';
+import { closeTransferPanel, explainFailure, recordToasts, settledTransferPanel, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
 
 const DRIVE = fileURLToPath(new URL('../../cli/bin/drive.js', import.meta.url));
 const AGENT_PORTS = { plugin: 8756, ws: 8801, client: 8754 } as const;
@@ -277,7 +277,12 @@ describe.skipIf(taken.length > 0)('the local transfer agent from the browser', (
       // Nothing is stored until the tab has been closed.
       gate.arm(() => true);
       await page.getByTestId('upload-file-input').setInputFiles([...local.keys()].map((n) => join(dir, n)));
+      // The tip and the path question in Chinese: no raw keys, no English.
+      await page.getByTestId('plugin-tip-agent').waitFor();
+      expect(await visibleTextProblems(page, { lang: 'zh_CN', allow: [...local.keys()] })).toEqual([]);
       await answerPluginTip(page, 'agent');
+      await page.getByTestId('agent-path-input').waitFor();
+      expect(await visibleTextProblems(page, { lang: 'zh_CN', allow: [roots()] })).toEqual([]);
       await typeLocalPath(page, dir);
       await agentRow(page, 'upload', 'many').waitFor();
       await gate.held();
@@ -295,6 +300,7 @@ describe.skipIf(taken.length > 0)('the local transfer agent from the browser', (
       await row.waitFor();
       expect(await row.getAttribute('data-state')).toBe('done');
       expect(await row.getAttribute('data-percent')).toBe('100');
+      expect(await visibleTextProblems(page, { lang: 'zh_CN', allow: ['many', 'huge.bin'] })).toEqual([]);
       await e2e.screenshot(page, 'agent-handover-reopened');
 
       const many = await remoteChild(rootId, 'many');
