@@ -6,6 +6,7 @@
 // cut by a restart of the pulling server (held at a known download with a hold gate) resumes without duplicates.
 import { createHash, randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { encryptPassword } from '@hcs/openapi/client';
 import { startServer, type TestServer } from '../helpers/server.ts';
@@ -24,6 +25,9 @@ let local: TestServer;
 let localEnv: Record<string, string>;
 /** Set once the local server was restarted on its own data dir (its close then keeps the dir: removed here). */
 let restartedDir: string | undefined;
+/** An allowed source that redirects every request to the remote server: the redirect must not be followed. */
+let redirector: Server;
+let redirectorUrl: string;
 /** Holds the remote's download-address calls the test picks (the local server's job makes them). */
 const downloads = new HoldGate<string>();
 
@@ -88,7 +92,10 @@ beforeAll(async () => {
         if (req.url.startsWith(`${C}/API/getS3DownloadUrl`)) await downloads.pass(req.url);
       }),
   });
-  localEnv = { HCS_PULL_SOURCES: remote.baseUrl };
+  redirector = createServer((req, res) => res.writeHead(302, { location: `${remote.baseUrl}${req.url}` }).end());
+  await new Promise<void>((resolve) => redirector.listen(0, '127.0.0.1', resolve));
+  redirectorUrl = `http://127.0.0.1:${(redirector.address() as { port: number }).port}`;
+  localEnv = { HCS_PULL_SOURCES: `${remote.baseUrl},${redirectorUrl}` };
   local = await startServer({ env: localEnv });
   old = await makeUser(remote, 'olduser', null);
   await uploadFile(call(old), 'a.txt', files['a.txt']);
@@ -106,6 +113,7 @@ afterAll(async () => {
   downloads.release();
   await local?.close();
   await remote?.close();
+  redirector?.close();
   if (restartedDir) {
     await dropDatabaseOf(restartedDir);
     rmSync(restartedDir, { recursive: true, force: true });
@@ -124,6 +132,9 @@ describe('pull sync', () => {
   it('reaches only the servers the administrator allowed, and wants an encrypted password', async () => {
     const r = await alice.api(`${C}/System/oneDiskSync`, undefined, { serverUrl: 'http://127.0.0.1:9', userName: 'olduser', password: await wire(local, passwordOf('olduser')) });
     expect([r.status, r.data?.code]).toEqual([403, 'FORBIDDEN']);
+    // An allowed server that redirects elsewhere is not followed (the redirect could lead anywhere).
+    const moved = await alice.api(`${C}/System/oneDiskSync`, undefined, { serverUrl: redirectorUrl, userName: 'olduser', password: await wire(local, passwordOf('olduser')) });
+    expect([moved.status, moved.data?.code]).toEqual([502, 'REMOTE_UNREACHABLE']);
     const plain = await alice.api(`${C}/System/oneDiskSync`, undefined, { serverUrl: remote.baseUrl, userName: 'olduser', password: passwordOf('olduser') });
     expect(plain.status).toBe(400);
   });
@@ -175,6 +186,28 @@ describe('pull sync', () => {
     expect([r.status, r.data?.code]).toEqual([403, 'FORBIDDEN']);
     const carol = await makeUser(local, 'carol', null);
     expect((await carol.api(`${C}/System/getOneSyncState`, { userName: 'carol' })).data).toBe(0);
+  });
+
+  it('a pull whose job ended for good (its worker died on the last attempt) is not synchronised, and another may start', async () => {
+    const erin = await makeUser(local, 'erin', null);
+    // Held at its first download, the job is then made to look as the queue leaves one whose last worker vanished.
+    let seen = 0;
+    downloads.arm(() => ++seen === 1);
+    const r = await startPull(erin, { userName: 'olduser', password: passwordOf('olduser') });
+    expect(r.status, JSON.stringify(r)).toBe(200);
+    await downloads.held();
+    await local.sql.run("UPDATE jobs SET state = 'failed', finished_at = ? WHERE dedupe_key = ?", Date.now(), `pull:${r.data.pullId}`);
+    const s = await erin.api(`${C}/System/pullSync/status`);
+    expect(s.data).toMatchObject({ pullId: r.data.pullId, state: 1 });
+    expect(s.data.error).toMatch(/^INTERNAL: /);
+    expect((await erin.api(`${C}/System/getOneSyncState`, { userName: 'erin' })).data).toBe(1);
+    expect(await local.sql.get('SELECT token_enc FROM pull_syncs WHERE id = ?', r.data.pullId)).toEqual({ token_enc: null });
+    // The held worker finds its pull ended and files nothing more.
+    downloads.release();
+    const again = await startPull(erin, { userName: 'olduser', password: passwordOf('olduser') });
+    expect(again.status, JSON.stringify(again)).toBe(200);
+    expect(await settled(erin)).toMatchObject({ pullId: again.data.pullId, state: 2, failed: 0 });
+    expect([...(await tree(erin)).keys()].sort()).toEqual(Object.keys(files).sort());
   });
 
   it('resumes after the pulling server restarts mid-job, without duplicates', async () => {

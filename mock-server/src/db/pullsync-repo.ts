@@ -36,11 +36,32 @@ export async function insertPull(db: Db, p: NewPull, now = Date.now()): Promise<
   return row;
 }
 
+/**
+ * Ends the user's running pull whose job is no longer pending (the queue gave up on it: its worker vanished on the
+ * last attempt), so its state says "not synchronised" and a new pull may start, instead of "in progress" for ever.
+ */
+export async function endOrphanedPulls(db: Db, userId: string, now = Date.now()): Promise<void> {
+  await db
+    .updateTable('pull_syncs')
+    .set({ state: 'failed', token_enc: null, finished_at: now, updated_at: now, error: 'INTERNAL: the pull job ended without finishing; start the pull again' })
+    .where('user_id', '=', userId)
+    .where('state', '=', 'running')
+    .where(({ not, exists, selectFrom }) =>
+      not(exists(selectFrom('jobs').select('jobs.id').whereRef('jobs.dedupe_key', '=', sql<string>`'pull:' || pull_syncs.id`).where('jobs.finished_at', 'is', null))),
+    )
+    .execute();
+}
+
+export async function isRunning(db: Db, id: string): Promise<boolean> {
+  return (await db.selectFrom('pull_syncs').select('id').where('id', '=', id).where('state', '=', 'running').executeTakeFirst()) !== undefined;
+}
+
 export async function getPull(db: Db, id: string): Promise<PullRow | undefined> {
   return db.selectFrom('pull_syncs').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
 export async function latestPull(db: Db, userId: string): Promise<PullRow | undefined> {
+  await endOrphanedPulls(db, userId);
   return db.selectFrom('pull_syncs').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
 }
 

@@ -20,6 +20,14 @@ const PAGE_SIZE = 1000;
 /** The remote codes that say the account may not sign in (wrong password, throttled, disabled, expired). */
 const REFUSALS = new Set(['LOGIN_FAILED', 'CAPTCHA_REQUIRED', 'CAPTCHA_INVALID', 'ACCOUNT_FROZEN', 'ACCOUNT_EXPIRED', 'SSO_REQUIRED', 'UNAUTHENTICATED']);
 
+/**
+ * fetch that refuses redirects: the administrator allowed one origin (HCS_PULL_SOURCES), and a redirect from it would
+ * take the server's requests anywhere, internal addresses included.
+ */
+function noRedirects(inner: typeof fetch): typeof fetch {
+  return (input, init) => inner(input, { ...init, redirect: 'error' });
+}
+
 /** The server URL as an origin-and-path base (no trailing slash); only http(s). */
 export function normaliseServerUrl(raw: string): string {
   let url: URL;
@@ -79,7 +87,7 @@ async function call<T extends { ret: number; msg: string; data?: unknown }>(
 
 /** Signs in on the remote server (its public key encrypts the password); answers the remote session token. */
 export async function remoteSignIn(serverUrl: string, userName: string, password: string, fetchImpl?: typeof fetch): Promise<string> {
-  const anon = createHcsClient({ baseUrl: serverUrl, fetch: fetchImpl });
+  const anon = createHcsClient({ baseUrl: serverUrl, fetch: noRedirects(fetchImpl ?? fetch) });
   const signal = AbortSignal.timeout(CALL_TIMEOUT_MS);
   const info = await call(() => anon.GET('/hcs/services/System/platformInfo', { signal }));
   if (!info.data?.publicKey) throw new AppError('REMOTE_UNREACHABLE', 'the other drive server sent no public key');
@@ -110,8 +118,8 @@ export class RemoteDrive {
 
   constructor(serverUrl: string, token: string, fetchImpl: typeof fetch = fetch) {
     this.serverUrl = serverUrl;
-    this.#fetch = fetchImpl;
-    this.#client = createHcsClient({ baseUrl: serverUrl, token: () => token, fetch: fetchImpl });
+    this.#fetch = noRedirects(fetchImpl);
+    this.#client = createHcsClient({ baseUrl: serverUrl, token: () => token, fetch: this.#fetch });
   }
 
   /** The account's personal library root: the listing without a parentId names it. */

@@ -20,7 +20,7 @@ import { authOf } from '../auth/index.ts';
 import { transaction } from '../db/sql/tx.ts';
 import { enqueue, type Job } from '../db/sql/jobs.ts';
 import type { JobContext, JobHandler } from '../db/sql/worker.ts';
-import { countPull, finishPull, getPull, hasImported, insertPull, notePull, type PullRow } from '../db/pullsync-repo.ts';
+import { countPull, endOrphanedPulls, finishPull, getPull, hasImported, insertPull, isRunning, notePull, type PullRow } from '../db/pullsync-repo.ts';
 import { getInstanceRow, insertInstance, nameTaken, type InstanceRow } from '../db/instances-repo.ts';
 import { listGroups } from '../db/groups-repo.ts';
 import { getLinkCaller, getUserById } from '../db/users-repo.ts';
@@ -71,6 +71,13 @@ export function pullSyncOf(ctx: AppContext): PullSync {
   return p;
 }
 
+/** The pull is no longer running (ended as orphaned while this worker still held it): stop without a trace. */
+class Ended extends Error {
+  constructor() {
+    super('the pull ended meanwhile');
+  }
+}
+
 class Stopped extends Error {
   constructor() {
     super('this server stopped; the pull resumes on the next claim');
@@ -89,6 +96,7 @@ function createPullSync(ctx: AppContext): PullSync {
     }
     const password = authOf(ctx).keys.decryptPassword(req.password, 'password');
     const token = await remoteSignIn(serverUrl, req.userName, password);
+    await endOrphanedPulls(db, user.userId);
     return transaction(db, async (trx) => {
       const row = await insertPull(trx, {
         userId: user.userId, syncType: req.syncType, serverUrl, remoteUser: req.userName, groupName: req.groupName ?? null,
@@ -112,6 +120,8 @@ function createPullSync(ctx: AppContext): PullSync {
       await pull(row, stop.signal);
       await finishPull(db, row.id, 'done', null);
     } catch (err) {
+      // Ended meanwhile (its job was given up and the pull marked so): nothing left to record.
+      if (err instanceof Ended) return;
       if (stop.signal.aborted) throw stop.signal.reason instanceof Error ? stop.signal.reason : new Stopped();
       const final = err instanceof AppError && FINAL.has(err.code);
       const code = err instanceof AppError ? err.code : 'INTERNAL';
@@ -207,6 +217,7 @@ class Importer {
 
   async #file(folder: InstanceRow, f: RemoteInstance): Promise<void> {
     const { db } = this.#ctx;
+    if (!(await isRunning(db, this.#row.id))) throw new Ended();
     const sha = f.fMd5 ?? '';
     if (!/^[0-9a-f]{64}$/.test(sha) || !(f.fSize >= 0)) {
       await countPull(db, this.#row.id, { failed: 1 });
@@ -237,6 +248,8 @@ class Importer {
     }
     const redundant: string[] = [];
     try {
+      // Checked again after the transfer, which may have taken long: an ended pull files nothing more.
+      if (!(await isRunning(db, this.#row.id))) throw new Ended();
       await fileBulk(db, this.#caller.userId, entries, redundant);
     } catch (err) {
       await deleteSessions(db, [session.id]);
