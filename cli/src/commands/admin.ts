@@ -16,6 +16,7 @@ import { registerAdminLib } from './admin-lib.ts';
 import { registerAdminLdap } from './admin-ldap.ts';
 import { registerAdminConsole } from './admin-console.ts';
 import { registerAdminStorage } from './admin-storage.ts';
+import { registerAdminSync } from './admin-sync.ts';
 
 type S = components['schemas'];
 type UserAdmin = S['UserAdmin'];
@@ -496,4 +497,5 @@ export function registerAdmin(program: Command, io: Io, stdin: Stdin = process.s
   registerAdminLdap(admin, io);
   registerAdminConsole(admin, io);
   registerAdminStorage(admin, io, stdin);
+  registerAdminSync(admin, io);
 }
