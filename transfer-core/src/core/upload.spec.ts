@@ -243,6 +243,31 @@ describe('UploadTask: the upload protocol', () => {
     expect(task.progress.loaded).toBe(20 * MiB);
   });
 
+  it('sends the last progress of a burst once the interval is up, when the transfer then stalls', async () => {
+    const t = setup(16 * MiB, { partSize: 8 * MiB });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const s3 = t.s3;
+    const transport: Transport = {
+      async request(req) {
+        if (req.method === 'PUT' && new URL(req.url).searchParams.get('partNumber') === '2') await gate;
+        return s3.request(req);
+      },
+    };
+    const task = new UploadTask({ source: t.source, target: { parentId: 'root' } }, { ...t.deps, transport });
+    const seen: number[] = [];
+    task.events.on('progress', (p) => p.phase === 'transferring' && seen.push(p.loaded));
+    const running = task.run();
+    // Part 1 is stored while part 2 waits; the clock has not moved, so its progress came within the interval.
+    await vi.waitFor(() => expect(task.progress.loaded).toBe(8 * MiB));
+    expect(seen.at(-1)).toBe(0);
+    t.clock.advance(250);
+    expect(seen.at(-1)).toBe(8 * MiB);
+    release();
+    await runWithClock(t.clock, running);
+    expect(task.status).toBe('success');
+  });
+
   it('resumes from another machine (empty local store) through getPartInfo + ListParts', async () => {
     const t = setup(26 * MiB, { partSize: 5 * MiB });
     t.s3.failNext((r) => r.query.get('partNumber') === '5', { status: 403 });
