@@ -326,7 +326,7 @@ export const operations = {
   shareGetPartInfo: { method: 'GET', path: '/hcs/services/API/getPartInfo', tag: 'upload', public: true, csrf: true, raw: false, mutating: false, access: 'share-visitor' },
   shareGetPreview: { method: 'GET', path: '/hcs/services/ShareAPI/preview', tag: 'shares', public: true, csrf: true, raw: false, mutating: false, access: 'share-visitor' },
   shareGetToken: { method: 'GET', path: '/hcs/services/ShareAPI/getToken', tag: 'shares', public: true, csrf: true, raw: false, mutating: false, access: 'share-visitor' },
-  shareGetUploadToken: { method: 'GET', path: '/hcs/services/API/System/Token', tag: 'upload', public: true, csrf: true, raw: false, mutating: false, access: 'public' },
+  shareGetUploadToken: { method: 'GET', path: '/hcs/services/API/System/Token', tag: 'upload', public: true, csrf: true, raw: false, mutating: false, access: 'share-visitor' },
   shareGetZipDownloadUrl: { method: 'POST', path: '/hcs/services/ShareAPI/zipDownloadUrl', tag: 'shares', public: true, csrf: true, raw: false, mutating: true, access: 'share-visitor' },
   shareInitPartInfo: { method: 'POST', path: '/hcs/services/API/initPartInfo', tag: 'upload', public: true, csrf: true, raw: false, mutating: true, access: 'share-visitor' },
   shareSaveInstance: { method: 'POST', path: '/hcs/services/API/save-instance', tag: 'upload', public: true, csrf: true, raw: false, mutating: true, access: 'share-visitor' },

@@ -3638,15 +3638,20 @@ export interface paths {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
-        /** Token for a public upload link */
+        /**
+         * Token for a public upload link
+         * @description The token the anonymous upload endpoints take is the visitor share token from loginShare (shareToken header):
+         *     this answers it with what the upload link still takes (uploadFilesLeft, uploadBytesLeft), so an uploader can
+         *     check its room before a batch. Download links 403 FORBIDDEN.
+         */
         get: operations["shareGetUploadToken"];
         put?: never;
         post?: never;
@@ -9928,12 +9933,43 @@ export interface components {
             bucketName?: string;
             partNum?: number;
         };
-        /** @description Envelope whose payload shape is defined when the feature behind the call is implemented. */
-        AnyEnvelope: {
-            /** @enum {integer} */
-            ret: 0;
-            msg: string;
-            data: unknown;
+        /**
+         * @description download: visitors see, preview and (unless previewOnly) download the shared items. upload: the single shared item is a folder visitors upload into; they list or download it only with uploadAllowList.
+         * @enum {string}
+         */
+        ShareType: "download" | "upload";
+        ShareItem: {
+            instanceId: string;
+            instanceName: string;
+            /** @enum {string} */
+            classifierId: "Folder" | "File";
+            fSize: number;
+            fType?: string;
+            createTime?: number;
+        };
+        /** @description The link as a visitor sees it once the code is accepted. */
+        VisitorShare: {
+            shareType: components["schemas"]["ShareType"];
+            previewOnly: boolean;
+            watermark?: boolean;
+            uploadAllowList?: boolean;
+            expireTime?: number | null;
+            downloadsLeft?: number | null;
+            uploadFilesLeft?: number | null;
+            uploadBytesLeft?: number | null;
+            /** @description The owner's display name. */
+            userName: string;
+            /** @description The shared items (upload links: the folder, listed only with uploadAllowList). */
+            items: components["schemas"]["ShareItem"][];
+        };
+        VisitorToken: components["schemas"]["VisitorShare"] & {
+            /** @description The visitor's share token: send it in the shareToken header (or the token query of shareDownload). It reaches only this link's items. */
+            token: string;
+            /** @description Epoch ms (2 hours after issue, never after the link expires); loginShareToken renews it. */
+            expiresAt: number;
+        };
+        VisitorTokenResponse: components["schemas"]["Envelope"] & {
+            data?: components["schemas"]["VisitorToken"];
         };
         CloudProvider: {
             /** @enum {string} */
@@ -9945,6 +9981,13 @@ export interface components {
         };
         CloudProviderResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["CloudProvider"];
+        };
+        /** @description Envelope whose payload shape is defined when the feature behind the call is implemented. */
+        AnyEnvelope: {
+            /** @enum {integer} */
+            ret: 0;
+            msg: string;
+            data: unknown;
         };
         DownloadFileInfoResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["DownloadFileInfo"];
@@ -9987,11 +10030,6 @@ export interface components {
             uploadMaxFiles?: number | null;
             uploadAllowList?: boolean;
         };
-        /**
-         * @description download: visitors see, preview and (unless previewOnly) download the shared items. upload: the single shared item is a folder visitors upload into; they list or download it only with uploadAllowList.
-         * @enum {string}
-         */
-        ShareType: "download" | "upload";
         CallbackPlatformId: string;
         /**
          * @description The share callback: the link is also reported to the platform that asked for it (an application that embeds the
@@ -10021,15 +10059,6 @@ export interface components {
          * @enum {string}
          */
         ShareStatus: "active" | "expired" | "cancelled" | "exhausted";
-        ShareItem: {
-            instanceId: string;
-            instanceName: string;
-            /** @enum {string} */
-            classifierId: "Folder" | "File";
-            fSize: number;
-            fType?: string;
-            createTime?: number;
-        };
         /** @description A public link as its owner sees it. The extraction code itself is never here (only its hash is stored); `code` appears once, in the answer that set it. */
         FileShare: {
             shareId: components["schemas"]["ShareId"];
@@ -10179,21 +10208,6 @@ export interface components {
         LinkInfoResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["LinkInfo"];
         };
-        /** @description The link as a visitor sees it once the code is accepted. */
-        VisitorShare: {
-            shareType: components["schemas"]["ShareType"];
-            previewOnly: boolean;
-            watermark?: boolean;
-            uploadAllowList?: boolean;
-            expireTime?: number | null;
-            downloadsLeft?: number | null;
-            uploadFilesLeft?: number | null;
-            uploadBytesLeft?: number | null;
-            /** @description The owner's display name. */
-            userName: string;
-            /** @description The shared items (upload links: the folder, listed only with uploadAllowList). */
-            items: components["schemas"]["ShareItem"][];
-        };
         VisitorShareResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["VisitorShare"];
         };
@@ -10211,15 +10225,6 @@ export interface components {
             code?: string;
             captchaId?: string;
             captchaAnswer?: string;
-        };
-        VisitorToken: components["schemas"]["VisitorShare"] & {
-            /** @description The visitor's share token: send it in the shareToken header (or the token query of shareDownload). It reaches only this link's items. */
-            token: string;
-            /** @description Epoch ms (2 hours after issue, never after the link expires); loginShareToken renews it. */
-            expiresAt: number;
-        };
-        VisitorTokenResponse: components["schemas"]["Envelope"] & {
-            data?: components["schemas"]["VisitorToken"];
         };
         VisitorPage: components["schemas"]["Page"] & {
             list: components["schemas"]["ShareItem"][];
@@ -16244,17 +16249,25 @@ export interface operations {
             header: {
                 /** @description CSRF guard. Every /hcs call must send `XMLHttpRequest`; a call without it is refused with 403 CSRF_HEADER_MISSING. */
                 "X-Requested-With": components["parameters"]["XRequestedWith"];
-                /** @description The signed-in user's name as the client knows it (informational; the server trusts only the session). */
-                userName?: components["parameters"]["UserNameHeader"];
                 /** @description A random id per request; echoed into the server logs and into error envelopes. */
                 traceId?: components["parameters"]["TraceId"];
+                /** @description The visitor share token from loginShare (upload links). */
+                shareToken: string;
             };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            200: components["responses"]["Any"];
+            /** @description Done. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["VisitorTokenResponse"];
+                };
+            };
             "4XX": components["responses"]["Error"];
             "5XX": components["responses"]["Error"];
         };

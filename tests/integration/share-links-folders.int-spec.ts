@@ -234,6 +234,19 @@ describe('upload links receive folders', () => {
     expect(await childNames(box)).toEqual(['fine']);
   });
 
+  it('System/Token answers an upload link\'s visitor their token and the room left; download links and no token are refused', async () => {
+    const room = await mkdir(owner, 'Room');
+    const l = await createLink({ instanceIds: [room], shareType: 'upload', uploadMaxFiles: 4, uploadMaxBytes: 9000 });
+    const t = await login(l.link);
+    await uploadFile(asVisitor(t), 'x.bin', randomBytes(1000), { query: {} });
+    const r = await visit('/hcs/services/API/System/Token', { token: t });
+    expect(r.status, JSON.stringify(r)).toBe(200);
+    expect(r.data).toMatchObject({ token: t, shareType: 'upload', uploadFilesLeft: 3, uploadBytesLeft: 8000 });
+    const dl = await login((await createLink({ instanceIds: [album] })).link);
+    expect((await visit('/hcs/services/API/System/Token', { token: dl })).data.code).toBe('FORBIDDEN');
+    expect((await visit('/hcs/services/API/System/Token')).data.code).toBe('SHARE_TOKEN_INVALID');
+  });
+
   it('the caps hold file by file inside a folder: the file past the count is refused and nothing of it is filed', async () => {
     const drop = await mkdir(owner, 'Drop');
     const l = await createLink({ instanceIds: [drop], shareType: 'upload', uploadMaxFiles: 1 });

@@ -669,6 +669,12 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
     },
 
     // Upload links (the anonymous upload endpoints).
+    async shareGetUploadToken(req) {
+      const v = visitorOf(req);
+      if (v.link.shareType !== 'upload') throw new AppError('FORBIDDEN', 'this link takes no uploads');
+      return ok({ ...(await visitorShare(v)), token: rawToken(req), expiresAt: v.token.expiresAt });
+    },
+
     async shareCheckFileExist(req, reply) {
       const v = visitorOf(req);
       const owner = await actingOwner(req, v);

@@ -42,10 +42,10 @@ import {
 } from '@faker-js/faker';
 
 import {
-  ErrorCode
+  ErrorCode,
+  ShareType
 } from '../model';
 import type {
-  AnyResponse,
   BulkUploadResponse,
   CheckFileExistResponse,
   FileUploadableResponse,
@@ -54,7 +54,8 @@ import type {
   SignedRequestResponse,
   StringResponse,
   UploadSession,
-  UploadSessionResponse
+  UploadSessionResponse,
+  VisitorTokenResponse
 } from '../model';
 
 
@@ -110,5 +111,5 @@ export const getShareDestroyPartInfoResponseMock = (overrideResponse: Partial<Ex
 
 export const getShareCheckFileExistResponseMock = (): CheckFileExistResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {ret: faker.number.int(), data: faker.helpers.arrayElement([0,1] as const), instanceId: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), null]), classifierId: faker.helpers.arrayElement([faker.helpers.arrayElement(['Folder','File'] as const), null])}},})
 
-export const getShareGetUploadTokenResponseMock = (overrideResponse: Partial<Extract<AnyResponse, object>> = {}): AnyResponse => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}, ...overrideResponse})
+export const getShareGetUploadTokenResponseMock = (): VisitorTokenResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {...{shareType: faker.helpers.arrayElement(Object.values(ShareType)), previewOnly: faker.datatype.boolean(), watermark: faker.helpers.arrayElement([faker.datatype.boolean(), undefined]), uploadAllowList: faker.helpers.arrayElement([faker.datatype.boolean(), undefined]), expireTime: faker.helpers.arrayElement([faker.number.int(), null]), downloadsLeft: faker.helpers.arrayElement([faker.number.int(), null]), uploadFilesLeft: faker.helpers.arrayElement([faker.number.int(), null]), uploadBytesLeft: faker.helpers.arrayElement([faker.number.int(), null]), userName: faker.string.alpha({length: {min: 10, max: 20}}), items: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => ({instanceId: faker.string.alpha({length: {min: 10, max: 20}}), instanceName: faker.string.alpha({length: {min: 10, max: 20}}), classifierId: faker.helpers.arrayElement(['Folder','File'] as const), fSize: faker.number.int(), fType: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), undefined]), createTime: faker.helpers.arrayElement([faker.number.int(), undefined])}))},...{token: faker.string.alpha({length: {min: 10, max: 20}}), expiresAt: faker.number.int()},}},})
 

@@ -46,7 +46,6 @@ import type {
 } from 'msw';
 
 import type {
-  AnyResponse,
   BulkUploadResponse,
   CheckFileExistResponse,
   FileUploadableResponse,
@@ -54,7 +53,8 @@ import type {
   OkResponse,
   SignedRequestResponse,
   StringResponse,
-  UploadSessionResponse
+  UploadSessionResponse,
+  VisitorTokenResponse
 } from '../model';
 
 import {
@@ -350,7 +350,7 @@ export const getShareCheckFileExistMockHandler = (overrideResponse?: CheckFileEx
   }, options)
 }
 
-export const getShareGetUploadTokenMockHandler = (overrideResponse?: AnyResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<AnyResponse> | AnyResponse), options?: RequestHandlerOptions) => {
+export const getShareGetUploadTokenMockHandler = (overrideResponse?: VisitorTokenResponse | ((info: Parameters<Parameters<typeof http.get>[1]>[0]) => Promise<VisitorTokenResponse> | VisitorTokenResponse), options?: RequestHandlerOptions) => {
   return http.get('*/hcs/services/API/System/Token', async (info: Parameters<Parameters<typeof http.get>[1]>[0]) => {
 
 

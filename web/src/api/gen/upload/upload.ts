@@ -53,7 +53,6 @@ import type {
 } from '@tanstack/react-query';
 
 import type {
-  AnyResponse,
   BulkUploadResponse,
   CheckFileExistParams,
   CheckFileExistResponse,
@@ -77,7 +76,8 @@ import type {
   SignStorageRequestParams,
   SignedRequestResponse,
   StringResponse,
-  UploadSessionResponse
+  UploadSessionResponse,
+  VisitorTokenResponse
 } from '../model';
 
 import { hcsFetch } from '../../http.ts';
@@ -2716,11 +2716,14 @@ export const getShareGetUploadTokenUrl = () => {
 }
 
 /**
+ * The token the anonymous upload endpoints take is the visitor share token from loginShare (shareToken header):
+ * this answers it with what the upload link still takes (uploadFilesLeft, uploadBytesLeft), so an uploader can
+ * check its room before a batch. Download links 403 FORBIDDEN.
  * @summary Token for a public upload link
  */
-export const shareGetUploadToken = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<AnyResponse> => {
+export const shareGetUploadToken = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<VisitorTokenResponse> => {
 
-  return hcsFetch<AnyResponse>(getShareGetUploadTokenUrl(),
+  return hcsFetch<VisitorTokenResponse>(getShareGetUploadTokenUrl(),
   {
     ...options,
     method: 'GET'
