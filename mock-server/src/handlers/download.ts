@@ -4,8 +4,8 @@ import type { FastifyRequest } from 'fastify';
 import type { AppContext, Handlers } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
-import { isActiveContent, securityHeaders, STORED_CONTENT_HEADERS } from '../http/hygiene.ts';
-import { childrenAfter, type InstanceRow } from '../db/instances-repo.ts';
+import { isActiveContent } from '../http/hygiene.ts';
+import type { InstanceRow } from '../db/instances-repo.ts';
 import { getLinkCaller } from '../db/users-repo.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
 import { accessible, callerOf, type Caller } from '../files/access.ts';
@@ -14,7 +14,7 @@ import { contentDisposition, contentTypeOf } from '../files/names.ts';
 import { issueTicket, redeemTicket } from '../files/tickets.ts';
 import { contentOf, downloadInfo } from '../files/wire.ts';
 import { atVersion } from '../files/versioned-content.ts';
-import { ZipWriter } from '../files/zip-writer.ts';
+import { sendZip } from '../files/zip-stream.ts';
 import { watermarkImage } from '../files/watermark.ts';
 import { localReplicaStore } from '../replication/runner.ts';
 
@@ -47,48 +47,6 @@ export function downloadHandlers(ctx: AppContext): Handlers {
     } catch (err) {
       // As for every other operation: a log write that fails does not take the user's download away.
       req.log.error({ err, traceId: req.traceId }, 'operation log write failed');
-    }
-  }
-
-  /** Writes the entries of `ids` into the zip, walking folders one page of children at a time. */
-  async function writeZip(zip: ZipWriter, user: Caller, ids: string[], closed: () => boolean): Promise<void> {
-    const store = ctx.store();
-    const used = new Set<string>();
-    const addFile = async (row: InstanceRow, path: string) => {
-      const blob = contentOf(row);
-      if (blob.size === 0) return zip.addFile(path, row.updatedAt, 0, (async function* () {})());
-      // Local content is read into the zip writer's reused buffers; a remote store's response is streamed.
-      const reader = await store.openReader(blob.objectKey);
-      if (!reader) return zip.addFile(path, row.updatedAt, blob.size, (await store.getObject(blob.objectKey)).body);
-      try {
-        await zip.addFile(path, row.updatedAt, blob.size, reader);
-      } finally {
-        await reader.close();
-      }
-    };
-    const walk = async (folder: InstanceRow, path: string): Promise<void> => {
-      await zip.addDirectory(path, folder.updatedAt);
-      let after: InstanceRow | undefined;
-      for (;;) {
-        const page = await childrenAfter(db, folder.id, after && { isFolder: after.isFolder, nameKey: after.nameKey, id: after.id }, 200);
-        for (const child of page) {
-          if (closed()) return;
-          if (child.isFolder) await walk(child, `${path}/${child.name}`);
-          else await addFile(child, `${path}/${child.name}`);
-        }
-        if (page.length < 200) return;
-        after = page[page.length - 1];
-      }
-    };
-    for (const id of ids) {
-      if (closed()) return;
-      const row = await accessible(db, user, id, 'read');
-      // Top-level names from different folders may clash: keep both.
-      let name = row.name;
-      for (let n = 1; used.has(name.toLowerCase()); n++) name = `${row.name} (${n})`;
-      used.add(name.toLowerCase());
-      if (row.isFolder) await walk(row, name);
-      else await addFile(row, name);
     }
   }
 
@@ -217,30 +175,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       for (const id of t.payload.ids) await assertSubtreeAllows(db, user, await accessible(db, user, id, 'read'), 'download');
       // The ticket is single-use: one row per zip downloaded.
       await logDownload(req, user.userId, t.payload.userName ?? '', ZIP_DOWNLOAD, { id: t.payload.ids.join(','), name: `${t.payload.name}.zip` });
-      // The zip writer writes straight to the socket: its write callbacks tell when a reused read buffer may be
-      // refilled, which a stream handed to reply.send() would hide. Hijacked replies skip onSend, so the
-      // headers it would add are written here.
-      reply.hijack();
-      const res = reply.raw;
-      const headers: Record<string, string | string[]> = {};
-      const set = (name: string, value: unknown) => (headers[name.toLowerCase()] = Array.isArray(value) ? value.map(String) : String(value));
-      for (const [name, value] of Object.entries(reply.getHeaders())) if (value !== undefined) set(name, value);
-      for (const [name, value] of Object.entries({ ...securityHeaders(req.url, 'application/zip'), ...STORED_CONTENT_HEADERS })) set(name, value);
-      set('content-type', 'application/zip');
-      set('content-disposition', contentDisposition('attachment', `${t.payload.name}.zip`));
-      set('cache-control', 'no-store');
-      res.writeHead(200, headers);
-      let closed = false;
-      res.on('close', () => (closed = true));
-      const zip = new ZipWriter(res);
-      try {
-        await writeZip(zip, user, t.payload.ids, () => closed);
-        if (!closed) await zip.finish();
-      } catch (err) {
-        // Headers are gone: cutting the stream makes the client see a failed download, not a corrupt zip.
-        if (!closed) req.log.error({ err, traceId: req.traceId }, 'zip stream failed');
-        res.destroy();
-      }
+      await sendZip(ctx, req, reply, user, t.payload.ids, t.payload.name);
     },
   };
 }
