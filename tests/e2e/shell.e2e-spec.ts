@@ -74,9 +74,9 @@ describe('web shell', () => {
     await page.getByTestId('lib-NetDisk').click();
     await page.waitForURL(/\/drive\/personalFile/);
 
-    // A later feature: its frame, and "not available" when the server has no implementation yet.
+    // The last NetDisk menu entry with a screen of its own now (cross-site sync), inside the NetDisk frame.
     await page.goto(url('/clusterSync'));
-    await page.getByTestId('feature-page').waitFor();
+    await page.getByTestId('cluster-sync-page').waitFor();
     expect(await page.getByTestId('left-menu').count()).toBe(1);
 
     // SysConfig: the admin menu from the server, with the header (no administration route is a placeholder now).

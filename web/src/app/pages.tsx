@@ -56,6 +56,7 @@ export const PAGES: Readonly<Record<PageName, LazyExoticComponent<ComponentType>
   localSync: lazy(() => import('../features/local-sync/LocalSyncPage.tsx')),
   nodeManage: lazy(() => import('../features/storage/NodeManagePage.tsx')),
   clusterManage: lazy(() => import('../features/storage/ClusterManagePage.tsx')),
+  clusterSync: lazy(() => import('../features/cluster-sync/ClusterSyncPage.tsx')),
   integrationPlatform: lazy(() => import('../features/identity/IntegrationPlatformPage.tsx')),
 };
 

@@ -125,12 +125,13 @@ describe('layout rules', () => {
     expect(screen.queryByRole('table')).toBeNull();
   });
 
-  it('a screen whose call the contract lacks shows the page\'s own "not available" text and asks the server nothing', async () => {
+  it('/clusterSync on a server without replication (501): "not available" on the page, no table, no toast', async () => {
     signIn();
     const asked = requestsDuring();
     await renderApp('/clusterSync', 'zh_CN');
     expect(await screen.findByText('此服务器暂不支持该功能')).toBeTruthy();
-    expect(asked().filter((p) => p.includes('clusterSync'))).toEqual([]);
+    expect(asked()).toContain('/hcs/controller/instance/sync/config/list');
+    expect(screen.queryByRole('table')).toBeNull();
     expect(toastError).not.toHaveBeenCalled();
   });
 

@@ -53,7 +53,7 @@ export type PageName = 'login' | 'home' | 'personalFile' | 'error' | 'hello' | '
   | 'myCollect' | 'recycleBin' | 'recycleBinManage' | 'tagRemark' | 'quickSearch' | 'searchPanel' | 'fileTemplate' | 'fileManagement'
   | 'dlpManage' | 'dlpApproval' | 'mySharing' | 'localSync'
   | 'otherConfig' | 'ipWhiteList' | 'logManage' | 'dataStatistics' | 'personalTable' | 'patchManagement'
-  | 'cloudStorageManage' | 'nodeManage' | 'clusterManage'
+  | 'cloudStorageManage' | 'nodeManage' | 'clusterManage' | 'clusterSync'
   | 'integrationPlatform';
 
 const f = (path: string, nameKey: string, probe: Probe | null, extra: Partial<RouteDef> = {}): RouteDef => ({
@@ -83,7 +83,7 @@ export const ROUTES: readonly RouteDef[] = [
   f('/groupFile', 'routes.groupFile', null, { icon: 'team', lib: 'NetDisk', netDiskMenu: 2, page: 'groupFile' }),
   f('/fileShare', 'routes.fileShare', { operation: 'pageFileSharing', load: async (_k, signal) => (await sharesApi()).pageFileSharing(PAGE, { signal, quiet: true }) }, { icon: 'share', lib: 'NetDisk', netDiskMenu: 3, page: 'fileShare' }),
   f('/mySharing', 'routes.mySharing', null, { icon: 'link', lib: 'NetDisk', netDiskMenu: 4, page: 'mySharing' }),
-  f('/clusterSync', 'routes.clusterSync', null, { icon: 'cluster', lib: 'NetDisk', netDiskMenu: 5 }),
+  f('/clusterSync', 'routes.clusterSync', null, { icon: 'cluster', lib: 'NetDisk', netDiskMenu: 5, page: 'clusterSync' }),
   f('/myCollect', 'routes.myCollect', { operation: 'pageFavourites', load: async (_k, signal) => (await filesApi()).pageFavourites(PAGE, { signal, quiet: true }) }, { icon: 'star', lib: 'NetDisk', netDiskMenu: 6, page: 'myCollect' }),
   f('/recycleBin', 'routes.recycleBin', { operation: 'pageRecycle', load: async (_k, signal) => (await filesApi()).pageRecycle(PAGE, { signal, quiet: true }) }, { icon: 'delete', lib: 'NetDisk', netDiskMenu: 7, page: 'recycleBin' }),
 
