@@ -14,6 +14,7 @@ import { jobId as journalId } from '../jobs/job-state.ts';
 import { runUpload, uploadJobKey, type JobContext, type UploadJobOptions } from '../jobs/upload.ts';
 import { JobStats } from '../stats.ts';
 import { createTransfer } from '../transfer.ts';
+import { ProgressThrottle, systemClock } from '@hcs/transfer-core';
 import type { Conflict, JobState, JobView } from './protocol.ts';
 
 interface UploadSpec {
@@ -60,45 +61,6 @@ export interface JobHost {
 }
 
 const PROGRESS_EVERY_MS = 250;
-
-/**
- * At most one progress update per job and interval, and the last one of a burst once the interval is up: dropping it
- * left the web showing stale progress for as long as the transfer then stalled (a slow part, a stalled network).
- */
-export class ProgressThrottle {
-  private readonly last = new Map<string, number>();
-  private readonly timers = new Map<string, ReturnType<typeof setTimeout>>();
-  private readonly everyMs: number;
-  private readonly send: (id: string) => void;
-  constructor(everyMs: number, send: (id: string) => void) {
-    this.everyMs = everyMs;
-    this.send = send;
-  }
-
-  push(id: string, force: boolean): void {
-    const wait = this.everyMs - (Date.now() - (this.last.get(id) ?? -Infinity));
-    if (!force && wait > 0) {
-      if (!this.timers.has(id)) {
-        const timer = setTimeout(() => {
-          this.timers.delete(id);
-          this.push(id, true);
-        }, wait);
-        timer.unref?.();
-        this.timers.set(id, timer);
-      }
-      return;
-    }
-    this.forget(id);
-    this.last.set(id, Date.now());
-    this.send(id);
-  }
-
-  /** No update is pending for the job any more (sent now, or the job is gone). */
-  forget(id: string): void {
-    clearTimeout(this.timers.get(id));
-    this.timers.delete(id);
-  }
-}
 /** Finished jobs kept in the list. */
 const KEEP_DONE = 100;
 const MAX_FAILURES_SHOWN = 50;
@@ -106,10 +68,8 @@ const MAX_FAILURES_SHOWN = 50;
 export class JobManager {
   private readonly jobs = new Map<string, JobRecord>();
   private readonly active = new Map<string, Active>();
-  private readonly progress = new ProgressThrottle(PROGRESS_EVERY_MS, (id) => {
-    const job = this.jobs.get(id);
-    if (job) this.host.changed(this.view(job), job.userId);
-  });
+  /** Per job: progress at most every PROGRESS_EVERY_MS, the last of a burst never lost. */
+  private readonly progress = new Map<string, ProgressThrottle>();
   private readonly file: string;
   private readonly stateDir: string;
   private readonly server: string;
@@ -187,7 +147,8 @@ export class JobManager {
 
   private async forget(job: JobRecord): Promise<void> {
     this.jobs.delete(job.id);
-    this.progress.forget(job.id);
+    this.progress.get(job.id)?.cancel();
+    this.progress.delete(job.id);
     await this.stop(job);
     const key = job.kind === 'upload' ? uploadJobKey(this.account(job), this.uploadOptions(job)) : downloadJobKey(this.account(job), this.downloadOptions(job));
     const base = join(this.stateDir, 'jobs', journalId(job.kind, key));
@@ -294,7 +255,14 @@ export class JobManager {
   }
 
   private notify(job: JobRecord, force: boolean): void {
-    this.progress.push(job.id, force);
+    let throttle = this.progress.get(job.id);
+    if (!throttle) {
+      throttle = new ProgressThrottle(systemClock, PROGRESS_EVERY_MS, () => {
+        if (this.jobs.has(job.id)) this.host.changed(this.view(job), job.userId);
+      });
+      this.progress.set(job.id, throttle);
+    }
+    throttle.push(force);
   }
 
   view(job: JobRecord): JobView {

@@ -10,7 +10,7 @@ import { DownloadInfoError, DownloadVerificationError, FileTooLargeError, Reques
 import { asTransferError } from './hcs-errors.ts';
 import { OrderedHasher } from './ordered-hash.ts';
 import { partRange, type PartPlan } from './part-size.ts';
-import { SpeedMeter, type Progress } from './progress.ts';
+import { ProgressThrottle, SpeedMeter, type Progress } from './progress.ts';
 import { withRetry } from './retry.ts';
 import { storageClientFor, type StorageClient } from './s3.ts';
 import { createDownloadMachine, type DownloadStatus, type StateMachine } from './state-machine.ts';
@@ -76,7 +76,7 @@ export class DownloadTask {
   #error: TransferError | undefined;
   #info: DownloadFileInfo | undefined;
   #progress: Progress = { loaded: 0, total: 0, speed: 0, timeLeft: undefined, phase: 'transferring' };
-  #lastProgressAt = -Infinity;
+  readonly #progressThrottle: ProgressThrottle;
 
   constructor(input: DownloadInput, deps: EngineDeps, initial: DownloadStatus = 'wait') {
     this.id = input.id ?? randomId();
@@ -88,7 +88,12 @@ export class DownloadTask {
     this.#machine = createDownloadMachine(initial);
     this.#meter = new SpeedMeter(this.#clock);
     this.#storage = storageClientFor(deps, this.#clock);
-    this.#machine.onChange((to, from) => this.events.emit('status', { to, from, error: to === 'error' || to === 'refresh' ? this.#error : undefined }));
+    this.#progressThrottle = new ProgressThrottle(this.#clock, deps.progressIntervalMs ?? 250, () => this.events.emit('progress', this.#progress));
+    this.#machine.onChange((to, from) => {
+      // A paused, finished or failed download reports no progress after its status.
+      this.#progressThrottle.cancel();
+      this.events.emit('status', { to, from, error: to === 'error' || to === 'refresh' ? this.#error : undefined });
+    });
   }
 
   get status(): DownloadStatus {
@@ -377,10 +382,7 @@ export class DownloadTask {
 
   #setProgress(loaded: number, total: number, phase: Progress['phase'], force = false): void {
     this.#meter.record(loaded);
-    const now = this.#clock.now();
     this.#progress = this.#meter.progress(loaded, total, phase);
-    if (!force && now - this.#lastProgressAt < (this.#deps.progressIntervalMs ?? 250)) return;
-    this.#lastProgressAt = now;
-    this.events.emit('progress', this.#progress);
+    this.#progressThrottle.push(force);
   }
 }

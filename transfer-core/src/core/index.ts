@@ -6,7 +6,7 @@ export { StateMachine, TransitionError, UPLOAD_TRANSITIONS, DOWNLOAD_TRANSITIONS
 export { planParts, partRange, type PartPlan } from './part-size.ts';
 export { withRetry, classify, statusOf, type RetryOptions } from './retry.ts';
 export { TokenBucket } from './throttle.ts';
-export { SpeedMeter, type Progress } from './progress.ts';
+export { ProgressThrottle, SpeedMeter, type Progress } from './progress.ts';
 export { systemClock, sleep } from './clock.ts';
 export { Emitter } from './emitter.ts';
 export { RESULT, type Conflict, type JobState, type JobView, type Reply, type Request, type ResultCode } from './agent-protocol.ts';

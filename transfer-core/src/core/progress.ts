@@ -1,4 +1,4 @@
-import type { Clock } from '../ports/index.ts';
+import type { Clock, TimerHandle } from '../ports/index.ts';
 
 export interface Progress {
   /** Bytes done (for uploads: confirmed parts plus the current hashing or upload position). */
@@ -43,5 +43,46 @@ export class SpeedMeter {
   progress(loaded: number, total: number, phase: Progress['phase']): Progress {
     const speed = this.speed();
     return { loaded, total, speed, timeLeft: speed > 0 ? Math.max(0, (total - loaded) / speed) : undefined, phase };
+  }
+}
+
+/**
+ * At most one progress event per interval, and the last one of a burst once the interval is up: dropped, it left a
+ * transfer that then stalled (a slow part, a part waiting for storage or its signature) showing the progress from
+ * before the burst.
+ */
+export class ProgressThrottle {
+  readonly #clock: Clock;
+  readonly #intervalMs: number;
+  readonly #emit: () => void;
+  #last = -Infinity;
+  #trailing: TimerHandle | undefined;
+
+  constructor(clock: Clock, intervalMs: number, emit: () => void) {
+    this.#clock = clock;
+    this.#intervalMs = intervalMs;
+    this.#emit = emit;
+  }
+
+  /** Emits now when forced or the interval is up, else once it is. */
+  push(force: boolean): void {
+    const wait = this.#intervalMs - (this.#clock.now() - this.#last);
+    if (!force && wait > 0) {
+      this.#trailing ??= this.#clock.setTimeout(() => {
+        this.#trailing = undefined;
+        this.push(true);
+      }, wait);
+      return;
+    }
+    this.cancel();
+    this.#last = this.#clock.now();
+    this.#emit();
+  }
+
+  /** Drops a pending emit (the transfer paused, finished or failed: it reports that instead). */
+  cancel(): void {
+    if (this.#trailing === undefined) return;
+    this.#clock.clearTimeout(this.#trailing);
+    this.#trailing = undefined;
   }
 }

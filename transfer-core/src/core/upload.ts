@@ -1,7 +1,7 @@
 // One file's upload: the protocol of spec section 4 driven through the upload state machine.
 // Resumable at every step: the hash (checkpoint or cached digest), the session (local record, or the server's
 // part record found by content + folder + name) and the parts (S3 ListParts is authoritative).
-import type { Clock, FileSource, PartRecord, TimerHandle, UploadSession, UploadTarget } from '../ports/index.ts';
+import type { Clock, FileSource, PartRecord, UploadSession, UploadTarget } from '../ports/index.ts';
 import { systemClock } from './clock.ts';
 import { DEFAULT_SYNC_SPEED, MAX_FILE_SIZE, MIN_PART_SIZE, PART_CONCURRENCY } from './constants.ts';
 import { Emitter } from './emitter.ts';
@@ -27,7 +27,7 @@ import {
 import { computeProof, hashSource, type HashCheckpoint } from './hash.ts';
 import { asTransferError, isHashMismatch, isHcsError, isSessionMissing } from './hcs-errors.ts';
 import { partRange, planParts, type PartPlan } from './part-size.ts';
-import { SpeedMeter, type Progress } from './progress.ts';
+import { ProgressThrottle, SpeedMeter, type Progress } from './progress.ts';
 import { withRetry } from './retry.ts';
 import { storageClientFor, type StorageClient, type ListedPart } from './s3.ts';
 import { createUploadMachine, type StateMachine, type UploadStatus } from './state-machine.ts';
@@ -97,9 +97,7 @@ export class UploadTask {
   #error: TransferError | undefined;
   #result: UploadResult | undefined;
   #progress: Progress;
-  #lastProgressAt = -Infinity;
-  /** The last progress of a burst, sent once the interval is up. */
-  #trailingProgress: TimerHandle | undefined;
+  readonly #progressThrottle: ProgressThrottle;
   /**
    * A file below the minimum part size is always one PUT: there are no parts to resume, its hash costs less
    * than reading a record, and the server reuses an unfinished session for the same content by itself. So it
@@ -121,9 +119,10 @@ export class UploadTask {
     this.#small = input.source.size < MIN_PART_SIZE;
     this.#progress = { loaded: 0, total: input.source.size, speed: 0, timeLeft: undefined, phase: 'hashing' };
     this.#storage = storageClientFor(deps, this.#clock);
+    this.#progressThrottle = new ProgressThrottle(this.#clock, deps.progressIntervalMs ?? 250, () => this.events.emit('progress', this.#progress));
     this.#machine.onChange((to, from) => {
       // A paused, finished or failed transfer reports no progress after its status.
-      this.#cancelTrailingProgress();
+      this.#progressThrottle.cancel();
       this.events.emit('status', { to, from, error: to === 'error' || to === 'onTimeout' ? this.#error : undefined });
     });
   }
@@ -480,31 +479,8 @@ export class UploadTask {
 
   #setProgress(loaded: number, phase: Progress['phase'], force = false): void {
     this.#meter.record(loaded);
-    const now = this.#clock.now();
     this.#progress = this.#meter.progress(loaded, this.source.size, phase);
-    const wait = (this.#deps.progressIntervalMs ?? 250) - (now - this.#lastProgressAt);
-    if (!force && wait > 0 && loaded < this.source.size) {
-      // Dropped, the last update of a burst left a transfer that then stalled (a slow part, a part waiting for its
-      // signature) showing the progress from before the burst.
-      this.#trailingProgress ??= this.#clock.setTimeout(() => {
-        this.#trailingProgress = undefined;
-        this.#emitProgress();
-      }, wait);
-      return;
-    }
-    this.#emitProgress();
-  }
-
-  #emitProgress(): void {
-    this.#cancelTrailingProgress();
-    this.#lastProgressAt = this.#clock.now();
-    this.events.emit('progress', this.#progress);
-  }
-
-  #cancelTrailingProgress(): void {
-    if (this.#trailingProgress === undefined) return;
-    this.#clock.clearTimeout(this.#trailingProgress);
-    this.#trailingProgress = undefined;
+    this.#progressThrottle.push(force || loaded >= this.source.size);
   }
 }
 
