@@ -26,7 +26,7 @@ export async function signedStorageRequest(
   if (req.contentType) headers['content-type'] = req.contentType;
   if (req.range) headers.range = req.range;
   // A Buffer is a valid fetch body in Node; the DOM typing only lists web types.
-  return fetch(s.data.url, { method: req.verb, headers, body: req.body as unknown as BodyInit | undefined });
+  return fetch(s.data.url, { method: req.verb, headers, body: req.body as unknown as RequestInit['body'] });
 }
 
 /**

@@ -17,7 +17,13 @@ import type { ObjectStore } from '../storage/object-store.ts';
 /** Part size of a cross-endpoint copy: S3's minimum part is 5 MiB; 8 MiB keeps 10,000 parts above 78 GiB. */
 export const PART_SIZE = 8 * 1024 * 1024;
 
-export interface BlobToCopy { key: string; size: number; sha256: string }
+export interface BlobToCopy {
+  key: string;
+  size: number;
+  sha256: string;
+  /** Where it goes at the target (default: the same key; the benchmark's raw baseline copies beside the replicas). */
+  targetKey?: string;
+}
 
 export class CopyMismatch extends Error {}
 
@@ -36,10 +42,11 @@ export async function copyBlob(
   src: ObjectStore, dst: ObjectStore, blob: BlobToCopy, opts: { sameEndpoint: boolean; signal: AbortSignal },
 ): Promise<'present' | 'server' | 'stream'> {
   const abortSignal = opts.signal;
-  if (await present(dst, blob.key, blob.size, abortSignal)) return 'present';
+  const key = blob.targetKey ?? blob.key;
+  if (await present(dst, key, blob.size, abortSignal)) return 'present';
   if (opts.sameEndpoint) {
     const source = `${src.bucket}/${blob.key.split('/').map(encodeURIComponent).join('/')}`;
-    await dst.client.send(new CopyObjectCommand({ Bucket: dst.bucket, Key: blob.key, CopySource: source }), { abortSignal });
+    await dst.client.send(new CopyObjectCommand({ Bucket: dst.bucket, Key: key, CopySource: source }), { abortSignal });
     return 'server';
   }
   const got = await src.client.send(new GetObjectCommand({ Bucket: src.bucket, Key: blob.key }), { abortSignal });
@@ -50,10 +57,10 @@ export async function copyBlob(
     for await (const c of body) chunks.push(c as Buffer);
     const all = Buffer.concat(chunks);
     if (createHash('sha256').update(all).digest('hex') !== blob.sha256) throw new CopyMismatch('the origin\'s bytes do not have the blob\'s SHA-256');
-    await dst.client.send(new PutObjectCommand({ Bucket: dst.bucket, Key: blob.key, Body: all, ContentLength: all.length }), { abortSignal });
+    await dst.client.send(new PutObjectCommand({ Bucket: dst.bucket, Key: key, Body: all, ContentLength: all.length }), { abortSignal });
     return 'stream';
   }
-  const created = await dst.client.send(new CreateMultipartUploadCommand({ Bucket: dst.bucket, Key: blob.key }), { abortSignal });
+  const created = await dst.client.send(new CreateMultipartUploadCommand({ Bucket: dst.bucket, Key: key }), { abortSignal });
   const uploadId = created.UploadId!;
   try {
     const parts: Array<{ PartNumber: number; ETag: string }> = [];
@@ -65,7 +72,7 @@ export async function copyBlob(
       pendingBytes = 0;
       const PartNumber = parts.length + 1;
       const out = await dst.client.send(
-        new UploadPartCommand({ Bucket: dst.bucket, Key: blob.key, UploadId: uploadId, PartNumber, Body: part, ContentLength: part.length }), { abortSignal },
+        new UploadPartCommand({ Bucket: dst.bucket, Key: key, UploadId: uploadId, PartNumber, Body: part, ContentLength: part.length }), { abortSignal },
       );
       parts.push({ PartNumber, ETag: out.ETag! });
     };
@@ -79,12 +86,12 @@ export async function copyBlob(
     if (pendingBytes > 0) await flush();
     if (hash.digest('hex') !== blob.sha256) throw new CopyMismatch('the origin\'s bytes do not have the blob\'s SHA-256');
     await dst.client.send(
-      new CompleteMultipartUploadCommand({ Bucket: dst.bucket, Key: blob.key, UploadId: uploadId, MultipartUpload: { Parts: parts } }), { abortSignal },
+      new CompleteMultipartUploadCommand({ Bucket: dst.bucket, Key: key, UploadId: uploadId, MultipartUpload: { Parts: parts } }), { abortSignal },
     );
     return 'stream';
   } catch (err) {
     // A stopped or failed copy leaves no parts behind (best effort: the storage's own abandoned-upload sweep is the backstop).
-    await dst.client.send(new AbortMultipartUploadCommand({ Bucket: dst.bucket, Key: blob.key, UploadId: uploadId })).catch(() => undefined);
+    await dst.client.send(new AbortMultipartUploadCommand({ Bucket: dst.bucket, Key: key, UploadId: uploadId })).catch(() => undefined);
     throw err;
   }
 }
