@@ -261,4 +261,28 @@ describe('cross-site replication', () => {
     const status = await admin.api('/hcs/controller/instance/sync/status');
     expect(status.data.sites.find((s: any) => s.siteId === siteB)).toMatchObject({ pending: 0, failed: 0, lagBytes: 0 });
   }, 180_000);
+
+  it('a purged file\'s copy at site B stays for the delete delay, then goes', async () => {
+    const bytes = randomBytes(4000);
+    const id = await uploadFile(admin.api, 'purged.bin', bytes);
+    const { key, blobId } = await objectKeyOf(id);
+    await until('purged.bin synced', async () => (await replicaState(blobId)) === 'synced');
+    // Deleted, purged from the bin, then from the administrators' bin: the content itself is gone.
+    for (const path of ['/hcs/controller/delete', '/hcs/controller/remove/delete', '/hcs/controller/deleteSecRecycle']) {
+      const r = await admin.api(path, { ids: id });
+      expect(r.data?.done, `${path} ${JSON.stringify(r)}`).toHaveLength(1);
+    }
+    expect(await a.sql.get('SELECT id FROM blobs WHERE id = ?', blobId)).toBeUndefined();
+    const gone = await a.sql.get<{ gone_at: number | null }>('SELECT gone_at FROM blob_replicas WHERE blob_id = ?', blobId);
+    expect(gone?.gone_at).toEqual(expect.any(Number));
+    // Within the delay (a day by default) the copy is kept, however many sweeps run.
+    await a.sql.run('DELETE FROM jobs WHERE kind = ? AND finished_at IS NOT NULL', 'replication.sweep');
+    await until('two more sweeps', async () => Number((await a.sql.get<{ n: number }>('SELECT count(*) AS n FROM jobs WHERE kind = ? AND state = ?', 'replication.sweep', 'done'))?.n) >= 2);
+    expect(sha(await bytesAtB(key))).toBe(sha(bytes));
+    // The delay has passed (the purge is moved back rather than waited for): the next sweep deletes the copy.
+    await a.sql.run('UPDATE blob_replicas SET gone_at = ? WHERE blob_id = ?', Date.now() - 2 * 86400_000, blobId);
+    await until('the copy deleted', async () => (await a.sql.get('SELECT blob_id FROM blob_replicas WHERE blob_id = ?', blobId)) === undefined);
+    const listed = await bStore.client.send(new ListObjectsV2Command({ Bucket: bStore.bucket, Prefix: key }));
+    expect(listed.Contents ?? []).toEqual([]);
+  }, 120_000);
 });
