@@ -286,3 +286,31 @@ describe('cross-site replication', () => {
     expect(listed.Contents ?? []).toEqual([]);
   }, 120_000);
 });
+
+describe('a file filed under a sync config', () => {
+  let srv: TestServer;
+  afterAll(async () => srv?.close());
+
+  it('is queued for its target sites at once, not at the next sweep', async () => {
+    // Sweeps an hour apart: only the upload itself can start this copy within the test.
+    srv = await startServer({ env: { HCS_REPLICATION_SWEEP_SECONDS: '3600' } });
+    const admin = await signInAdmin(srv);
+    const cred = JSON.parse(readFileSync(join(srv.dataDir, 's3-credentials.json'), 'utf8')) as { accessKeyId: string; secretAccessKey: string };
+    const far = srv.built.ctx.store().forBucket('hcs-far');
+    await far.ensureBucket();
+    far.destroy();
+    const conn = await admin.api('/hcs/controller/cloudConnect/addCloud', undefined, {
+      name: 'far', endpoint: `${srv.baseUrl}/s3`, bucket: 'hcs-far', accessKey: cred.accessKeyId, secretKey: cred.secretAccessKey,
+    });
+    const hq = await admin.api('/hcs/controller/region/site/addOrUpdate', undefined, { name: 'hq', cloudId: '0' });
+    const farSite = await admin.api('/hcs/controller/region/site/addOrUpdate', undefined, { name: 'far', cloudId: conn.data.cloudId });
+    const cfg = await admin.api('/hcs/controller/instance/sync/config/addOrUpdate', undefined, { libCode: 'NetDisk', sourceSiteId: hq.data.siteId, targetSiteIds: [farSite.data.siteId] });
+    expect(cfg.ret, JSON.stringify(cfg)).toBe(0);
+    // The sweeps queued so far (start, the new config) have run and found nothing.
+    await until('no sweep waiting', async () => (await srv.sql.get('SELECT id FROM jobs WHERE kind = ? AND finished_at IS NULL', 'replication.sweep')) === undefined);
+    const id = await uploadFile(admin.api, 'fresh.bin', randomBytes(3000));
+    const blob = await srv.sql.get<{ blob_id: string }>('SELECT blob_id FROM instances WHERE id = ?', id);
+    await until('fresh.bin synced at far', async () =>
+      (await srv.sql.get<{ state: string }>('SELECT state FROM blob_replicas WHERE blob_id = ?', blob!.blob_id))?.state === 'synced', 20_000);
+  }, 60_000);
+});

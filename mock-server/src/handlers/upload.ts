@@ -30,6 +30,7 @@ import { checkUploadAttrs, writeUploadAttrs } from './business-libs.ts';
 import { MAX_CLOCK_SKEW_MS, formatAmzDate, parseAmzDate, parseRawQuery } from '../storage/sigv4.ts';
 import type { components } from '@hcs/openapi/schema';
 import { encryptedAtRest } from '../storage/connections.ts';
+import { replicateFiled } from '../replication/runner.ts';
 
 type Schemas = components['schemas'];
 
@@ -428,6 +429,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         });
         // The completed multipart upload is gone already: only the staging object may need deleting.
         if (row.cleanup) await discardStorage({ ...s, uploadId: null });
+        await replicateFiled(ctx, s.libCode);
         return ok(await viewOf(db, row));
       } finally {
         await stopSaving();

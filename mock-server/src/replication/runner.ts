@@ -37,6 +37,19 @@ export async function nudgeReplication(ctx: Pick<AppContext, 'db'>): Promise<voi
   await enqueue(ctx.db, { kind: SWEEP_JOB, dedupeKey: SWEEP_JOB, maxAttempts: 3 });
 }
 
+/**
+ * A file was filed in a library: when a sync config covers the library, a sweep is queued now rather than at the next
+ * interval. Never fails the filing (the next sweep finds the file anyway).
+ */
+export async function replicateFiled(ctx: Pick<AppContext, 'db' | 'log'>, libCode: string): Promise<void> {
+  try {
+    const covered = await ctx.db.selectFrom('sync_configs').select('id').where('lib_code', '=', libCode).limit(1).executeTakeFirst();
+    if (covered) await nudgeReplication(ctx);
+  } catch (err) {
+    ctx.log.warn({ err }, 'replication: could not queue a sweep after a filing');
+  }
+}
+
 export async function queueCopy(ctx: Pick<AppContext, 'db'>, blobId: string, siteId: string): Promise<void> {
   const payload: CopyPayload = { blobId, siteId };
   await enqueue(ctx.db, { kind: COPY_JOB, dedupeKey: copyKey(blobId, siteId), payload, maxAttempts: COPY_ATTEMPTS });
