@@ -15,13 +15,6 @@ export const DRAG_TYPE = 'application/x-hcs-instances';
 // Clicks on a row's own controls (its name link, checkbox, buttons, star, menus) do their own thing.
 const OWN_CONTROL = 'a, button, input, label, [role="button"], .ant-table-selection-column, .ant-checkbox-wrapper, .ant-card-actions, .ant-dropdown-trigger';
 
-/**
- * Whether an event reached the row only through React's tree: a menu, dropdown or dialog the row opened is rendered in
- * a portal elsewhere in the page, but its events bubble to the row's handlers. A click on the row's more-menu item
- * must not also select the row (it re-rendered the list under the open menu, and the item's dialog never showed).
- */
-const fromPortal = (e: { currentTarget: EventTarget; target: EventTarget }): boolean => !(e.currentTarget as Node).contains(e.target as Node);
-
 export interface GestureHost {
   rows: readonly Instance[];
   crumbs: readonly Pick<Instance, 'instanceId' | 'instanceName'>[];
@@ -102,16 +95,15 @@ export function rowGestures(h: GestureHost) {
       'data-focused': focused || undefined,
       style: target ? { outline: '2px dashed #1677ff', outlineOffset: -2 } : focused ? { outline: '1px solid #1677ff', outlineOffset: -1 } : undefined,
       onClick: (e: MouseEvent) => {
-        if (fromPortal(e) || (e.target as HTMLElement).closest(OWN_CONTROL)) return;
+        if ((e.target as HTMLElement).closest(OWN_CONTROL)) return;
         h.setSelected(rowClickSelect(h.rows, h.selected, r, h.anchor.current, { shift: e.shiftKey, toggle: e.ctrlKey || e.metaKey }));
         h.setFocusId(r.instanceId);
         if (!e.shiftKey) h.anchor.current = r.instanceId;
       },
       onDoubleClick: (e: MouseEvent) => {
-        if (!fromPortal(e) && !(e.target as HTMLElement).closest(OWN_CONTROL)) h.onRow('open', r);
+        if (!(e.target as HTMLElement).closest(OWN_CONTROL)) h.onRow('open', r);
       },
       onContextMenu: (e: MouseEvent) => {
-        if (fromPortal(e)) return;
         e.preventDefault();
         const items = actedOn(r, h.selected);
         if (items.length === 1) h.setSelected(items);
@@ -120,7 +112,6 @@ export function rowGestures(h: GestureHost) {
       },
       draggable: true,
       onDragStart: (e: DragEvent) => {
-        if (fromPortal(e)) return;
         const items = actedOn(r, h.selected);
         e.dataTransfer.setData(DRAG_TYPE, JSON.stringify(items.map((i) => i.instanceId)));
         e.dataTransfer.effectAllowed = 'move';
