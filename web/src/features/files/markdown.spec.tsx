@@ -12,8 +12,8 @@ describe('Markdown', () => {
     expect(container.querySelector('p code')?.textContent).toBe('x<y');
     expect([...container.querySelectorAll('ul li')].map((l) => l.textContent)).toEqual(['one', 'two']);
     expect(container.querySelector('ol li')?.textContent).toBe('first');
-    expect(container.querySelector('blockquote')?.textContent?.trim()).toBe('quoted');
-    expect(container.querySelector('pre code')?.textContent?.trim()).toBe('let a = 1;');
+    expect(container.querySelector('blockquote')?.textContent).toBe('quoted');
+    expect(container.querySelector('pre code')?.textContent).toBe('let a = 1;');
     expect(container.querySelector('a')?.getAttribute('href')).toBe('https://example.com');
   });
 
@@ -23,12 +23,5 @@ describe('Markdown', () => {
     expect(container.querySelector('a')).toBeNull();
     expect(container.textContent).toContain('<script>window.hacked = 1</script>');
     expect(container.textContent).toContain('[click](javascript:alert(1))');
-  });
-
-  it('opens links in a new tab without the drive as opener, and shows no images', () => {
-    const { container } = render(<Markdown source={'[site](https://example.com) ![pixel](https://tracker.example/p.png)'} />);
-    expect(container.querySelector('a')?.getAttribute('target')).toBe('_blank');
-    expect(container.querySelector('a')?.getAttribute('rel')).toBe('noopener noreferrer');
-    expect(container.querySelector('img')).toBeNull();
   });
 });
