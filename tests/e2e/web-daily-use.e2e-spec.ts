@@ -2,11 +2,10 @@
 // server, in zh_CN at 1366x800 and en_US at 800x600: click/ctrl/shift selection with a count and bulk actions, the
 // right-click menu, the keyboard, drag and drop (rows onto a folder or a crumb, the user's files onto a folder row),
 // a table that fits the window under a toolbar that stays in view, and the screenshots of each.
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { BrowserContext, Locator, Page } from 'playwright-core';
-import { closeTransferPanel, explainFailure, holdStorageRequests, recordToasts, settledTransferPanel, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
+import { closeTransferPanel, explainFailure, recordToasts, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
 
 let e2e: E2E;
 beforeAll(async () => {
@@ -261,36 +260,6 @@ describe.each(combos)('the files screen in daily use, $lang at $viewport.width x
     expect(await visibleTextProblems(page, { lang, allow: allow() })).toEqual([]);
     await page.keyboard.press('Escape');
     await page.getByTestId('preview-text').waitFor({ state: 'detached' });
-  }, 120_000);
-
-  it('closing the transfer panel mid-upload leaves a corner card with the overall progress that opens the full panel', async () => {
-    const big = `big-${tag}.bin`;
-    allowExtra.push(big);
-    // Bytes of its own: the same content already stored would be recognised and never sent.
-    const gate = await holdStorageRequests(page);
-    gate.arm((r) => r.method() === 'PUT');
-    try {
-      await page.getByTestId('upload-file-input').setInputFiles({ name: big, mimeType: 'application/octet-stream', buffer: randomBytes(256 * 1024) });
-      await gate.held();
-      await closeTransferPanel(page, { opened: true });
-      const corner = page.getByTestId('transfer-corner');
-      await corner.waitFor();
-      expect(await corner.getByRole('progressbar').count()).toBe(1);
-      await e2e.screenshot(page, `daily-use-corner-panel-${tag}`);
-      await clean('corner panel');
-      // The list stays usable beside it.
-      await row(folder).locator('td').nth(2).click();
-      expect(await checked()).toBe(1);
-      await page.getByTestId('transfer-corner-expand').click();
-      await settledTransferPanel(page);
-      expect(await corner.count()).toBe(0);
-      await closeTransferPanel(page);
-      await corner.waitFor();
-    } finally {
-      gate.release();
-    }
-    await page.getByTestId(`row-name-${big}`).waitFor({ timeout: 60_000 });
-    await page.getByTestId('transfer-corner').waitFor({ state: 'detached', timeout: 30_000 });
   }, 120_000);
 
   it('the table fits the window under a toolbar that stays in view', async () => {
