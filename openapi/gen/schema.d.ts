@@ -8929,6 +8929,22 @@ export interface components {
             color: components["schemas"]["LabelColor"];
         };
         /**
+         * @description How far the copies of a file, or of the files below a folder (rolled up), got at every target site of the sync
+         *     configs covering it: failed if any copy failed, else pending if any is not made yet, else synced.
+         */
+        ReplicationState: {
+            /** @enum {string} */
+            state: "synced" | "pending" | "failed";
+            /** @description Since the oldest copy not made yet was queued; 0 when synced. */
+            lagSeconds: number;
+            /** @description Bytes not copied yet, summed over the target sites. */
+            lagBytes: number;
+            /** @description A failed copy's last error (a folder: one of them). */
+            reason?: string;
+            /** @description A folder only, when more copies are behind than one status read looks at (10,000); the figures count those it read. */
+            partial?: boolean;
+        };
+        /**
          * @description A file or folder (spec section 3). In responses `instanceName` is plain UTF-8 text; in requests names travel
          *     Base64-encoded with the `_x/_j/_d` replacements (EncodedName).
          */
@@ -8979,6 +8995,8 @@ export interface components {
             labels?: components["schemas"]["LabelRef"][];
             /** @description In the caller's favourites; present where labels are. */
             isFavourite?: boolean;
+            /** @description In listings, where a sync config covers the item; absent where nothing replicates it. */
+            replication?: components["schemas"]["ReplicationState"];
         };
         Breadcrumb: {
             instanceId: string;
@@ -9436,8 +9454,14 @@ export interface components {
             pathNames: string;
             rootId: string;
             rootName: string;
-            /** @description "1" ready to download; "0" still syncing. */
+            /**
+             * @description "1" ready to download; "0" still syncing: the copy at the answering node's site (HCS_SITE), which a sync
+             *     config names as a target, is pending (a folder: some file below it is). A failed copy answers "1" (the
+             *     download reads the origin; waiting would not help) and says why in `replication`.
+             */
             syncStatus: string;
+            /** @description Where a sync config covers the entry; absent where nothing replicates it. */
+            replication?: components["schemas"]["ReplicationState"];
             fileInfo?: components["schemas"]["DownloadFileInfo"] | null;
         };
         FolderInfo: {

@@ -39,6 +39,7 @@
  */
 import type { DownloadFileInfo } from './downloadFileInfo.ts';
 import type { FolderInfoEntryClassifierId } from './folderInfoEntryClassifierId.ts';
+import type { ReplicationState } from './replicationState.ts';
 
 /**
  * One file inside a folder being downloaded (spec section 3, Folder-info result).
@@ -50,7 +51,13 @@ export interface FolderInfoEntry {
   pathNames: string;
   rootId: string;
   rootName: string;
-  /** "1" ready to download; "0" still syncing. */
+  /**
+     * "1" ready to download; "0" still syncing: the copy at the answering node's site (HCS_SITE), which a sync
+     * config names as a target, is pending (a folder: some file below it is). A failed copy answers "1" (the
+     * download reads the origin; waiting would not help) and says why in `replication`.
+     */
   syncStatus: string;
+  /** Where a sync config covers the entry; absent where nothing replicates it. */
+  replication?: ReplicationState;
   fileInfo?: DownloadFileInfo | null;
 }

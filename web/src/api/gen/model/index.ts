@@ -615,6 +615,8 @@ export * from './removedCountResponse.ts';
 export * from './removeRecycledParams.ts';
 export * from './renameRequest.ts';
 export * from './replicaFailure.ts';
+export * from './replicationState.ts';
+export * from './replicationStateState.ts';
 export * from './requestIp.ts';
 export * from './requestIpResponse.ts';
 export * from './resetPasswordRequest.ts';

@@ -40,6 +40,7 @@
 import type { InstanceClassifierId } from './instanceClassifierId.ts';
 import type { InstanceFileType } from './instanceFileType.ts';
 import type { LabelRef } from './labelRef.ts';
+import type { ReplicationState } from './replicationState.ts';
 
 /**
  * A file or folder (spec section 3). In responses `instanceName` is plain UTF-8 text; in requests names travel
@@ -92,4 +93,6 @@ export interface Instance {
   labels?: LabelRef[];
   /** In the caller's favourites; present where labels are. */
   isFavourite?: boolean;
+  /** In listings, where a sync config covers the item; absent where nothing replicates it. */
+  replication?: ReplicationState;
 }
