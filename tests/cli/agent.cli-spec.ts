@@ -428,8 +428,13 @@ describe('drive agent against the real server', () => {
   it('uploads a typed folder and downloads it back byte-identical, reporting progress and results', async () => {
     const c = track(await paired(agent));
     const target = await mkdirRemote('agent-up');
-    const up = await c.request({ type: 'upload', parentId: target, to: '/agent-up', paths: [join(work, 'allowed', 'tree')] });
-    expect(up, JSON.stringify(up)).toMatchObject({ resultCode: 0, data: { job: { kind: 'upload', name: 'tree', state: 'running' } } });
+    const up = await c.request({ type: 'upload', parentId: target, to: '/agent-up', paths: [join(work, 'allowed', 'tree')], libCode: 'NetDisk', instanceType: '3' });
+    // The view names what a page that loses the agent needs to carry the upload on itself, never the local path.
+    expect(up, JSON.stringify(up)).toMatchObject({
+      resultCode: 0,
+      data: { job: { kind: 'upload', name: 'tree', state: 'running', parentId: target, conflict: 'newVersion', libCode: 'NetDisk', instanceType: '3' } },
+    });
+    expect(JSON.stringify(up)).not.toContain(join(work, 'allowed'));
     const job = await c.jobIn(up.data!.job!.id, ['done', 'failed']);
     // The link to a file outside the chosen folder is reported, never read.
     expect(job.failures.map((f) => f.code)).toEqual(['SYMLINK_SKIPPED']);
@@ -444,7 +449,7 @@ describe('drive agent against the real server', () => {
     expect((await listRemote(sub.instanceId)).map((i) => i.instanceName)).toEqual(['small.txt']);
 
     const down = await c.request({ type: 'download', instanceIds: [tree!.instanceId] });
-    expect(down).toMatchObject({ resultCode: 0, data: { job: { kind: 'download', name: 'tree' } } });
+    expect(down).toMatchObject({ resultCode: 0, data: { job: { kind: 'download', name: 'tree', instanceIds: [tree!.instanceId] } } });
     expect(await c.jobIn(down.data!.job!.id, ['done', 'failed'])).toMatchObject({ state: 'done', failed: 0, done: 2 });
     const dl = join(work, 'downloads', 'tree');
     expect(listTree(dl)).toEqual(['big.bin', 'empty/', 'sub/', 'sub/small.txt']);

@@ -170,7 +170,14 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
           userId,
           userName: c.userName,
           name: jobName(sources),
-          upload: { sources, parentId: req.parentId, to: req.to, conflict: req.conflict },
+          upload: {
+            sources,
+            parentId: req.parentId,
+            to: req.to,
+            conflict: req.conflict,
+            ...(req.libCode ? { libCode: req.libCode } : {}),
+            ...(req.instanceType ? { instanceType: req.instanceType } : {}),
+          },
         });
         return { job };
       }

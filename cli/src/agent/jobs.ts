@@ -22,6 +22,8 @@ interface UploadSpec {
   parentId: string;
   to: string;
   conflict: Conflict;
+  libCode?: string;
+  instanceType?: string;
 }
 
 interface DownloadSpec {
@@ -285,6 +287,10 @@ export class JobManager {
       ...(job.state === 'running' && !a && !this.host.sessionFor(job.userId) ? { needsToken: true } : {}),
       failures: live ? live.failures.slice(0, MAX_FAILURES_SHOWN) : (job.failures ?? []),
       ...(job.error ? { error: job.error } : {}),
+      ...(job.download ? { instanceIds: job.download.instanceIds } : {}),
+      ...(job.upload ? { parentId: job.upload.parentId, conflict: job.upload.conflict } : {}),
+      ...(job.upload?.libCode ? { libCode: job.upload.libCode } : {}),
+      ...(job.upload?.instanceType ? { instanceType: job.upload.instanceType } : {}),
     };
   }
 

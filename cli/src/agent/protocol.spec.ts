@@ -18,6 +18,8 @@ describe('agent protocol messages', () => {
     expect(parseMessage('{"type":"upload","parentId":"p1","paths":["/a"]}')).toMatchObject({ parentId: 'p1', to: '/', conflict: 'newVersion', paths: ['/a'] });
     expect(parseMessage('{"type":"upload","parentId":"p1","pick":"folder","conflict":"keepBoth"}')).toMatchObject({ pick: 'folder', conflict: 'keepBoth' });
     expect(parseMessage('{"type":"download","instanceIds":["a","b"]}')).toMatchObject({ instanceIds: ['a', 'b'] });
+    expect(parseMessage('{"type":"upload","parentId":"p1","paths":["/a"],"libCode":"NetDisk","instanceType":"3"}')).toMatchObject({ libCode: 'NetDisk', instanceType: '3' });
+    expect(parseMessage('{"type":"upload","parentId":"p1","paths":["/a"]}')).not.toHaveProperty('libCode');
     expect(parseMessage('{"type":"delete","jobId":"j_1"}')).toMatchObject({ type: 'delete', jobId: 'j_1' });
   });
 
@@ -28,6 +30,8 @@ describe('agent protocol messages', () => {
       '{"type":"eval"}',
       '{"type":"login"}',
       '{"type":"login","token":"a b"}',
+      '{"type":"upload","parentId":"p1","paths":["/a"],"libCode":"../x"}',
+      '{"type":"upload","parentId":"p1","paths":["/a"],"instanceType":"x"}',
       '{"type":"upload","parentId":"../x","paths":["/a"]}',
       '{"type":"upload","parentId":"p","paths":[]}',
       '{"type":"upload","parentId":"p","paths":["/a"],"pick":"files"}',

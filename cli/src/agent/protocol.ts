@@ -81,6 +81,9 @@ export function parseMessage(text: string): Request {
         parentId: str(o.parentId, 'parentId', 64, ID_RE),
         to: o.to === undefined ? '/' : str(o.to, 'to', 4096),
         conflict: conflict as Conflict,
+        // Echoed back in the job's view only, so a page that loses the agent can upload into the same library itself.
+        ...(o.libCode === undefined ? {} : { libCode: str(o.libCode, 'libCode', 64, ID_RE) }),
+        ...(o.instanceType === undefined ? {} : { instanceType: str(o.instanceType, 'instanceType', 8, /^[0-9]+$/) }),
       };
       if (o.pick !== undefined) {
         if (o.paths !== undefined) throw bad('send either paths or pick');

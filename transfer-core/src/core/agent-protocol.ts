@@ -31,7 +31,7 @@ export type Conflict = 'newVersion' | 'keepBoth' | 'skip';
 export type Request =
   | { type: 'login' | 'getToken'; reqId?: string; token: string }
   | { type: 'heartBeat'; reqId?: string }
-  | { type: 'upload'; reqId?: string; parentId: string; to: string; conflict: Conflict; paths?: string[]; pick?: 'files' | 'folder' }
+  | { type: 'upload'; reqId?: string; parentId: string; to: string; conflict: Conflict; paths?: string[]; pick?: 'files' | 'folder'; libCode?: string; instanceType?: string }
   | { type: 'download'; reqId?: string; instanceIds: string[] }
   | { type: 'jobs'; reqId?: string }
   | { type: 'pause' | 'resume' | 'delete'; reqId?: string; jobId: string };
@@ -60,6 +60,15 @@ export interface JobView {
   needsToken?: boolean;
   failures: Array<{ path: string; code: string; message: string }>;
   error?: { code: string; message: string };
+  // What the job transfers, so a page that lost the agent can carry it on in the browser. Optional: agents before
+  // these fields send views without them, and a page then offers no browser continuation.
+  /** A download's remote items. */
+  instanceIds?: string[];
+  /** An upload's remote folder, its conflict rule and, when the page sent them, its library and instance type. */
+  parentId?: string;
+  conflict?: Conflict;
+  libCode?: string;
+  instanceType?: string;
 }
 
 export interface Reply {
