@@ -19,6 +19,9 @@ export default defineConfig({
           testTimeout: 180000,
           hookTimeout: 120000,
           fileParallelism: false,
+          // expect.poll's own default (1 s) is shorter than a loaded CI machine takes to render a page after it has
+          // loaded (seen: the sign-in page's provider button); polls wait as long as Playwright's actions do.
+          expect: { poll: { timeout: 30_000, interval: 100 } },
         },
       },
       {

@@ -4,7 +4,7 @@
 // attribute and across the whole library by name. Every screen is checked for raw keys and English in the Chinese UI.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { chooseOption, closeTransferPanel, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E } from './harness.ts';
+import { chooseOption, closeTransferPanel, dialogsSettled, explainFailure, settledPopup, signInAsAdmin, startE2E, visibleTextProblems, type E2E } from './harness.ts';
 
 let e2e: E2E;
 let context: BrowserContext;
@@ -27,17 +27,23 @@ const clean = async (where: string) =>
   expect(await visibleTextProblems(page, { lang: 'zh_CN', allow: [LIB, 'contract', 'contractNo', 'status', 'lease.txt', 'draft.txt', 'HT-001', 'HT-002', 'Contracts', 'Contract', 'Contract no.', 'Status', 'NetDisk', 'SysConfig'] }), where).toEqual([]);
 
 /**
- * Picks an option of an antd select. chooseOption's text match also meets the hidden accessibility copy of the
- * options, so this one clicks the visible option content of the open list.
+ * Picks an option of an antd select and checks the select shows it. chooseOption's text match also meets the hidden
+ * accessibility copy of the options, so this one clicks the visible option content of a list that has settled. On a
+ * loaded machine the upload dialog may still be zooming in when its select opens: the list then moves under the
+ * pointer, or closes when the dialog takes the focus at the end of its motion (seen in CI). So the dialog settles
+ * first, and a pick that did not take is made again.
  */
 async function pick(testId: string, option: string) {
-  const item = page.locator('.ant-select-dropdown:not([class*="-hidden"]):not([class*="-leave"]) .ant-select-item-option-content').getByText(option, { exact: true });
-  // A click while a dialog is still moving in can miss the select: open it again until the option shows.
-  for (let attempt = 0; attempt < 3; attempt++) {
-    await page.getByTestId(testId).click();
-    if (await item.waitFor({ timeout: 5_000 }).then(() => true, () => false)) break;
+  await dialogsSettled(page);
+  const select = page.getByTestId(testId);
+  const item = settledPopup(page).locator('.ant-select-item-option-content').getByText(option, { exact: true });
+  for (let attempt = 0; attempt < 4; attempt++) {
+    if (!(await item.isVisible())) await select.click();
+    const clicked = await item.click({ timeout: 5_000 }).then(() => true, () => false);
+    // The select's own text is the value it holds (and its placeholder while it holds none).
+    if (clicked && (await select.innerText({ timeout: 5_000 }).catch(() => '')).includes(option)) return;
   }
-  await item.click();
+  throw new Error(`the select ${testId} did not take the option ${option}`);
 }
 
 async function uploadWith(name: string, contractNo: string, status: string) {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } f
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
-import { chooseMenuItem, closeTransferPanel, explainFailure, recordToasts, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
+import { chooseMenuItem, closeTransferPanel, dialogsSettled, explainFailure, recordToasts, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
 
 let e2e: E2E;
 let context: BrowserContext;
@@ -86,8 +86,6 @@ async function goBin(admin = false) {
   await page.goto(`${e2e.baseUrl}/drive/${admin ? 'recycleBinManage' : 'recycleBin'}`);
   await page.getByTestId(admin ? 'sec-recycle-page' : 'recycle-page').waitFor();
 }
-/** Once antd's dialogs have finished zooming in: mid-animation they are half transparent, and a click may be lost. */
-const dialogsSettled = (p: Page) => p.waitForFunction(() => !document.querySelector('.ant-modal-root [class*="-enter"], .ant-modal-root [class*="-appear"]'));
 async function shot(p: Page, name: string) {
   await dialogsSettled(p);
   await e2e.screenshot(p, name);

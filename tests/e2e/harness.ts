@@ -196,10 +196,17 @@ export async function explainFailure(e2e: E2E, page: Page, name: string): Promis
  * lands on an item and the release where the item has moved away from, so the click goes to the popup itself and
  * the item does nothing (seen on a loaded machine: a sign-out that never started).
  */
-function settledPopup(page: Page): Locator {
+export function settledPopup(page: Page): Locator {
   const still = ':not([class*="-hidden"]):not([class*="-appear"]):not([class*="-enter"]):not([class*="-leave"])';
   return page.locator(`.ant-dropdown${still}, .ant-select-dropdown${still}`);
 }
+
+/**
+ * Once antd's dialogs have finished zooming in: mid-animation they are half transparent and still moving, and a
+ * click on their buttons may be lost (seen in CI on a loaded machine: a new-folder dialog's OK that never sent).
+ */
+export const dialogsSettled = (p: Page) =>
+  p.waitForFunction(() => !document.querySelector('.ant-modal-root [class*="-enter"], .ant-modal-root [class*="-appear"]'));
 
 /** Opens a dropdown menu with its trigger and clicks the item once the menu has settled. */
 export async function chooseMenuItem(page: Page, trigger: Locator, item: string): Promise<void> {
