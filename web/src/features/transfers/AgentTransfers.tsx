@@ -1,19 +1,24 @@
 // Transfers running in the local agent (`drive agent`), shown in the transfer panel beside the browser's: name,
 // direction, progress, speed, state, and pause / resume / delete, which the agent carries out. When the connection
 // to the agent drops, its transfers stay listed as disconnected (the agent goes on without the tab) with a way to
-// reconnect.
+// reconnect; once the agent is lost (agent-client.ts), its unfinished transfers may be continued in the browser.
+import { lazy, Suspense } from 'react';
 import { Button, Progress, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { formatSize } from '../../shared/format.ts';
 import { toastWarning } from '../../shared/notify.ts';
-import type { AgentJob } from '../../shared/transfers/agent-client.ts';
+import { lostJobs, type AgentJob } from '../../shared/transfers/agent-client.ts';
 import { agentErrorKey, getAgent, useAgentSnapshot } from '../../shared/transfers/agent-runtime.ts';
+
+const AgentLost = lazy(() => import('./AgentLost.tsx'));
 
 export function AgentTransfers() {
   const { t } = useTranslation();
   const snap = useAgentSnapshot();
-  if (snap.jobs.length === 0 && snap.status !== 'lost') return null;
-  const lost = snap.status === 'lost';
+  // Reconnecting or lost: either way nothing can be asked of the agent now.
+  const lost = snap.status === 'lost' || snap.status === 'reconnecting';
+  if (snap.jobs.length === 0 && !lost) return null;
+  const continuable = lostJobs(snap);
   const act = (type: 'pause' | 'resume' | 'delete', job: AgentJob) =>
     void getAgent()
       .control(type, job.id)
@@ -29,7 +34,7 @@ export function AgentTransfers() {
       width: 240,
       render: (_: unknown, job: AgentJob) => {
         const percent = job.bytes > 0 ? Math.min(100, Math.floor((job.bytesDone / job.bytes) * 100)) : job.state === 'done' ? 100 : 0;
-        const state = lost && job.state === 'running' ? 'lost' : job.needsToken ? 'needsToken' : job.state;
+        const state = lost && job.state !== 'done' ? 'lost' : job.needsToken ? 'needsToken' : job.state;
         return (
           <div data-testid={`agent-${job.kind}-${job.name}`} data-state={state} data-percent={percent}>
             <Space size={6}>
@@ -77,13 +82,18 @@ export function AgentTransfers() {
         <Typography.Text strong>{t('transfer.agent.title')}</Typography.Text>
         {lost && (
           <>
-            <Typography.Text type="danger">{t('transfer.agent.lost')}</Typography.Text>
+            {continuable.length === 0 && <Typography.Text type="danger">{t('transfer.agent.lost')}</Typography.Text>}
             <Button size="small" onClick={() => void getAgent().reattach()} data-testid="agent-reconnect">
               {t('transfer.agent.reconnect')}
             </Button>
           </>
         )}
       </Space>
+      {continuable.length > 0 && (
+        <Suspense fallback={null}>
+          <AgentLost jobs={continuable} />
+        </Suspense>
+      )}
       <Table<AgentJob> rowKey="id" size="small" columns={columns} dataSource={snap.jobs as AgentJob[]} pagination={false} scroll={{ x: 'max-content' }} />
     </div>
   );

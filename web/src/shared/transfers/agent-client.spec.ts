@@ -2,7 +2,7 @@
 // (10 s timeout), wake through the custom protocol 5 times at 1 s then the browser, connection retries every 2 s up
 // to 60, login before the operation, heartbeat every 40 s, and the agent's pushes.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { AGENT_TIMING, AgentClient, AgentError, type AgentDeps, type SocketLike } from './agent-client.ts';
+import { AGENT_TIMING, AgentClient, AgentError, lostJobs, type AgentDeps, type AgentJob, type SocketLike } from './agent-client.ts';
 
 class FakeSocket implements SocketLike {
   readyState = 0;
@@ -39,7 +39,7 @@ class FakeSocket implements SocketLike {
 
 const LOGIN_OK = { resultCode: 0, data: { userName: 'admin', downloadDir: '/d', picker: 'zenity', roots: [], jobs: [] } };
 
-function harness(opts: { online?: (call: number) => boolean; socket?: (attempt: number) => FakeSocket; fetch?: typeof fetch } = {}) {
+function harness(opts: { online?: (call: number) => boolean; socket?: (attempt: number) => FakeSocket; fetch?: typeof fetch; extra?: Partial<AgentDeps> } = {}) {
   const sleeps: number[] = [];
   const intervals: Array<{ fn: () => void; ms: number }> = [];
   const info: Array<[string, number]> = [];
@@ -69,6 +69,7 @@ function harness(opts: { online?: (call: number) => boolean; socket?: (attempt: 
     pairingToken: async () => `token-${++tokens}`,
     info: (key, ms) => void info.push([key, ms]),
     log: (m) => void logs.push(m),
+    ...opts.extra,
   };
   return {
     client: new AgentClient(deps),
@@ -215,6 +216,173 @@ describe('agent handshake', () => {
     expect(h.client.getSnapshot().jobs).toEqual([]);
     sock.push({ type: 'job', resultCode: 0, data: job });
     sock.close();
-    expect(h.client.getSnapshot()).toMatchObject({ status: 'lost', jobs: [{ id: 'j1' }] });
+    await vi.waitFor(() => expect(h.client.getSnapshot()).toMatchObject({ status: 'lost', jobs: [{ id: 'j1' }] }));
+  });
+});
+
+const JOB = { createdAt: 1, files: 1, done: 0, failed: 0, bytes: 100, bytesDone: 40, speed: 0, target: '/', failures: [] };
+const DOWN: AgentJob = { ...JOB, id: 'd1', kind: 'download', name: 'big.bin', state: 'running', instanceIds: ['i1'] };
+const UP: AgentJob = { ...JOB, id: 'u1', kind: 'upload', name: 'up.bin', state: 'paused', parentId: 'p1', conflict: 'newVersion' };
+const DONE: AgentJob = { ...JOB, id: 'x1', kind: 'download', name: 'old.bin', state: 'done', instanceIds: ['i2'] };
+/** A view from an agent before the continuation fields: nothing to continue it with. */
+const OLD: AgentJob = { ...JOB, id: 'o1', kind: 'download', name: 'older.bin', state: 'running' };
+const loginWith = (jobs: AgentJob[]) => ({ resultCode: 0, data: { ...LOGIN_OK.data, jobs } });
+
+/** Sleeps that end when the test says so: the retry loop waits between tries until then. */
+function manualSleep() {
+  const waiting: Array<() => void> = [];
+  return {
+    sleep: (ms: number) => new Promise<void>((resolve) => waiting.push(() => resolve(void ms))),
+    get waiting() {
+      return waiting.length;
+    },
+    next() {
+      waiting.shift()?.();
+    },
+  };
+}
+
+describe('losing the agent', () => {
+  it('a killed agent (socket closed, online check refused) is lost at once; its unfinished, continuable jobs are offered', async () => {
+    let alive = true;
+    const clock = manualSleep();
+    const h = harness({
+      online: () => alive,
+      socket: () => goodSocket((m) => (m.type === 'login' ? loginWith([DOWN, UP, DONE, OLD]) : { resultCode: 0 })),
+      extra: { sleep: clock.sleep },
+    });
+    await h.client.request({ type: 'jobs' });
+    expect(lostJobs(h.client.getSnapshot())).toEqual([]);
+    alive = false;
+    h.sockets[0]!.close();
+    // Lost after the first retry's online check: not after two minutes of tries.
+    await vi.waitFor(() => expect(clock.waiting).toBe(1));
+    expect(h.client.getSnapshot().status).toBe('lost');
+    expect(lostJobs(h.client.getSnapshot()).map((j) => j.id)).toEqual(['d1', 'u1']);
+  });
+
+  it('an agent that comes back before the user chose reattaches, and the lost state clears', async () => {
+    let alive = true;
+    let checks = 0;
+    const clock = manualSleep();
+    const h = harness({
+      online: () => {
+        checks++;
+        return alive;
+      },
+      socket: () => goodSocket((m) => (m.type === 'login' ? loginWith([{ ...DOWN, bytesDone: 70 }]) : { resultCode: 0 })),
+      extra: { sleep: clock.sleep },
+    });
+    await h.client.request({ type: 'jobs' });
+    alive = false;
+    const before = checks;
+    h.sockets[0]!.close();
+    await vi.waitFor(() => expect(clock.waiting).toBe(1));
+    expect(h.client.getSnapshot().status).toBe('lost');
+    expect(checks).toBe(before + 1);
+    alive = true;
+    clock.next();
+    await vi.waitFor(() => expect(h.client.getSnapshot().status).toBe('online'));
+    expect(h.sockets).toHaveLength(2);
+    expect(lostJobs(h.client.getSnapshot())).toEqual([]);
+    expect(h.client.getSnapshot().jobs).toMatchObject([{ id: 'd1', bytesDone: 70 }]);
+  });
+
+  it('a socket that cannot be reopened while the agent still answers is lost after the 60 tries', async () => {
+    const h = harness({
+      online: () => true,
+      socket: (n) => {
+        if (n === 1) return goodSocket((m) => (m.type === 'login' ? loginWith([DOWN]) : { resultCode: 0 }));
+        const s = new FakeSocket();
+        queueMicrotask(() => s.fail());
+        return s;
+      },
+    });
+    await h.client.request({ type: 'jobs' });
+    h.sockets[0]!.close();
+    expect(h.client.getSnapshot().status).toBe('reconnecting');
+    await vi.waitFor(() => expect(h.client.getSnapshot().status).toBe('lost'));
+    expect(h.attempts).toBe(1 + AGENT_TIMING.connectTries);
+    expect(h.logs).toEqual([`local transfer plugin: no connection after ${AGENT_TIMING.connectTries} attempts`]);
+    expect(lostJobs(h.client.getSnapshot()).map((j) => j.id)).toEqual(['d1']);
+  });
+
+  it('a heartbeat left unanswered for a whole interval counts as a dropped connection', async () => {
+    let alive = true;
+    const h = harness({
+      online: () => alive,
+      socket: () => goodSocket((m) => (m.type === 'login' ? loginWith([DOWN]) : m.type === 'heartBeat' ? undefined : { resultCode: 0 })),
+    });
+    await h.client.request({ type: 'jobs' });
+    alive = false;
+    h.intervals[0]!.fn();
+    expect(h.client.getSnapshot().status).toBe('online');
+    h.intervals[0]!.fn();
+    await vi.waitFor(() => expect(h.client.getSnapshot().status).toBe('lost'));
+    expect(lostJobs(h.client.getSnapshot()).map((j) => j.id)).toEqual(['d1']);
+  });
+
+  it('a failed wake while lost keeps the lost jobs offered', async () => {
+    let alive = true;
+    const h = harness({ online: () => alive, socket: () => goodSocket((m) => (m.type === 'login' ? loginWith([DOWN]) : { resultCode: 0 })) });
+    await h.client.request({ type: 'jobs' });
+    alive = false;
+    h.sockets[0]!.close();
+    await vi.waitFor(() => expect(h.client.getSnapshot().status).toBe('lost'));
+    expect(await h.client.available()).toBe(false);
+    expect(h.client.getSnapshot().status).toBe('lost');
+    expect(lostJobs(h.client.getSnapshot()).map((j) => j.id)).toEqual(['d1']);
+  });
+
+  it('a job taken over by the browser leaves the list and is deleted from the agent when it comes back', async () => {
+    let alive = true;
+    let saved: string[] = [];
+    const clock = manualSleep();
+    const h = harness({
+      online: () => alive,
+      socket: () => goodSocket((m) => (m.type === 'login' ? loginWith([DOWN, UP]) : { resultCode: 0 })),
+      extra: { sleep: clock.sleep, takenOver: { load: () => saved, save: (ids) => void (saved = ids) } },
+    });
+    await h.client.request({ type: 'jobs' });
+    alive = false;
+    h.sockets[0]!.close();
+    await vi.waitFor(() => expect(clock.waiting).toBe(1));
+    expect(h.client.getSnapshot().status).toBe('lost');
+    h.client.takeOver('d1');
+    expect(saved).toEqual(['d1']);
+    expect(lostJobs(h.client.getSnapshot()).map((j) => j.id)).toEqual(['u1']);
+    alive = true;
+    clock.next();
+    await vi.waitFor(() => expect(h.client.getSnapshot().status).toBe('online'));
+    const back = h.sockets.at(-1)!;
+    expect(back.sent.filter((m) => m.type === 'delete')).toMatchObject([{ jobId: 'd1' }]);
+    expect(h.client.getSnapshot().jobs.map((j) => j.id)).toEqual(['u1']);
+    expect(saved).toEqual([]);
+  });
+});
+
+describe('agent ports', () => {
+  it('checks the plugin port this browser was given and opens the WebSocket its online answer names', async () => {
+    const urls: string[] = [];
+    const h = harness({
+      fetch: (async (url: string) => {
+        urls.push(url);
+        return new Response(JSON.stringify({ resultCode: 0, data: { wsPort: 18801 } }), { status: 200 });
+      }) as unknown as typeof fetch,
+      socket: () => goodSocket(),
+      extra: { pluginPort: () => 18756, openSocket: (url) => (urls.push(url), goodSocket()) },
+    });
+    expect(await h.client.available()).toBe(true);
+    expect(urls).toEqual(['http://127.0.0.1:18756/api/isAppOnline', 'ws://127.0.0.1:18801']);
+  });
+
+  it('keeps the spec ports by default', async () => {
+    const urls: string[] = [];
+    const h = harness({
+      fetch: (async (url: string) => (urls.push(url), new Response(JSON.stringify({ resultCode: 0 }), { status: 200 }))) as unknown as typeof fetch,
+      extra: { openSocket: (url) => (urls.push(url), goodSocket()) },
+    });
+    expect(await h.client.available()).toBe(true);
+    expect(urls).toEqual(['http://127.0.0.1:8756/api/isAppOnline', 'ws://127.0.0.1:8801']);
   });
 });

@@ -4,6 +4,10 @@
 // 60 times before logging the failure; send login (a pairing token from the signed-in session), then the operation;
 // every reply carries resultCode (0 = success); a heartbeat every 40 s. The agent pushes its jobs' progress and,
 // when its own server session ended, a getToken the client answers with a fresh pairing token.
+// A connection that drops (or a heartbeat left unanswered until the next one) is retried on the same 2 s / 60 rule;
+// the agent counts as lost once those tries are spent or as soon as its online check fails (the process is gone),
+// and its unfinished jobs may then be continued in the browser. Tries go on while lost, so an agent that comes back
+// in time reattaches and the lost state clears; jobs the browser took over are deleted from it then.
 // Framework-free (clock, fetch, WebSocket and the wake are injected) so every interval is testable without waiting.
 
 import type { JobState, JobView } from '@hcs/transfer-core';
@@ -72,9 +76,19 @@ export interface AgentDeps {
   info(key: string, ms: number): void;
   log(message: string): void;
   host?: string;
+  /** The plugin's HTTP port (8756 unless this browser was told otherwise); the WebSocket's comes from its online answer. */
+  pluginPort?(): number;
+  /** Jobs this browser took over after losing the agent, kept across reloads. */
+  takenOver?: { load(): string[]; save(ids: string[]): void };
 }
 
-export type AgentStatus = 'unknown' | 'offline' | 'connecting' | 'online' | 'lost';
+/** The agent's jobs a page that lost it may continue in the browser: everything not finished. */
+export function lostJobs(snap: AgentSnapshot): AgentJob[] {
+  if (snap.status !== 'lost') return [];
+  return snap.jobs.filter((j) => j.state !== 'done' && j.state !== 'deleted' && (j.kind === 'download' ? !!j.instanceIds?.length : !!j.parentId));
+}
+
+export type AgentStatus = 'unknown' | 'offline' | 'connecting' | 'online' | 'reconnecting' | 'lost';
 
 export interface AgentSnapshot {
   status: AgentStatus;
@@ -97,6 +111,11 @@ export class AgentClient {
   private snapshot: AgentSnapshot = { status: 'unknown', jobs: [], info: null };
   private info: AgentInfo | null = null;
   private status: AgentStatus = 'unknown';
+  private wsPort: number = AGENT_TIMING.wsPort;
+  /** Bumped by reset(): a recovery loop of an older connection stops. */
+  private epoch = 0;
+  /** The heartbeat sent last is still unanswered. */
+  private beatPending = false;
 
   constructor(deps: AgentDeps) {
     this.deps = deps;
@@ -117,6 +136,8 @@ export class AgentClient {
   }
 
   private setStatus(s: AgentStatus): void {
+    // A failed wake or connection after the agent was lost leaves it lost: its jobs may still go on in the browser.
+    if (s === 'offline' && this.status === 'lost') return;
     if (this.status === s) return;
     this.status = s;
     this.changed();
@@ -127,9 +148,12 @@ export class AgentClient {
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), AGENT_TIMING.onlineTimeoutMs);
     try {
-      const res = await this.deps.fetch(`http://${this.host}:${AGENT_TIMING.pluginPort}/api/isAppOnline`, { signal: controller.signal, cache: 'no-store' });
+      const port = this.deps.pluginPort?.() ?? AGENT_TIMING.pluginPort;
+      const res = await this.deps.fetch(`http://${this.host}:${port}/api/isAppOnline`, { signal: controller.signal, cache: 'no-store' });
       if (!res.ok) return false;
-      const body = (await res.json()) as { resultCode?: number };
+      const body = (await res.json()) as { resultCode?: number; data?: { wsPort?: unknown } };
+      const ws = body.data?.wsPort;
+      if (typeof ws === 'number' && Number.isInteger(ws) && ws > 0 && ws < 65536) this.wsPort = ws;
       return body.resultCode === 0;
     } catch {
       return false;
@@ -161,20 +185,31 @@ export class AgentClient {
     return this.connecting;
   }
 
+  /** One connection and login; the jobs the agent lists replace the ones shown. */
+  private async attach(): Promise<SocketLike> {
+    const ws = await this.open();
+    this.socket = ws;
+    const data = (await this.send(ws, { type: 'login', token: await this.deps.pairingToken() })) as AgentInfo & { jobs: AgentJob[] };
+    this.info = { userName: data.userName, downloadDir: data.downloadDir, picker: data.picker, roots: data.roots };
+    this.jobs.clear();
+    const taken = new Set(this.deps.takenOver?.load() ?? []);
+    for (const j of data.jobs) {
+      // The browser carries this one on now: the agent must not send it a second time.
+      if (taken.has(j.id)) void this.send(ws, { type: 'delete', jobId: j.id }).catch(() => undefined);
+      else this.jobs.set(j.id, j);
+    }
+    if (taken.size > 0) this.deps.takenOver?.save([]);
+    this.startHeartbeat(ws);
+    this.setStatus('online');
+    this.changed();
+    return ws;
+  }
+
   private async connect(): Promise<SocketLike> {
-    this.setStatus('connecting');
+    if (this.status !== 'lost') this.setStatus('connecting');
     for (let attempt = 1; ; attempt++) {
       try {
-        const ws = await this.open();
-        this.socket = ws;
-        const data = (await this.send(ws, { type: 'login', token: await this.deps.pairingToken() })) as AgentInfo & { jobs: AgentJob[] };
-        this.info = { userName: data.userName, downloadDir: data.downloadDir, picker: data.picker, roots: data.roots };
-        this.jobs.clear();
-        for (const j of data.jobs) this.jobs.set(j.id, j);
-        this.startHeartbeat(ws);
-        this.setStatus('online');
-        this.changed();
-        return ws;
+        return await this.attach();
       } catch (err) {
         if (err instanceof AgentError) {
           this.socket?.close();
@@ -194,7 +229,7 @@ export class AgentClient {
 
   private open(): Promise<SocketLike> {
     return new Promise((resolve, reject) => {
-      const ws = this.deps.openSocket(`ws://${this.host}:${AGENT_TIMING.wsPort}`);
+      const ws = this.deps.openSocket(`ws://${this.host}:${this.wsPort}`);
       ws.onopen = () => resolve(ws);
       ws.onerror = () => reject(new Error('connection failed'));
       ws.onclose = () => {
@@ -207,12 +242,23 @@ export class AgentClient {
 
   private startHeartbeat(ws: SocketLike): void {
     if (this.heartbeat !== null) this.deps.clearInterval(this.heartbeat);
+    this.beatPending = false;
     this.heartbeat = this.deps.setInterval(() => {
-      if (ws.readyState === OPEN) void this.send(ws, { type: 'heartBeat' }).catch(() => undefined);
+      // A whole interval without an answer: the agent hangs (or the socket is dead without a close event).
+      if (this.beatPending || ws.readyState !== OPEN) {
+        ws.close();
+        this.lost(ws);
+        return;
+      }
+      this.beatPending = true;
+      void this.send(ws, { type: 'heartBeat' }).then(
+        () => void (this.beatPending = false),
+        () => undefined,
+      );
     }, AGENT_TIMING.heartbeatMs);
   }
 
-  /** The connection dropped: running jobs are shown as lost until it comes back. */
+  /** The connection dropped: its jobs stay listed while the connection is retried. */
   private lost(ws: SocketLike): void {
     if (this.socket !== ws) return;
     this.socket = null;
@@ -220,7 +266,51 @@ export class AgentClient {
     this.heartbeat = null;
     for (const p of this.pending.values()) p.reject(new Error('connection closed'));
     this.pending.clear();
+    // A try that fails during login is retried by the loop that made it.
+    if (this.status !== 'online') return;
+    this.setStatus('reconnecting');
+    void this.recover(this.epoch);
+  }
+
+  /**
+   * The spec's retries (every 2 s, 60 times) after a drop. An agent whose online check fails is gone (killed, or its
+   * machine's ports closed): lost at once rather than after two minutes, while the tries go on to reattach it.
+   */
+  private async recover(epoch: number): Promise<void> {
+    const stale = () => epoch !== this.epoch || this.socket !== null || this.connecting !== null;
+    for (let attempt = 1; attempt <= AGENT_TIMING.connectTries; attempt++) {
+      if (stale()) return;
+      if (await this.isOnline()) {
+        if (stale()) return;
+        // Requests made meanwhile wait for this try rather than opening a second connection.
+        const trying = this.attach();
+        this.connecting = trying;
+        try {
+          await trying;
+          return;
+        } catch (err) {
+          this.socket?.close();
+          this.socket = null;
+          // A refused pairing is not retried (as in connect()): the user signs in again, then reconnects.
+          if (err instanceof AgentError) break;
+        } finally {
+          this.connecting = null;
+        }
+      } else this.setStatus('lost');
+      if (attempt < AGENT_TIMING.connectTries) await this.deps.sleep(AGENT_TIMING.connectIntervalMs);
+    }
+    if (epoch !== this.epoch || this.socket) return;
+    this.deps.log(`local transfer plugin: no connection after ${AGENT_TIMING.connectTries} attempts`);
     this.setStatus('lost');
+  }
+
+  /** The user continues this job in the browser: it leaves the list, and the agent deletes it once it is back. */
+  takeOver(jobId: string): void {
+    if (!this.jobs.delete(jobId)) return;
+    const ids = new Set(this.deps.takenOver?.load() ?? []);
+    ids.add(jobId);
+    this.deps.takenOver?.save([...ids]);
+    this.changed();
   }
 
   private send(ws: SocketLike, msg: Record<string, unknown>): Promise<unknown> {
@@ -287,8 +377,10 @@ export class AgentClient {
     return this.info;
   }
 
-  upload(target: { parentId: string; to: string }, source: { pick: 'files' | 'folder' } | { paths: string[] }): Promise<{ job: AgentJob }> {
-    return this.request({ type: 'upload', parentId: target.parentId, to: target.to, ...source });
+  /** libCode and instanceType only come back in the job's view, for a browser that has to carry the upload on. */
+  upload(target: { parentId: string; to: string; libCode?: string; instanceType?: string }, source: { pick: 'files' | 'folder' } | { paths: string[] }): Promise<{ job: AgentJob }> {
+    const extra = { ...(target.libCode ? { libCode: target.libCode } : {}), ...(target.instanceType ? { instanceType: target.instanceType } : {}) };
+    return this.request({ type: 'upload', parentId: target.parentId, to: target.to, ...extra, ...source });
   }
 
   download(instanceIds: string[]): Promise<{ job: AgentJob }> {
@@ -301,6 +393,7 @@ export class AgentClient {
 
   /** Sign-out or user change: forget the connection and the jobs shown. */
   reset(): void {
+    this.epoch++;
     const ws = this.socket;
     this.socket = null;
     ws?.close();

@@ -1,0 +1,67 @@
+// Carrying on, in the browser, a transfer the local agent was running when it was lost. A download fetches the same
+// items through the browser's own download path. An upload cannot: the browser may not read the agent's local path,
+// so the user picks the file again, and the engine's session lookup by content (fMd5, folder, name) then finds the
+// parts the agent already stored, when the picked file is that same file and was big enough to go in parts.
+import { MIN_PART_SIZE } from '@hcs/transfer-core';
+import { getInstance } from '../../api/gen/files/files.ts';
+import { getUserInfo } from '../session.ts';
+import { openTransferPanel } from '../transfer-counters.ts';
+import type { AgentJob } from './agent-client.ts';
+import { getAgent } from './agent-runtime.ts';
+import { downloadItems, type DownloadPrompts, type DownloadTarget } from './download.ts';
+import { getTransferStore } from './runtime.ts';
+
+/** What picking `files` for the lost upload `job` leads to: its stored parts reused, or a fresh upload. */
+export type UploadContinuation = 'resume' | 'afresh';
+
+/** Whether the server may hold parts of this job's file before anything is picked. */
+export function mayResume(job: AgentJob): boolean {
+  return job.kind === 'upload' && job.files === 1 && job.bytes >= MIN_PART_SIZE && job.bytesDone > 0;
+}
+
+/**
+ * The agent sent one file, its name the job's, in parts and some of them arrived: the same file picked again (same
+ * name and size; the engine checks the content) goes on from them. Anything else is uploaded afresh.
+ */
+export function uploadContinuation(job: AgentJob, files: readonly { name: string; size: number }[]): UploadContinuation {
+  const [only] = files;
+  return mayResume(job) && files.length === 1 && only!.name === job.name && only!.size === job.bytes ? 'resume' : 'afresh';
+}
+
+function owner(): string {
+  return getUserInfo()?.userId ?? 'anonymous';
+}
+
+/** Downloads the lost job's items in the browser; the agent, if it comes back, drops the job. */
+export async function continueDownloadInBrowser(job: AgentJob, prompts: DownloadPrompts): Promise<void> {
+  const items: DownloadTarget[] = await Promise.all(
+    (job.instanceIds ?? []).map(async (id) => {
+      const i = (await getInstance(id, undefined, { quiet: true })).data;
+      if (!i?.instanceId) throw new Error('no such item');
+      return { instanceId: i.instanceId, instanceName: i.instanceName, classifierId: i.classifierId === 'Folder' ? 'Folder' : 'File', fSize: i.fSize ?? 0, path: '/' };
+    }),
+  );
+  getAgent().takeOver(job.id);
+  // Not back to the agent that was just lost: the browser does it.
+  await downloadItems(items, getTransferStore(owner()), { ...prompts, handOver: undefined, viaAgent: () => false });
+}
+
+/** Queues the picked files where the lost upload was going; says whether its stored parts are reused. */
+export function continueUploadInBrowser(job: AgentJob, files: readonly File[]): UploadContinuation {
+  const how = uploadContinuation(job, files);
+  getAgent().takeOver(job.id);
+  getTransferStore(owner()).add(
+    files.map((file) => ({
+      file,
+      name: file.name,
+      parentId: job.parentId!,
+      uploadTo: job.target,
+      // A page that handed over before these were sent: the personal library's.
+      instanceType: job.instanceType ?? '1',
+      libCode: job.libCode ?? 'NetDisk',
+      conflict: job.conflict === 'keepBoth' ? 'keepBoth' : 'newVersion',
+    })),
+  );
+  openTransferPanel('upload');
+  return how;
+}
