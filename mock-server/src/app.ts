@@ -179,6 +179,7 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     await checkNodeKeys(db, secret, authOf(ctx).keys.publicKeyPem, app.log);
     await seed(ctx);
   } catch (err) {
+    await authOf(ctx).stop();
     await database.close();
     throw err;
   }
@@ -210,6 +211,7 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
       await app.close();
     } finally {
       clearTimeout(force);
+      await authOf(ctx).stop();
       await database.close();
     }
   };

@@ -22,6 +22,9 @@ import { createDelaySlots, createRateLimiter, throttleDelayMs, type RateLimiter 
 import { createCaptchas, type Captchas } from './captcha.ts';
 import { ipGate } from './ip-whitelist.ts';
 import { loginRate } from '../config-store.ts';
+import { dialectOf } from '../db/sql/tx.ts';
+import { startSessionEvents } from '../db/session-events.ts';
+import { createSessionCache, type CachedSession, type SessionCache } from './session-cache.ts';
 
 export const SESSION_COOKIE = 'HCS_SESSION';
 /** Header the CLI sends its session token in. */
@@ -105,6 +108,8 @@ export interface Auth extends AuthService {
    * own traffic, and a misconfigured proxy in front of one node shows there.
    */
   warnings(): SystemWarning[];
+  /** Stops hearing session events (the PostgreSQL listener); the server calls it before closing the database. */
+  stop(): Promise<void>;
 }
 
 export function hashToken(token: string): string {
@@ -158,6 +163,24 @@ export function createAuth(ctx: AppContext): Auth {
   const warnings = new Map<SystemWarning['code'], SystemWarning>();
   const secureCookie = (config.publicUrl ?? '').startsWith('https:');
   let lastPrune = 0;
+  // Off (every request asks the database) until the node hears session events: the SQLite triggers are in place, or
+  // the PostgreSQL listener connected.
+  let sessionCache: SessionCache | null = null;
+  let stopping = false;
+  const eventsStarted = startSessionEvents(db, dialectOf(db), config.databaseUrl ? { url: config.databaseUrl, log: ctx.log } : null).then(
+    async (events) => {
+      if (stopping) {
+        await events.stop();
+        return null;
+      }
+      sessionCache = createSessionCache(events);
+      return events;
+    },
+    (err: unknown) => {
+      ctx.log.warn({ err }, 'session events could not start: every request reads its session from the database');
+      return null;
+    },
+  );
 
   const cookieOptions = {
     path: '/',
@@ -174,19 +197,14 @@ export function createAuth(ctx: AppContext): Auth {
     return null;
   }
 
-  /** Resolves a credential to its live session and user, or the AppError to refuse with. */
-  async function resolve(req: FastifyRequest, now: number): Promise<{ user: User; session: Session } | AppError> {
-    const cred = credentialOf(req);
-    if (!cred) return new AppError('UNAUTHENTICATED', 'sign in first');
+  /** Why a session (as read from the database or the cache) may not be used now, or null when it may. */
+  function refusal(found: { session: Session; user: User | null }, kind: SessionKind, now: number): AppError | null {
+    const { session, user } = found;
     // Built only on the failure paths: an Error captures a stack trace, too dear for every request.
     const invalid = () => new AppError('UNAUTHENTICATED', 'the session has ended; sign in again');
-    if (!TOKEN_RE.test(cred.token)) return invalid();
-    const found = await getSessionWithUser(db, hashToken(cred.token));
-    if (!found) return invalid();
-    const { session, user } = found;
     // A token only works through the channel it was issued for, so a cookie value replayed as a header
     // (or the reverse) is refused.
-    if (session.kind !== cred.kind || session.revokedAt !== null) return invalid();
+    if (session.kind !== kind || session.revokedAt !== null) return invalid();
     if (now >= session.expiresAt || now - session.lastSeenAt >= session.idleMs) return invalid();
     if (!user) return invalid();
     try {
@@ -194,14 +212,54 @@ export function createAuth(ctx: AppContext): Auth {
     } catch (err) {
       return err as AppError;
     }
+    return null;
+  }
+
+  /**
+   * The session and user for a session id: from this node's cache when it holds an answer that still accepts them
+   * now, else from the database (then cached). A cached answer that would refuse is never trusted: another node may
+   * have moved last_seen_at on, so the database decides.
+   */
+  async function lookup(id: string, kind: SessionKind, now: number): Promise<CachedSession | AppError> {
+    const cache = sessionCache;
+    const hit = await cache?.confirmed(id, now);
+    if (hit && refusal(hit, kind, now) === null) return hit;
+    const ticket = cache?.ticket();
+    const found = await getSessionWithUser(db, id);
+    if (!found) return new AppError('UNAUTHENTICATED', 'the session has ended; sign in again');
+    const refused = refusal(found, kind, now);
+    if (refused) {
+      cache?.drop(id);
+      return refused;
+    }
+    const ok = found as CachedSession;
+    if (cache && ticket !== undefined) cache.put(id, ok, ticket, now);
+    return ok;
+  }
+
+  /** Resolves a credential to its live session and user, or the AppError to refuse with. */
+  async function resolve(req: FastifyRequest, now: number): Promise<{ user: User; session: Session } | AppError> {
+    const cred = credentialOf(req);
+    if (!cred) return new AppError('UNAUTHENTICATED', 'sign in first');
+    if (!TOKEN_RE.test(cred.token)) return new AppError('UNAUTHENTICATED', 'the session has ended; sign in again');
+    const found = await lookup(hashToken(cred.token), cred.kind, now);
+    if (found instanceof AppError) return found;
+    const { session, user } = found;
     if (user.mustChangePassword && !WHILE_PASSWORD_RESET.has(req.operationId ?? '')) {
       return new AppError('PASSWORD_CHANGE_REQUIRED', 'the password was reset: change it before anything else');
     }
     // Sliding idle expiry without a write per request: refresh at most once a minute (or a quarter of a
-    // short idle window, so tests with seconds-long windows still slide).
+    // short idle window, so tests with seconds-long windows still slide). The cached copy is moved on before the
+    // write so that concurrent requests on it do not all write; if the write fails the copy goes, and the next
+    // request reads the database's value again.
     if (now - session.lastSeenAt >= Math.min(60_000, Math.floor(session.idleMs / 4))) {
-      await touchSession(db, session.id, now);
       session.lastSeenAt = now;
+      try {
+        await touchSession(db, session.id, now);
+      } catch (err) {
+        sessionCache?.drop(session.id);
+        throw err;
+      }
     }
     return { user, session };
   }
@@ -370,16 +428,30 @@ export function createAuth(ctx: AppContext): Auth {
     },
 
     async signOut(req, reply) {
-      if (req.user) await revokeSession(db, req.user.sessionId);
+      if (req.user) {
+        await revokeSession(db, req.user.sessionId);
+        // This node's next request must not wait for the event to come back through the listener.
+        sessionCache?.dropUser(req.user.userId);
+      }
       reply.clearCookie(SESSION_COOKIE, cookieOptions);
     },
 
     async endOtherSessions(userId, keepSessionId) {
-      return revokeUserSessions(db, userId, keepSessionId);
+      const ended = await revokeUserSessions(db, userId, keepSessionId);
+      sessionCache?.dropUser(userId);
+      return ended;
     },
 
     warnings() {
       return [...warnings.values()];
+    },
+
+    async stop() {
+      stopping = true;
+      const events = await eventsStarted;
+      sessionCache?.close();
+      sessionCache = null;
+      await events?.stop();
     },
   };
   return self;

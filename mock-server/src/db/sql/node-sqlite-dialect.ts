@@ -23,6 +23,7 @@ import {
 } from 'kysely';
 import { Mutex } from './mutex.ts';
 import { assertStorableParameters } from './errors.ts';
+import { installSqliteNotify } from './sqlite-notify.ts';
 
 export interface NodeSqliteConfig {
   /** Database file; created 0600 when missing (it holds password hashes). ':memory:' for a private in-memory one. */
@@ -166,6 +167,7 @@ class NodeSqliteDriver implements Driver {
     db.exec('PRAGMA synchronous = NORMAL');
     db.exec('PRAGMA foreign_keys = ON');
     db.exec(`PRAGMA busy_timeout = ${Math.floor(this.#config.busyTimeoutMs)}`);
+    installSqliteNotify(db);
     this.#db = db;
     this.#cache = new StatementCache(db, this.#config.statementCacheSize);
     this.#connection = new NodeSqliteConnection(db, this.#cache);

@@ -26,6 +26,7 @@ import { identityGroupsMigration } from './018_identity_groups.ts';
 import { bizlibScreensMigration } from './019_bizlib_screens.ts';
 import { shareCallbackMigration } from './020_share_callback.ts';
 import { searchWalkMigration } from './021_search_walk.ts';
+import { sessionEventsMigration } from './024_session_events.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   return {
@@ -50,6 +51,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '019_bizlib_screens': bizlibScreensMigration(dialect),
     '020_share_callback': shareCallbackMigration(dialect),
     '021_search_walk': searchWalkMigration(),
+    '024_session_events': sessionEventsMigration(dialect),
   };
 }
 
