@@ -7,7 +7,6 @@ import { once } from 'node:events';
 import { Readable, type Writable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { FastifyReply } from 'fastify';
-import { ZipArchive } from 'archiver';
 import type { Db } from '../db/sql/tx.ts';
 import { iterateOpLogs, type OpLogFilter } from '../db/admin-console-repo.ts';
 import type { OpLogRow } from '../db/oplog-repo.ts';
@@ -91,6 +90,8 @@ async function* sheetXml(db: Db, f: OpLogFilter, lang: 'zh' | 'en', aborted: () 
  * buffers the sheet ahead of its zip: 786 MiB RSS for a million rows, bench --only=oplog.)
  */
 export async function writeXlsx(db: Db, out: Writable, f: OpLogFilter, lang: 'zh' | 'en', aborted: () => boolean): Promise<void> {
+  // archiver (about 20 MiB resident) loads with the first export, not at the server's start.
+  const { ZipArchive } = await import('archiver');
   const zip = new ZipArchive({ zlib: { level: 6 } });
   zip.pipe(out);
   for (const [name, xml] of Object.entries(XLSX_PARTS)) zip.append(xml, { name });

@@ -2,7 +2,7 @@
 // in the store beside the content, so a second request, another file with the same bytes, or another server node
 // reuses them. Generation is bounded: only image formats, a cap on input bytes and pixels (a small file can
 // declare a huge canvas), a processing timeout, and a few at a time per process.
-import sharp from 'sharp';
+import { loadSharp } from './sharp-lib.ts';
 import type { Readable } from 'node:stream';
 import { AppError } from '../http/errors.ts';
 import { StorageError, type ObjectStore } from '../storage/object-store.ts';
@@ -134,6 +134,7 @@ export class Thumbnails {
 
   private async render(store: ObjectStore, blob: StoredBlob, size: ThumbnailSize): Promise<Buffer> {
     const { body } = await store.getObject(blob.objectKey);
+    const sharp = await loadSharp();
     const image = sharp({ limitInputPixels: this.limits.maxInputPixels, failOn: 'error', animated: false, sequentialRead: true });
     body.on('error', (err) => image.destroy(err));
     body.pipe(image);

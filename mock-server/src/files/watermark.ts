@@ -4,7 +4,7 @@
 // picture in memory in any case, so the marked picture is made whole and then streamed; the pixel limit bounds it.
 // The overlay is one small SVG tile repeated, so its cost does not grow with the picture.
 import { Readable } from 'node:stream';
-import sharp from 'sharp';
+import { loadSharp } from './sharp-lib.ts';
 
 /** Image types the watermark is drawn on; other previews of a protected link are refused by the link calls. */
 export const WATERMARKABLE = new Set(['image/png', 'image/jpeg', 'image/webp', 'image/gif', 'image/tiff', 'image/avif']);
@@ -32,11 +32,18 @@ function tile(text: string, w: number, h: number): Buffer {
 
 /** `image` with the watermark drawn on it, as a stream of the same format. */
 export function watermarkImage(image: Readable, text: string): Readable {
-  const input = sharp({ limitInputPixels: MAX_PIXELS, failOn: 'error' });
-  image.on('error', (e) => input.destroy(e));
-  image.pipe(input);
+  // The source's errors are held from the start: sharp loads on the first read, and an error before then has no
+  // other listener.
+  let early: Error | undefined;
+  const hold = (e: Error) => (early ??= e);
+  image.on('error', hold);
   return Readable.from(
     (async function* () {
+      const input = (await loadSharp())({ limitInputPixels: MAX_PIXELS, failOn: 'error' });
+      image.off('error', hold);
+      if (early) throw early;
+      image.on('error', (e) => input.destroy(e));
+      image.pipe(input);
       const { width = 1, height = 1 } = await input.metadata();
       yield await input.composite([{ input: tile(text, Math.min(360, width), Math.min(200, height)), tile: true, gravity: 'northwest' }]).toBuffer();
     })(),

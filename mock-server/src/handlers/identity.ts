@@ -1,7 +1,6 @@
 // Company sign-in (contract tag "identity", issue #19): single sign-on through OpenID Connect providers, LDAP/AD
 // sign-in and directory sync, and the administrators' settings for both (/integrationPlatform).
 import { createHash, randomBytes, randomInt } from 'node:crypto';
-import * as oidc from 'openid-client';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Handlers } from '../context.ts';
 import { AppError } from '../http/errors.ts';
@@ -17,7 +16,7 @@ import {
   userByExternal, type GroupMapping, type LdapSettings, type OidcProviderRow,
 } from '../db/identity-repo.ts';
 import { seal } from '../identity/secret-box.ts';
-import { claimDeptPath, claimGroups, claimText, oidcClientOf } from '../identity/oidc.ts';
+import { claimDeptPath, claimGroups, claimText, loadOpenidClient, oidcClientOf } from '../identity/oidc.ts';
 import { ensureDeptPath, provision } from '../identity/accounts.ts';
 import { Directory } from '../identity/ldap.ts';
 import { directorySyncOf, LDAP_SOURCE } from '../identity/sync.ts';
@@ -107,6 +106,7 @@ export async function ssoLogoutUrl(ctx: AppContext, req: FastifyRequest): Promis
   if (!sso || !p) return undefined;
   try {
     const cfg = await oidcClientOf(ctx).config(p);
+    const oidc = await loadOpenidClient();
     if (!cfg.serverMetadata().end_session_endpoint) return undefined;
     return oidc.buildEndSessionUrl(cfg, {
       ...(sso.idToken ? { id_token_hint: sso.idToken } : {}),
@@ -150,6 +150,7 @@ export function identityHandlers(ctx: AppContext): Handlers {
       req.log.warn({ err, traceId: req.traceId, provider: p.id }, 'single sign-on: provider discovery failed');
       throw new AppError('SSO_FAILED', 'the single sign-on provider cannot be reached');
     });
+    const oidc = await loadOpenidClient();
     const url = oidc.buildAuthorizationUrl(cfg, {
       redirect_uri: `${base(req)}${CALLBACK_PATH}`,
       scope: p.scopes,
@@ -244,6 +245,7 @@ export function identityHandlers(ctx: AppContext): Handlers {
       const q = req.query;
       let state: string;
       let p: OidcProviderRow;
+      const oidc = await loadOpenidClient();
       const codeVerifier = oidc.randomPKCECodeVerifier();
       const nonce = oidc.randomNonce();
       if (q.userCode) {
@@ -275,6 +277,7 @@ export function identityHandlers(ctx: AppContext): Handlers {
       let claims: Record<string, unknown> = {};
       try {
         const cfg = await client.config(p);
+        const oidc = await loadOpenidClient();
         const current = new URL(`${base(req)}${CALLBACK_PATH}`);
         current.search = new URL(req.url, 'http://x').search;
         const tokens = await oidc.authorizationCodeGrant(cfg, current, {
@@ -317,6 +320,7 @@ export function identityHandlers(ctx: AppContext): Handlers {
     },
 
     async startSsoDevice(req) {
+      const oidc = await loadOpenidClient();
       const p = await enabledProvider(req.body?.providerId);
       const deviceCode = randomBytes(32).toString('base64url');
       const code = userCode();

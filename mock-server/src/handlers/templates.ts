@@ -4,9 +4,6 @@
 // upload session reserves the quota, the bytes are stored at its key (or an equal content is reused), and
 // registerFile files it and charges the space.
 import { createHash } from 'node:crypto';
-import { Document, Packer, Paragraph } from 'docx';
-import writeXlsxFile from 'write-excel-file/node';
-import PptxGenJS from 'pptxgenjs';
 import type { AppContext, Handlers } from '../context.ts';
 import { done, ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
@@ -27,14 +24,20 @@ const KINDS: readonly OfficeKind[] = ['docx', 'xlsx', 'pptx', 'txt'];
 const BUILT_IN_PREFIX = 'blank-';
 const BUILT_IN_NAMES: Record<OfficeKind, string> = { docx: 'Word document', xlsx: 'Excel workbook', pptx: 'PowerPoint presentation', txt: 'Text file' };
 
-/** A valid empty document of the kind, as its writer library builds it. */
+/**
+ * A valid empty document of the kind, as its writer library builds it. The writers (docx, write-excel-file,
+ * pptxgenjs and the zip libraries under them) load with the first document of their kind, not at the server's start.
+ */
 export async function blankDocument(kind: OfficeKind): Promise<Buffer> {
   switch (kind) {
-    case 'docx':
+    case 'docx': {
+      const { Document, Packer, Paragraph } = await import('docx');
       return Packer.toBuffer(new Document({ sections: [{ children: [new Paragraph('')] }] }));
+    }
     case 'xlsx':
-      return writeXlsxFile([[null]], { sheet: 'Sheet1' }).toBuffer();
+      return (await import('write-excel-file/node')).default([[null]], { sheet: 'Sheet1' }).toBuffer();
     case 'pptx': {
+      const PptxGenJS = (await import('pptxgenjs')).default;
       // pptxgenjs is CommonJS with a default export; under Node's ESM loader the class may sit one level down.
       const Ctor = ((PptxGenJS as unknown as { default?: unknown }).default ?? PptxGenJS) as new () => {
         addSlide(): unknown;

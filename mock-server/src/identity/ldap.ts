@@ -1,7 +1,8 @@
 // LDAP/AD with ldapts: test connection, search preview, sign-in by binding as the user (the password is never
 // stored), and directory sync. Every value that comes from a user or the directory goes into a filter through
 // ldapts' filter objects, which escape it (RFC 4515), so a name like `*)(uid=*` matches only itself.
-import { AndFilter, Client, EqualityFilter, FilterParser, InvalidCredentialsError, type Entry, type Filter } from 'ldapts';
+import type * as LdaptsModule from 'ldapts';
+import type { Client, Entry, Filter } from 'ldapts';
 import type { AppContext } from '../context.ts';
 import { AppError } from '../http/errors.ts';
 import { open } from './secret-box.ts';
@@ -89,6 +90,16 @@ export interface DirectoryUser {
   memberOfDns: string[];
 }
 
+type Ldapts = typeof LdaptsModule;
+let loaded: Ldapts | undefined;
+/** ldapts (about 10 MiB resident) loads with the first directory call: most servers never configure a directory. */
+const loadLdapts = async (): Promise<Ldapts> => (loaded ??= await import('ldapts'));
+/** The library, once a connection has loaded it: every filter and error check below follows #connect. */
+const ldapts = (): Ldapts => {
+  if (!loaded) throw new Error('ldapts is used before a directory connection loaded it');
+  return loaded;
+};
+
 const text = (v: Entry[string] | undefined): string => {
   const first = Array.isArray(v) ? v[0] : v;
   return first === undefined ? '' : Buffer.isBuffer(first) ? first.toString('hex') : String(first);
@@ -109,6 +120,7 @@ export class Directory {
   }
 
   async #connect(): Promise<Client> {
+    const { Client } = await loadLdapts();
     const client = new Client({ url: this.#s.url, connectTimeout: CONNECT_TIMEOUT_MS, timeout: OP_TIMEOUT_MS, strictDN: false });
     try {
       if (this.#s.startTls) await client.startTLS({});
@@ -132,8 +144,8 @@ export class Directory {
   }
 
   #userFilter(extra?: Filter): Filter {
-    const base = FilterParser.parseString(this.#s.userFilter.trim() === '' ? '(objectClass=*)' : this.#s.userFilter);
-    return extra ? new AndFilter({ filters: [base, extra] }) : base;
+    const base = ldapts().FilterParser.parseString(this.#s.userFilter.trim() === '' ? '(objectClass=*)' : this.#s.userFilter);
+    return extra ? new (ldapts().AndFilter)({ filters: [base, extra] }) : base;
   }
 
   #attributes(): string[] {
@@ -194,7 +206,7 @@ export class Directory {
   async preview(keyword: string | undefined): Promise<DirectoryUser[]> {
     const client = await this.#service();
     try {
-      const extra = keyword ? new EqualityFilter({ attribute: this.#s.attributes.userName, value: keyword }) : undefined;
+      const extra = keyword ? new (ldapts().EqualityFilter)({ attribute: this.#s.attributes.userName, value: keyword }) : undefined;
       return await this.#search(client, this.#userFilter(extra), 50).catch((err: unknown) => {
         if ((err as { code?: number }).code === 4) return [];
         throw unavailable(err);
@@ -254,7 +266,7 @@ export class Directory {
     const client = await this.#service();
     let found: DirectoryUser[];
     try {
-      found = await this.#search(client, this.#userFilter(new EqualityFilter({ attribute: this.#s.attributes.userName, value: userName })), 2);
+      found = await this.#search(client, this.#userFilter(new (ldapts().EqualityFilter)({ attribute: this.#s.attributes.userName, value: userName })), 2);
     } catch (err) {
       throw unavailable(err);
     } finally {
@@ -267,7 +279,7 @@ export class Directory {
       await asUser.bind(user.dn, password);
       return user;
     } catch (err) {
-      if (err instanceof InvalidCredentialsError) return null;
+      if (err instanceof ldapts().InvalidCredentialsError) return null;
       throw unavailable(err);
     } finally {
       await asUser.unbind().catch(() => undefined);

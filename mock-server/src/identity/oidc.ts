@@ -1,6 +1,7 @@
 // OpenID Connect single sign-on with openid-client: authorization code with PKCE (S256), state and nonce kept in
 // the database, ID-token validation (signature, issuer, audience, expiry, nonce) by openid-client, and userinfo.
-import * as oidc from 'openid-client';
+import type * as OpenidClient from 'openid-client';
+import type { Configuration } from 'openid-client';
 import { isIP } from 'node:net';
 import type { AppContext } from '../context.ts';
 import { open } from './secret-box.ts';
@@ -15,8 +16,12 @@ function loopback(url: URL): boolean {
 }
 
 export interface OidcClient {
-  config(p: OidcProviderRow): Promise<oidc.Configuration>;
+  config(p: OidcProviderRow): Promise<Configuration>;
 }
+
+let lib: Promise<typeof OpenidClient> | undefined;
+/** openid-client (about 6 MiB resident) loads with the first single sign-on, not at the server's start. */
+export const loadOpenidClient = (): Promise<typeof OpenidClient> => (lib ??= import('openid-client'));
 
 const clients = new WeakMap<AppContext, OidcClient>();
 
@@ -31,7 +36,7 @@ export function oidcClientOf(ctx: AppContext): OidcClient {
 }
 
 function createOidcClient(ctx: AppContext): OidcClient {
-  const cache = new Map<string, { at: number; version: number; config: Promise<oidc.Configuration> }>();
+  const cache = new Map<string, { at: number; version: number; config: Promise<Configuration> }>();
   return {
     config(p) {
       const hit = cache.get(p.id);
@@ -43,11 +48,12 @@ function createOidcClient(ctx: AppContext): OidcClient {
       const insecure = issuer.protocol === 'http:' && loopback(issuer);
       // openid-client trusts the TLS channel for an ID token from the token endpoint (OIDC Core 3.1.3.7 allows it)
       // and does not check its signature; the signature is checked here too, against the provider's JWKS.
-      const execute = insecure ? [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] : [oidc.enableNonRepudiationChecks];
-      const config = oidc.discovery(issuer, p.clientId, secret === '' ? undefined : secret, secret === '' ? oidc.None() : oidc.ClientSecretBasic(secret), {
-        execute,
-        timeout: 10,
-      });
+      const config = loadOpenidClient().then((oidc) =>
+        oidc.discovery(issuer, p.clientId, secret === '' ? undefined : secret, secret === '' ? oidc.None() : oidc.ClientSecretBasic(secret), {
+          execute: insecure ? [oidc.allowInsecureRequests, oidc.enableNonRepudiationChecks] : [oidc.enableNonRepudiationChecks],
+          timeout: 10,
+        }),
+      );
       config.catch(() => cache.delete(p.id));
       cache.set(p.id, { at: now, version: p.updatedAt, config });
       return config;
