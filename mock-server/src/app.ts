@@ -20,6 +20,7 @@ import { allHandlers } from './handlers/index.ts';
 import { registerWeb } from './web/serve.ts';
 import { createStorage } from './storage/index.ts';
 import type { ObjectStore } from './storage/object-store.ts';
+import { connectionLocator } from './storage/routing.ts';
 import { seed } from './db/seed.ts';
 import { JANITOR_JOB, startJanitor, type Janitor } from './files/janitor.ts';
 import { LDAP_SYNC_JOB, directorySyncOf } from './identity/sync.ts';
@@ -219,6 +220,7 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     const address = await app.listen({ port: config.port, host: config.host });
     const port = (app.server.address() as { port: number }).port;
     store = await storage.connect(`http://127.0.0.1:${port}`);
+    store.routeWith(connectionLocator(ctx));
     // Background work comes from the job queue in the database, shared by every node: each node runs a worker and
     // whichever claims a job runs it.
     // This node's name in the jobs and leases tables.

@@ -7908,7 +7908,7 @@ export interface paths {
         put?: never;
         /**
          * Choose the connection, bucket and encryption of a librarys new uploads
-         * @description Blobs already stored keep their location (recorded per blob). aes256-gcm needs the embedded store, sse-* a connection offering that mode (422 VALIDATION_FAILED otherwise). 404 NOT_FOUND for an unknown library or connection.
+         * @description New uploads of the library (signed client uploads and the server's own writes) go to the connection and bucket (default: the connection's default bucket); blobs already stored keep their location (recorded per blob) and are read, copied and deleted there. aes256-gcm needs connection zero's default bucket on the embedded store, sse-* an external connection offering that mode (422 VALIDATION_FAILED otherwise); kmsKeyId only with sse-kms. 404 NOT_FOUND for an unknown library or connection.
          */
         post: operations["setStoragePolicy"];
         delete?: never;
@@ -9782,7 +9782,7 @@ export interface components {
             objectKey?: string;
             bucketName?: string;
             /**
-             * @description 1 when the storage encrypts the new object at rest (the embedded store's AES-256-GCM under per-object keys, storagePolicy/set). The client sends plaintext either way.
+             * @description 1 when the new object is encrypted at rest where the library's policy stores it (storagePolicy/set): the embedded store's AES-256-GCM under per-object keys, or an external S3's SSE (AES256 / aws:kms, asked for with the headers StringToSign returns). The client sends plaintext either way.
              * @enum {integer}
              */
             storeEncryption?: 0 | 1;
@@ -9826,6 +9826,14 @@ export interface components {
             bucketName: string;
             /** @description UNSIGNED-PAYLOAD, or for putObject the declared SHA-256 of the content (hex). */
             contentSha256: string;
+            /**
+             * @description Further headers that were signed and must be sent exactly as given: on putObject and initMultipart to an external
+             *     S3 whose library policy asks for server-side encryption, x-amz-server-side-encryption (AES256 or aws:kms) and,
+             *     with a KMS key named, x-amz-server-side-encryption-aws-kms-key-id. Absent when there are none.
+             */
+            headers?: {
+                [key: string]: string;
+            };
         };
         SignedRequestResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["SignedRequest"];
@@ -11633,10 +11641,17 @@ export interface components {
         StoragePolicy: {
             libCode: string;
             cloudId: components["schemas"]["CloudId"];
+            /** @description The connection's name (connection zero: embedded). */
+            cloudName: string;
             bucketName: string;
             encryption: components["schemas"]["Encryption"];
-            /** @description What protects new objects at rest, in words for the admin screen: none, aes256-gcm (embedded, per-object keys), SSE AES256 or SSE aws:kms. */
-            inForce: string;
+            /** @description The KMS key an sse-kms policy names; empty: the bucket's default key. */
+            kmsKeyId: string;
+            /**
+             * @description What protects new objects at rest, as it is: aes256-gcm (the embedded store, per-object keys; on for its whole bucket while any library there asks), sse-s3 / sse-kms (the server sends the SSE headers with every write to the external S3), none.
+             * @enum {string}
+             */
+            inForce: "none" | "aes256-gcm" | "sse-s3" | "sse-kms";
         };
         StoragePolicyListResponse: components["schemas"]["Envelope"] & {
             data?: {
@@ -11648,6 +11663,8 @@ export interface components {
             cloudId: components["schemas"]["CloudId"];
             bucketName?: components["schemas"]["BucketName"];
             encryption?: components["schemas"]["Encryption"];
+            /** @description With sse-kms: the KMS key id or ARN (default: the bucket's key). */
+            kmsKeyId?: string;
         };
         StoragePolicyResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["StoragePolicy"];

@@ -17,13 +17,18 @@ export interface BlobRow {
   objectKey: string;
   refCount: number;
   verified: boolean;
+  /** The storage connection holding the object, with `bucket` ('0' = the server's own store). */
+  connectionId: string;
 }
 
-const COLS = ['id', 'sha256', 'size', 'bucket', 'object_key', 'ref_count', 'verified'] as const;
+const COLS = ['id', 'sha256', 'size', 'bucket', 'object_key', 'ref_count', 'verified', 'connection_id'] as const;
 
 function map(r: Pick<Selectable<BlobsTable>, (typeof COLS)[number]> | undefined): BlobRow | undefined {
   if (!r) return undefined;
-  return { id: r.id, sha256: r.sha256, size: r.size, bucket: r.bucket, objectKey: r.object_key, refCount: r.ref_count, verified: r.verified === 1 };
+  return {
+    id: r.id, sha256: r.sha256, size: r.size, bucket: r.bucket, objectKey: r.object_key, refCount: r.ref_count, verified: r.verified === 1,
+    connectionId: r.connection_id,
+  };
 }
 
 export function newId(): string {
@@ -113,10 +118,13 @@ export async function findReachableBlobs(db: Db, userId: string, items: { sha256
  * Files a verified blob (the caller hashed the stored object) or marks an existing row verified; returns the row as
  * it is now: when another upload filed the same content first, its key (not `objectKey`) is the blob's.
  */
-export async function upsertVerifiedBlob(db: Db, b: { sha256: string; size: number; bucket: string; objectKey: string }): Promise<BlobRow> {
+export async function upsertVerifiedBlob(db: Db, b: { sha256: string; size: number; bucket: string; objectKey: string; connectionId?: string }): Promise<BlobRow> {
   const r = await db
     .insertInto('blobs')
-    .values({ id: newId(), sha256: b.sha256, size: b.size, bucket: b.bucket, object_key: b.objectKey, ref_count: 0, verified: 1, created_at: Date.now() })
+    .values({
+      id: newId(), sha256: b.sha256, size: b.size, bucket: b.bucket, object_key: b.objectKey, ref_count: 0, verified: 1, created_at: Date.now(),
+      connection_id: b.connectionId ?? '0',
+    })
     .onConflict((oc) => oc.column('sha256').doUpdateSet({ verified: 1 }))
     .returning(COLS)
     .executeTakeFirstOrThrow();
@@ -166,7 +174,7 @@ export async function lockBlobsBySha(db: Db, shas: string[]): Promise<Map<string
 }
 
 /** upsertVerifiedBlob for a batch: one row per content (the first key given for a content wins), by sha256. */
-export async function upsertVerifiedBlobs(db: Db, blobs: { sha256: string; size: number; bucket: string; objectKey: string }[]): Promise<Map<string, BlobRow>> {
+export async function upsertVerifiedBlobs(db: Db, blobs: { sha256: string; size: number; bucket: string; objectKey: string; connectionId?: string }[]): Promise<Map<string, BlobRow>> {
   const bySha = new Map<string, (typeof blobs)[number]>();
   for (const b of blobs) if (!bySha.has(b.sha256)) bySha.set(b.sha256, b);
   const all = [...bySha.values()].sort((a, b) => (a.sha256 < b.sha256 ? -1 : 1));
@@ -175,7 +183,10 @@ export async function upsertVerifiedBlobs(db: Db, blobs: { sha256: string; size:
   for (let i = 0; i < all.length; i += CHUNK) {
     const rows = await db
       .insertInto('blobs')
-      .values(all.slice(i, i + CHUNK).map((b) => ({ id: newId(), sha256: b.sha256, size: b.size, bucket: b.bucket, object_key: b.objectKey, ref_count: 0, verified: 1 as const, created_at: now })))
+      .values(all.slice(i, i + CHUNK).map((b) => ({
+        id: newId(), sha256: b.sha256, size: b.size, bucket: b.bucket, object_key: b.objectKey, ref_count: 0, verified: 1 as const, created_at: now,
+        connection_id: b.connectionId ?? '0',
+      })))
       .onConflict((oc) => oc.column('sha256').doUpdateSet({ verified: 1 }))
       .returning(COLS)
       .execute();
@@ -222,6 +233,8 @@ export async function isBlobKey(db: Db, objectKey: string): Promise<boolean> {
 
 export interface BlobStorage {
   deleteObject(key: string): Promise<unknown>;
+  /** The store of the blob's recorded place (storage/routing.ts); absent: everything is in this one. */
+  at?(where: { connectionId: string; bucket: string }): Promise<BlobStorage>;
 }
 
 /**
@@ -246,6 +259,6 @@ export async function collectBlob(db: Db, store: BlobStorage, sha256: string): P
     return b;
   });
   if (!gone) return false;
-  await store.deleteObject(gone.objectKey);
+  await (store.at ? await store.at(gone) : store).deleteObject(gone.objectKey);
   return true;
 }

@@ -125,7 +125,9 @@ export async function getPolicy(db: Db, libCode: string): Promise<PolicyRow | un
 export async function setPolicy(db: Db, p: Omit<PolicyRow, 'updated_at'>, now = Date.now()): Promise<PolicyRow> {
   const row: PolicyRow = { ...p, updated_at: now };
   await db.insertInto('storage_policies').values(row)
-    .onConflict((oc) => oc.column('lib_code').doUpdateSet({ connection_id: row.connection_id, bucket: row.bucket, encryption: row.encryption, updated_at: now }))
+    .onConflict((oc) => oc.column('lib_code').doUpdateSet({
+      connection_id: row.connection_id, bucket: row.bucket, encryption: row.encryption, kms_key_id: row.kms_key_id, updated_at: now,
+    }))
     .execute();
   return row;
 }

@@ -33,6 +33,8 @@ export interface UploadSession {
   size: number;
   sha256: string;
   bucket: string;
+  /** The storage connection the bytes go to, with `bucket`: the library's policy when the session was made. */
+  connectionId: string;
   objectKey: string;
   partSize: number;
   partCount: number;
@@ -63,6 +65,7 @@ function toSession(r: Selectable<UploadSessionsTable>): UploadSession {
     size: r.size,
     sha256: r.sha256,
     bucket: r.bucket,
+    connectionId: r.connection_id,
     objectKey: r.object_key,
     partSize: r.part_size,
     partCount: r.part_count,
@@ -96,7 +99,9 @@ export function stagingKey(sessionId: string): string {
   return `objects/${sessionId}`;
 }
 
-type NewSession = Omit<UploadSession, 'id' | 'objectKey' | 'partSize' | 'partCount' | 'uploadId' | 'createdAt' | 'updatedAt' | 'expiresAt' | 'writeMode' | 'signUntil' | 'endedAt'>;
+type NewSession = Omit<
+  UploadSession, 'id' | 'objectKey' | 'partSize' | 'partCount' | 'uploadId' | 'createdAt' | 'updatedAt' | 'expiresAt' | 'writeMode' | 'signUntil' | 'endedAt' | 'connectionId'
+> & { connectionId?: string };
 
 /**
  * `clientWrites`: the client uploads the bytes with requests the server signs (file-uploadable). Otherwise the
@@ -106,7 +111,7 @@ export async function createSession(db: Db, s: NewSession & { clientWrites?: boo
   return (await createSessions(db, [s]))[0]!;
 }
 
-/** Rows per multi-row statement: 21 columns x 200 stays well under SQLite's bound parameters. */
+/** Rows per multi-row statement: 22 columns x 200 stays well under SQLite's bound parameters. */
 const CHUNK = 200;
 
 /** createSession for a batch (bulk-upload), in multi-row inserts; sessions come back in the order given. */
@@ -126,6 +131,7 @@ export async function createSessions(db: Db, sessions: (NewSession & { clientWri
       size: s.size,
       sha256: s.sha256,
       bucket: s.bucket,
+      connection_id: s.connectionId ?? '0',
       object_key: stagingKey(id),
       part_size: partSize,
       part_count: Math.max(1, Math.ceil(s.size / partSize)),
@@ -351,10 +357,12 @@ export async function forgetEnded(db: Db, id: string, now = Date.now()): Promise
 }
 
 /** Sessions past their expiry, oldest first: what the janitor cleans. */
-export async function listExpiredSessions(db: Db, now: number, limit: number): Promise<{ id: string; objectKey: string; uploadId: string | null }[]> {
+export async function listExpiredSessions(
+  db: Db, now: number, limit: number,
+): Promise<{ id: string; objectKey: string; uploadId: string | null; connectionId: string; bucket: string }[]> {
   return db
     .selectFrom('upload_sessions')
-    .select(['id', 'object_key as objectKey', 'upload_id as uploadId'])
+    .select(['id', 'object_key as objectKey', 'upload_id as uploadId', 'connection_id as connectionId', 'bucket'])
     .where('expires_at', '<', now)
     .orderBy('expires_at')
     .limit(limit)

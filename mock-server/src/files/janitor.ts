@@ -64,7 +64,7 @@ export function startJanitor(ctx: AppContext, holder: string, intervalMs = JANIT
       for (const r of rows) {
         if (signal?.aborted) break;
         try {
-          await cleanStaging(db, ctx.store(), r);
+          await cleanStaging(db, await ctx.store().at(r), r);
           // Re-check the expiry: the row must not have changed while storage was being cleaned.
           if (await deleteExpiredSession(db, r.id, now)) cleaned++;
         } catch (err) {

@@ -5,7 +5,7 @@
 import { loadSharp } from './sharp-lib.ts';
 import type { Readable } from 'node:stream';
 import { AppError } from '../http/errors.ts';
-import { StorageError, type ObjectStore } from '../storage/object-store.ts';
+import { StorageError, type ObjectStore, type StoreLocation } from '../storage/object-store.ts';
 import { extensionOf } from './names.ts';
 
 export const THUMBNAIL_SIZES = [64, 256] as const;
@@ -54,6 +54,8 @@ export interface StoredBlob {
   id: string;
   size: number;
   objectKey: string;
+  /** Where the blob's bytes are, when not in the server's own bucket (thumbnails are kept there either way). */
+  at?: StoreLocation | undefined;
 }
 
 export interface Thumbnail {
@@ -133,7 +135,7 @@ export class Thumbnails {
   }
 
   private async render(store: ObjectStore, blob: StoredBlob, size: ThumbnailSize): Promise<Buffer> {
-    const { body } = await store.getObject(blob.objectKey);
+    const { body } = await (blob.at ? await store.at(blob.at) : store).getObject(blob.objectKey);
     const sharp = await loadSharp();
     const image = sharp({ limitInputPixels: this.limits.maxInputPixels, failOn: 'error', animated: false, sequentialRead: true });
     body.on('error', (err) => image.destroy(err));

@@ -8,17 +8,18 @@ import { accessible, type Caller } from './access.ts';
 import { contentDisposition } from './names.ts';
 import { contentOf } from './wire.ts';
 import { ZipWriter } from './zip-writer.ts';
+import { blobStore } from '../storage/routing.ts';
 
 const PAGE = 200;
 
 /** Writes the entries of `ids` (as `user` reads them) into the zip, walking folders one page of children at a time. */
 export async function writeZip(ctx: AppContext, zip: ZipWriter, user: Caller, ids: readonly string[], closed: () => boolean): Promise<void> {
   const { db } = ctx;
-  const store = ctx.store();
   const used = new Set<string>();
   const addFile = async (row: InstanceRow, path: string) => {
     const blob = contentOf(row);
     if (blob.size === 0) return zip.addFile(path, row.updatedAt, 0, (async function* () {})());
+    const { store } = await blobStore(ctx, blob.id);
     // Local content is read into the zip writer's reused buffers; a remote store's response is streamed.
     const reader = await store.openReader(blob.objectKey);
     if (!reader) return zip.addFile(path, row.updatedAt, blob.size, (await store.getObject(blob.objectKey)).body);

@@ -13,6 +13,7 @@ import { batch } from '../files/file-ops.ts';
 import { contentDisposition } from '../files/names.ts';
 import { issueTicket, redeemTicket } from '../files/tickets.ts';
 import { contentOf, viewOf } from '../files/wire.ts';
+import { blobStore } from '../storage/routing.ts';
 
 /** The formats browsers play in <video>, by extension. */
 const VIDEO_TYPES: Record<string, 'video/mp4' | 'video/ogg' | 'video/webm'> = {
@@ -133,11 +134,12 @@ export function adminFilesHandlers(ctx: AppContext): Handlers {
         reply.header('content-range', `bytes */${blob.size}`);
         throw new AppError('BAD_REQUEST', 'the range is outside the file', { status: 416 });
       }
+      const { store } = await blobStore(ctx, blob.id);
       if (!range || blob.size === 0) {
-        const obj = await ctx.store().getObject(blob.objectKey);
+        const obj = await store.getObject(blob.objectKey);
         return reply.header('content-length', String(blob.size)).send(obj.body);
       }
-      const obj = await ctx.store().getObject(blob.objectKey, { start: range.start, end: range.end });
+      const obj = await store.getObject(blob.objectKey, { start: range.start, end: range.end });
       return reply
         .code(206)
         .header('content-range', `bytes ${range.start}-${range.end}/${blob.size}`)

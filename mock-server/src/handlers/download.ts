@@ -17,6 +17,7 @@ import { atVersion } from '../files/versioned-content.ts';
 import { sendZip } from '../files/zip-stream.ts';
 import { watermarkImage } from '../files/watermark.ts';
 import { localReplicaStore } from '../replication/runner.ts';
+import { blobStore } from '../storage/routing.ts';
 
 export const PREVIEW_INLINE_LIMIT = 15728640;
 
@@ -61,7 +62,8 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const { instanceId, version } = req.query;
       const row = await atVersion(db, user, await accessible(db, user, instanceId, 'read'), version);
-      const info = downloadInfo(ctx.store(), row, ctx.storageEndpoint(req));
+      const at = await blobStore(ctx, contentOf(row).id, ctx.storageEndpoint(req));
+      const info = downloadInfo(at.store, row, at.endpoint);
       await logDownload(req, user.userId, user.userName, FILE_DOWNLOAD, row);
       return ok(info);
     },
@@ -69,7 +71,9 @@ export function downloadHandlers(ctx: AppContext): Handlers {
     async getFileInfoById(req) {
       const user = callerOf(req.user);
       const { id } = req.params;
-      return ok(downloadInfo(ctx.store(), await accessible(db, user, id, 'read'), ctx.storageEndpoint(req)));
+      const row = await accessible(db, user, id, 'read');
+      const at = await blobStore(ctx, contentOf(row).id, ctx.storageEndpoint(req));
+      return ok(downloadInfo(at.store, row, at.endpoint));
     },
 
     async getS3DownloadUrl(req) {
@@ -99,10 +103,16 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       // At a site with its own copy, the link reads that copy, not the origin across sites.
       const local = await localReplicaStore(ctx, blob.id);
       let url: string;
-      try {
-        url = local ? await local.store.presignGet(blob.objectKey, signing) : await ctx.store().presignGet(blob.objectKey, { ...signing, endpoint: ctx.storageEndpoint(req) });
-      } finally {
-        if (local?.owned) local.store.destroy();
+      if (local) {
+        try {
+          url = await local.store.presignGet(blob.objectKey, signing);
+        } finally {
+          if (local.owned) local.store.destroy();
+        }
+      } else {
+        // Else where the blob was stored (its connection and bucket), whatever its library's policy says today.
+        const origin = await blobStore(ctx, blob.id, ctx.storageEndpoint(req));
+        url = await origin.store.presignGet(blob.objectKey, { ...signing, endpoint: origin.endpoint });
       }
       if (q.action !== 'preview') await logDownload(req, user.userId, user.userName, FILE_DOWNLOAD, row);
       return ok({ url, expiresAt: Date.now() + expiresIn * 1000, contentType: contentTypeOf(row.name), size: blob.size, inline });
@@ -123,9 +133,10 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       // Large markup (HTML, XML) is served as text and read in ranges by the text preview; opened as a page it
       // downloads instead.
       const expiresIn = 3600;
-      const url = await ctx.store().presignGet(blob.objectKey, {
+      const at = await blobStore(ctx, blob.id, ctx.storageEndpoint(req));
+      const url = await at.store.presignGet(blob.objectKey, {
         expiresIn,
-        endpoint: ctx.storageEndpoint(req),
+        endpoint: at.endpoint,
         responseContentDisposition: contentDisposition(isActiveContent({ name: row.name }) ? 'attachment' : 'inline', row.name),
         responseContentType: contentType,
       });
@@ -137,7 +148,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       const t = await redeemTicket<{ instanceId: string; watermark?: string }>(db, ctx.secret, 'preview', ticket, { singleUse: false });
       const row = await accessible(db, await callerById(ctx, t.userId), t.payload.instanceId, 'read');
       const blob = contentOf(row);
-      const obj = await ctx.store().getObject(blob.objectKey);
+      const obj = await (await blobStore(ctx, blob.id)).store.getObject(blob.objectKey);
       // A protected link's preview (upHikShield): the picture is re-encoded with the visitor's mark, so its length is not known ahead.
       const marked = t.payload.watermark !== undefined;
       if (!marked) reply.header('content-length', String(blob.size));

@@ -15,7 +15,8 @@ import { checkAccess } from '../files/access-gate.ts';
 import type { SessionUser } from '../auth/types.ts';
 import type { Space } from '../db/quota.ts';
 import { batch } from '../files/file-ops.ts';
-import { downloadInfo, viewOf } from '../files/wire.ts';
+import { contentOf, downloadInfo, viewOf } from '../files/wire.ts';
+import { blobStore } from '../storage/routing.ts';
 import type { components } from '@hcs/openapi/schema';
 
 type Schemas = components['schemas'];
@@ -159,7 +160,8 @@ export function recycleHandlers(ctx: AppContext): Handlers {
       const row = await getInstanceRow(db, req.query.instanceId);
       // The gate let a recycled row through for `delete`; it must be in a first-level bin (not the administrators').
       if (!row || row.deletedAt === null || (await entryOfRow(db, row))?.level !== 1) throw new AppError('NOT_FOUND', 'not in the recycle bin');
-      return ok(downloadInfo(ctx.store(), row, ctx.storageEndpoint(req)));
+      const at = await blobStore(ctx, contentOf(row).id, ctx.storageEndpoint(req));
+      return ok(downloadInfo(at.store, row, at.endpoint));
     },
 
     async moveSecRecycle(req) {

@@ -9,7 +9,8 @@ import {
   getSite, listClusters, resealSecrets, listConnections, listNodes, listPolicies, listSites, newConnectionId, saveCluster, saveSite, setClusterSite,
   setPolicy, updateConnection, updateNode, type ClusterRow, type ConnectionRow, type NodeRow, type PolicyRow, type SiteRow,
 } from '../db/storage-repo.ts';
-import { createBucket, encryptedAtRest, listBuckets, sealSecret, secretAad, storeOf, testConnection } from '../storage/connections.ts';
+import { createBucket, listBuckets, sealSecret, secretAad, storeOf, testConnection } from '../storage/connections.ts';
+import { inForceOf } from '../storage/routing.ts';
 import { MasterKeyError, openString, type Keyring } from '../storage/master-key.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
 import { EmbeddedObjectStore } from '../storage/embedded-object-store.ts';
@@ -74,16 +75,12 @@ export function storageHandlers(ctx: AppContext): Handlers {
     }
   }
 
-  /**
-   * What protects new objects at rest, as it is and not as configured: every upload lands in connection zero's
-   * default bucket (see setStoragePolicy), so that bucket's state is the truth for every library.
-   */
-  function inForce(): 'aes256-gcm' | 'none' {
-    return encryptedAtRest(ctx.store()) ? 'aes256-gcm' : 'none';
-  }
-
-  function policyView(p: Pick<PolicyRow, 'lib_code' | 'connection_id' | 'bucket' | 'encryption'>): Schemas['StoragePolicy'] {
-    return { libCode: p.lib_code, cloudId: p.connection_id, bucketName: p.bucket, encryption: p.encryption, inForce: inForce() };
+  /** A policy as the admin screen shows it, with what is in force as it is (storage/routing.ts), not as asked. */
+  function policyView(p: Omit<PolicyRow, 'updated_at'>, cloudName: string): Schemas['StoragePolicy'] {
+    return {
+      libCode: p.lib_code, cloudId: p.connection_id, cloudName, bucketName: p.bucket, encryption: p.encryption, kmsKeyId: p.kms_key_id,
+      inForce: inForceOf(ctx.store(), p),
+    };
   }
 
   function nodeView(n: NodeRow, now: number): Schemas['Node'] {
@@ -170,34 +167,49 @@ export function storageHandlers(ctx: AppContext): Handlers {
     },
 
     async listStoragePolicies() {
-      const [libs, policies] = await Promise.all([listBusinessLibs(db, { includeAdminOnly: true }), listPolicies(db)]);
+      const [libs, policies, conns] = await Promise.all([listBusinessLibs(db, { includeAdminOnly: true }), listPolicies(db), listConnections(db)]);
       const byLib = new Map(policies.map((p) => [p.lib_code, p]));
+      const names = new Map([[EMBEDDED_CONNECTION, EMBEDDED_NAME], ...conns.map((c) => [c.id, c.name] as const)]);
       const bucket = ctx.store().bucket;
       return ok({
-        list: libs.map((l) => policyView(byLib.get(l.libCode) ?? { lib_code: l.libCode, connection_id: EMBEDDED_CONNECTION, bucket, encryption: 'none' })),
+        list: libs.map((l) => {
+          const p = byLib.get(l.libCode) ?? { lib_code: l.libCode, connection_id: EMBEDDED_CONNECTION, bucket, encryption: 'none' as const, kms_key_id: '' };
+          return policyView(p, names.get(p.connection_id) ?? '');
+        }),
       });
     },
 
     async setStoragePolicy(req) {
       const b = req.body;
       if (!(await getBusinessLib(db, b.libCode))) throw new AppError('NOT_FOUND', `no business library ${b.libCode}`);
-      await requireConnection(b.cloudId);
-      const encryption = b.encryption ?? 'none';
       const own = ctx.store();
+      const zero = b.cloudId === EMBEDDED_CONNECTION;
+      const conn = zero ? undefined : await connection(b.cloudId);
+      const bucket = b.bucketName ?? conn?.bucket ?? own.bucket;
+      const encryption = b.encryption ?? 'none';
       const invalid = (field: string, message: string) => new AppError('VALIDATION_FAILED', message, { fields: [{ field, message }] });
-      // Uploads are signed for, filed from and served from the server's own store and bucket; until they are routed
-      // per library, a policy naming another place would be a promise the server does not keep.
-      if (b.cloudId !== EMBEDDED_CONNECTION) throw invalid('cloudId', 'new uploads are stored on connection zero in this version');
-      if (b.bucketName !== undefined && b.bucketName !== own.bucket) throw invalid('bucketName', `new uploads are stored in bucket ${own.bucket} in this version`);
-      if (encryption === 'sse-s3' || encryption === 'sse-kms') throw invalid('encryption', 'connection zero offers no server-side encryption mode');
-      if (encryption === 'aes256-gcm' && !(own instanceof EmbeddedObjectStore)) throw invalid('encryption', 'aes256-gcm is done by the embedded store only');
-      const row = await setPolicy(db, { lib_code: b.libCode, connection_id: b.cloudId, bucket: own.bucket, encryption });
+      if (encryption === 'aes256-gcm' && !(zero && bucket === own.bucket && own instanceof EmbeddedObjectStore)) {
+        throw invalid('encryption', 'aes256-gcm is done by the embedded store, in its default bucket, only');
+      }
+      if (encryption === 'sse-s3' || encryption === 'sse-kms') {
+        const mode = encryption === 'sse-s3' ? 'AES256' : 'aws:kms';
+        // Sent to a store that ignores or refuses it, the header would be a promise nobody keeps (radosgw without a key).
+        if (!conn || !sseList(conn.sse).includes(mode)) throw invalid('encryption', `the connection does not offer server-side encryption ${mode}`);
+      }
+      if (b.kmsKeyId && encryption !== 'sse-kms') throw invalid('kmsKeyId', 'a KMS key goes with sse-kms only');
+      if (!(zero && bucket === own.bucket)) {
+        // New uploads would fail one by one at storage: refuse the place now instead.
+        const probe = await withStore(b.cloudId, bucket, testConnection);
+        if (!probe.reachable) throw new AppError('STORAGE_ERROR', `the storage does not answer: ${probe.detail ?? ''}`);
+        if (!probe.bucketExists) throw invalid('bucketName', `the connection has no bucket ${bucket}`);
+      }
+      const row = await setPolicy(db, { lib_code: b.libCode, connection_id: b.cloudId, bucket, encryption, kms_key_id: encryption === 'sse-kms' ? b.kmsKeyId ?? '' : '' });
       if (own instanceof EmbeddedObjectStore) {
         // Libraries share the bucket: it encrypts while any of them asks for it.
-        const wanted = (await listPolicies(db)).some((p) => p.bucket === own.bucket && p.encryption === 'aes256-gcm');
+        const wanted = (await listPolicies(db)).some((p) => p.connection_id === EMBEDDED_CONNECTION && p.bucket === own.bucket && p.encryption === 'aes256-gcm');
         await own.setEncryption(wanted);
       }
-      return ok(policyView(row));
+      return ok(policyView(row, conn?.name ?? EMBEDDED_NAME));
     },
 
     async rotateMasterKey() {

@@ -18,6 +18,7 @@ import { decodeWireName, extensionOf, assertValidName } from '../files/names.ts'
 import { registerFile } from '../files/register.ts';
 import { viewOf } from '../files/wire.ts';
 import { personalise } from './labels.ts';
+import { uploadPlace } from '../storage/routing.ts';
 
 export type OfficeKind = TemplateKind;
 const KINDS: readonly OfficeKind[] = ['docx', 'xlsx', 'pptx', 'txt'];
@@ -116,19 +117,20 @@ export function templatesHandlers(ctx: AppContext): Handlers {
       }
       const size = 'bytes' in content ? content.bytes.length : content.size;
       const sha256 = 'bytes' in content ? createHash('sha256').update(content.bytes).digest('hex') : content.sha256;
-      const store = ctx.store();
+      // A new document is a new upload of its library: stored where the library's policy says.
+      const { store, sse, connectionId } = await uploadPlace(ctx, parent.libCode);
       const space = { kind: parent.spaceKind, id: parent.spaceId };
       const session = await transaction(db, async (trx) => {
         await assertFits(trx, space, size);
         return createSession(trx, {
           userId: user.userId, spaceKind: space.kind, spaceId: space.id, parentId: parent.id, libCode: parent.libCode, name, size, sha256,
-          bucket: store.bucket, conflict: 'keepBoth', existingId: null, reservedBytes: size,
+          bucket: store.bucket, connectionId, conflict: 'keepBoth', existingId: null, reservedBytes: size,
         });
       });
       let stored = false;
       try {
         if ('bytes' in content && !(await blobExists(db, sha256))) {
-          await store.putObject(session.objectKey, content.bytes, { contentLength: size });
+          await store.putObject(session.objectKey, content.bytes, { contentLength: size, sse });
           stored = true;
         }
         const row = await transaction(db, async (trx) => {
@@ -136,10 +138,10 @@ export function templatesHandlers(ctx: AppContext): Handlers {
           if (!known && !stored) {
             // Collected since it was looked up: store this copy after all (a template's blob never is; it holds a reference).
             if (!('bytes' in content)) throw new AppError('NOT_FOUND', 'no such template');
-            await store.putObject(session.objectKey, content.bytes, { contentLength: size });
+            await store.putObject(session.objectKey, content.bytes, { contentLength: size, sse });
             stored = true;
           }
-          const blob = await upsertVerifiedBlob(trx, { sha256, size, bucket: store.bucket, objectKey: known?.objectKey ?? session.objectKey });
+          const blob = await upsertVerifiedBlob(trx, { sha256, size, bucket: store.bucket, connectionId, objectKey: known?.objectKey ?? session.objectKey });
           await addBlobRefs(trx, blob.id, 1);
           return registerFile(trx, session, blob.id, name, user.userId, stored ? { keyIsBlob: blob.objectKey === session.objectKey } : undefined);
         });

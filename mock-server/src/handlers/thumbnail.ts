@@ -6,6 +6,7 @@ import { STORED_CONTENT_HEADERS } from '../http/hygiene.ts';
 import { accessible, callerOf } from '../files/access.ts';
 import { contentOf } from '../files/wire.ts';
 import { THUMBNAIL_TYPE, Thumbnails, type ThumbnailSize } from '../files/thumbnails.ts';
+import { blobLocation } from '../storage/routing.ts';
 
 export function thumbnailHandlers(ctx: AppContext): Handlers {
   const thumbnails = new Thumbnails(ctx.store);
@@ -21,7 +22,7 @@ export function thumbnailHandlers(ctx: AppContext): Handlers {
       const etag = `"${blob.id}-${size}"`;
       reply.headers(STORED_CONTENT_HEADERS).header('etag', etag).header('cache-control', 'private, no-cache');
       if (req.headers['if-none-match'] === etag) return reply.status(304).send();
-      const thumb = await thumbnails.get(row.name, blob, size);
+      const thumb = await thumbnails.get(row.name, { ...blob, at: await blobLocation(ctx.db, blob.id) }, size);
       return reply.type(THUMBNAIL_TYPE).header('content-length', String(thumb.size)).send(thumb.body);
     },
   };

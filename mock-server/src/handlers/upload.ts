@@ -29,7 +29,8 @@ import { registerFile } from '../files/register.ts';
 import { checkUploadAttrs, writeUploadAttrs } from './business-libs.ts';
 import { MAX_CLOCK_SKEW_MS, formatAmzDate, parseAmzDate, parseRawQuery } from '../storage/sigv4.ts';
 import type { components } from '@hcs/openapi/schema';
-import { encryptedAtRest } from '../storage/connections.ts';
+import { sseHeaders, type ObjectStore, type Sse } from '../storage/object-store.ts';
+import { clientEndpoint, inForceOf, keyLocation, uploadPlace, type InForce } from '../storage/routing.ts';
 import { replicateFiled } from '../replication/runner.ts';
 
 type Schemas = components['schemas'];
@@ -100,11 +101,24 @@ export function uploadHandlers(ctx: AppContext): Handlers {
    */
   async function discardStorage(s: UploadSession): Promise<void> {
     try {
-      await cleanStaging(db, ctx.store(), s);
+      await cleanStaging(db, await ctx.store().at(s), s);
       await forgetEnded(db, s.id);
     } catch (err) {
       ctx.log.warn({ err, fId: s.id }, 'could not clean an upload session\'s storage; the janitor retries');
     }
+  }
+
+  /**
+   * Where a session's bytes go and what protects them: its library's policy while the policy still names the place
+   * the session was made for; a session made under an earlier policy keeps its place and asks for no SSE.
+   */
+  async function sessionPlace(s: Pick<UploadSession, 'libCode' | 'connectionId' | 'bucket'>): Promise<{ store: ObjectStore; sse: Sse | undefined; inForce: InForce }> {
+    const place = await uploadPlace(ctx, s.libCode);
+    if (place.connectionId === s.connectionId && place.bucket === s.bucket) return place;
+    return {
+      store: await ctx.store().at(s), sse: undefined,
+      inForce: inForceOf(ctx.store(), { connection_id: s.connectionId, bucket: s.bucket, encryption: 'none', kms_key_id: '' }),
+    };
   }
 
   /** Ends a session that files nothing (refused, cancelled, replaced): one transaction, then its storage. */
@@ -130,7 +144,8 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const name = decodeWireName(q.fName, 'fName');
       const libCode = q.category?.replace(/\d+$/, '') || 'NetDisk';
       const folder = await resolveFolder(db, user, q.parentId, libCode, q.instanceType, 'write', q.deptId);
-      const store = ctx.store();
+      // New uploads go where the library's policy says (a resumed session stays where it was made).
+      const place = await uploadPlace(ctx, folder.libCode);
       const conflict = q.conflict ?? 'keepBoth';
       const existing = await nameTaken(db, folder.id, name);
       if (conflict === 'newVersion' && existing?.isFolder) throw new AppError('NAME_EXISTS', `"${name}" is a folder in this folder`);
@@ -158,7 +173,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
           }
           s = await createSession(trx, {
             userId: user.userId, spaceKind: space.kind, spaceId: space.id, parentId: folder.id, libCode: folder.libCode, name, size: q.fSize,
-            sha256: q.fMd5, bucket: store.bucket, conflict, existingId: conflict === 'newVersion' && existing ? existing.id : null, reservedBytes: q.fSize,
+            sha256: q.fMd5, bucket: place.bucket, connectionId: place.connectionId, conflict, existingId: conflict === 'newVersion' && existing ? existing.id : null, reservedBytes: q.fSize,
             clientWrites: true,
           });
         }
@@ -169,18 +184,19 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       // The spec's [002] names group files' space.
       if (!out.s) return ok({ uploadflag: 2 }, space.kind === 'group' ? 'group space not enough' : 'space not enough');
       const { s, proof } = out;
+      const { store, inForce } = await sessionPlace(s);
       return ok({
         uploadflag: proof ? 1 : 3,
         fId: s.id,
         objectKey: s.objectKey,
         bucketName: s.bucket,
-        storeEncryption: encryptedAtRest(store) ? 1 : 0,
+        storeEncryption: inForce === 'none' ? 0 : 1,
         storeShards: 0,
         syncSpeed: await configStore(ctx).get('upload.syncSpeed'),
         partSize: s.partSize,
         partCount: s.partCount,
         cloudProvider: 's3',
-        host: ctx.storageEndpoint(req),
+        host: clientEndpoint(s, store, ctx.storageEndpoint(req)),
         region: store.region,
         existingId: s.existingId,
         ...(proof ? { proof: { proofId: proof.id, offset: proof.offset, length: proof.length } } : {}),
@@ -190,13 +206,12 @@ export function uploadHandlers(ctx: AppContext): Handlers {
     async signStorageRequest(req) {
       const user = callerOf(req.user);
       const q = req.query;
-      const store = ctx.store();
       const forbidden = (why: string) => new AppError('FORBIDDEN', `this request cannot be signed: ${why}`);
       const rule = ACTIONS[q.action];
       if (q.httpVerb !== rule.verb) throw forbidden(`${q.action} is a ${rule.verb} request`);
-      if (q.bucketName !== store.bucket) throw forbidden('unknown bucket');
       const [rawPath = '', rawQuery = ''] = q.resourceUri.split('?', 2) as [string?, string?];
-      const prefix = `/${store.bucket}/`;
+      // The bucket is checked below against the place of the content or session named (each records its own).
+      const prefix = `/${q.bucketName}/`;
       if (!rawPath.startsWith(prefix)) throw forbidden('resourceUri must be /{bucket}/{key}');
       let key: string;
       let query: Array<[string, string]>;
@@ -228,12 +243,18 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       }
       const headers: Record<string, string> = q.contentType ? { 'content-type': q.contentType } : {};
       let payloadHash: string | undefined;
+      let at: { connectionId: string; bucket: string };
+      let store: ObjectStore;
       if (q.action === 'getObject' || q.action === 'headObject') {
         // Reads: the key must be content of a file the caller may read (current, a history version, or in their bin).
         if (!(await mayReadKey(db, user, q.fId, key))) throw forbidden('not the content of a file you may read (pass its instanceId as fId)');
+        at = (await keyLocation(db, key, q.bucketName)) ?? { connectionId: '0', bucket: ctx.store().bucket };
+        if (at.bucket !== q.bucketName) throw forbidden('unknown bucket');
+        store = await ctx.store().at(at);
       } else {
         if (!q.fId) throw forbidden('upload actions need the fId of the upload session');
         const s = await sessionOf(db, user, q.fId);
+        if (s.bucket !== q.bucketName) throw forbidden('unknown bucket');
         if (s.objectKey !== key) throw forbidden('the key is not the upload session\'s object key');
         if (s.writeMode === 'server') throw forbidden('the server stores this upload itself');
         if (await isSaving(s.id)) throw new AppError('CONFLICT', 'the upload is being saved');
@@ -243,6 +264,11 @@ export function uploadHandlers(ctx: AppContext): Handlers {
           if (s.uploadId === null || uploadId !== s.uploadId) throw forbidden('uploadId is not the multipart upload recorded with initPartInfo');
         }
         if (q.action === 'abortMultipart' && s.uploadId !== null && uploadId !== s.uploadId) throw forbidden('uploadId is not the session\'s multipart upload');
+        const place = await sessionPlace(s);
+        at = s;
+        store = place.store;
+        // SSE is asked for where an object is created; x-amz-* headers are signed, so the client must send exactly these.
+        if (q.action === 'putObject' || q.action === 'initMultipart') Object.assign(headers, sseHeaders(place.sse));
         let mode: 'put' | 'multipart' | undefined;
         if (q.action === 'putObject') {
           if (s.uploadId !== null || s.partCount !== 1) throw forbidden('content of more than one part is uploaded in parts (multipart upload)');
@@ -269,11 +295,12 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         }
       }
       const signed = store.signRequest({
-        method: q.httpVerb, key, query, amzDate, endpoint: ctx.storageEndpoint(req), headers, ...(payloadHash ? { payloadHash } : {}),
+        method: q.httpVerb, key, query, amzDate, endpoint: clientEndpoint(at, store, ctx.storageEndpoint(req)), headers, ...(payloadHash ? { payloadHash } : {}),
       });
+      const sse = Object.fromEntries(Object.entries(headers).filter(([k]) => k.startsWith('x-amz-server-side-encryption')));
       return ok({
         host: signed.host, url: signed.url, authorization: signed.authorization, date: signed.amzDate, bucketName: store.bucket,
-        contentSha256: signed.contentSha256,
+        contentSha256: signed.contentSha256, ...(Object.keys(sse).length ? { headers: sse } : {}),
       });
     },
 
@@ -291,7 +318,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       const expected =
         challenge.length === 0
           ? createHash('sha256').digest()
-          : await drain((await ctx.store().getObject(blob.objectKey, { start: challenge.offset, end: challenge.offset + challenge.length - 1 })).body);
+          : await drain((await (await ctx.store().at(blob)).getObject(blob.objectKey, { start: challenge.offset, end: challenge.offset + challenge.length - 1 })).body);
       const given = Buffer.from(b.proof, 'hex');
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
         throw new AppError('PROOF_REJECTED', 'the proof of possession does not match the content');
@@ -332,7 +359,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         // A new upload replaces the recorded one: first its parts and whatever a completed one stored go, so the
         // session never holds more than one upload's bytes. Storage must confirm, or the new one is not recorded.
         try {
-          await cleanStaging(db, ctx.store(), s);
+          await cleanStaging(db, await ctx.store().at(s), s);
         } catch (err) {
           ctx.log.warn({ err, fId: s.id }, 'could not remove the multipart upload being replaced');
           throw new AppError('STORAGE_ERROR', 'the previous multipart upload could not be removed; try again');
@@ -407,7 +434,7 @@ export function uploadHandlers(ctx: AppContext): Handlers {
         if (b.fMd5 !== s.sha256 || b.fSize !== s.size) {
           await refuse(new AppError('VALIDATION_FAILED', 'fMd5/fSize differ from the upload session; check upload-ability again for this content'));
         }
-        const store = ctx.store();
+        const store = await ctx.store().at(s);
         const head = await store.headObject(s.objectKey);
         if (!head) throw new AppError('NOT_FOUND', 'the uploaded object is not in storage; finish the upload first');
         if (head.size !== s.size) await refuse(new AppError('CONFLICT', `the stored object has ${head.size} bytes, ${s.size} were declared`));
@@ -420,7 +447,9 @@ export function uploadHandlers(ctx: AppContext): Handlers {
           // The blob's row is locked first (any node): a collection of it either finished (no row: this upload's
           // key becomes the blob) or waits until this reference is filed.
           const known = await lockBlobBySha(trx, s.sha256);
-          const blob = await upsertVerifiedBlob(trx, { sha256: s.sha256, size: s.size, bucket: s.bucket, objectKey: known?.objectKey ?? s.objectKey });
+          const blob = await upsertVerifiedBlob(trx, {
+            sha256: s.sha256, size: s.size, bucket: s.bucket, connectionId: s.connectionId, objectKey: known?.objectKey ?? s.objectKey,
+          });
           await addBlobRefs(trx, blob.id, 1);
           const current = (await getUserSession(trx, user.userId, s.id)) ?? s;
           const filed = await registerFile(trx, current, blob.id, name, user.userId, { keyIsBlob: blob.objectKey === s.objectKey });

@@ -22,6 +22,26 @@ export interface ObjectStoreConfig {
   secretAccessKey: string;
 }
 
+/** Where objects live: a storage connection ('0' = the server's own store) and a bucket on it. */
+export interface StoreLocation { connectionId: string; bucket: string }
+
+/** Server-side encryption an external S3 is asked for on each new object (x-amz-server-side-encryption...). */
+export interface Sse { mode: 'AES256' | 'aws:kms'; kmsKeyId?: string }
+
+/** The headers that ask for `sse`: sent with every PUT and CreateMultipartUpload, and signed with them. */
+export function sseHeaders(sse: Sse | undefined): Record<string, string> {
+  if (!sse) return {};
+  return {
+    'x-amz-server-side-encryption': sse.mode,
+    ...(sse.mode === 'aws:kms' && sse.kmsKeyId ? { 'x-amz-server-side-encryption-aws-kms-key-id': sse.kmsKeyId } : {}),
+  };
+}
+
+function sseParams(sse: Sse | undefined): { ServerSideEncryption?: Sse['mode']; SSEKMSKeyId?: string } {
+  if (!sse) return {};
+  return { ServerSideEncryption: sse.mode, ...(sse.mode === 'aws:kms' && sse.kmsKeyId ? { SSEKMSKeyId: sse.kmsKeyId } : {}) };
+}
+
 /** An S3 failure, with the S3 error code (`NoSuchKey`, `NoSuchUpload`, `InvalidPart`, …). */
 export class StorageError extends Error {
   readonly code: string;
@@ -117,6 +137,7 @@ export class ObjectStore {
   readonly client: S3Client;
   private readonly config: ObjectStoreConfig;
   private readonly publicClients = new Map<string, S3Client>();
+  private locator: ((at: StoreLocation) => Promise<ObjectStore>) | undefined;
 
   constructor(config: ObjectStoreConfig) {
     this.config = { ...config, endpoint: config.endpoint.replace(/\/+$/, ''), publicEndpoint: config.publicEndpoint?.replace(/\/+$/, '') };
@@ -128,6 +149,24 @@ export class ObjectStore {
   /** The same endpoint and credentials on another bucket (the caller destroys it when done). */
   forBucket(bucket: string): ObjectStore {
     return new ObjectStore({ ...this.config, bucket });
+  }
+
+  /**
+   * Makes this store (connection zero) the way to every recorded location: code holding the server's store reaches a
+   * blob's own place with at() without knowing about connections (storage/routing.ts sets it once connected).
+   */
+  routeWith(locator: (at: StoreLocation) => Promise<ObjectStore>): void {
+    this.locator = locator;
+  }
+
+  /**
+   * The store holding objects recorded at `at` (a blob's or an upload session's connection and bucket): this store for
+   * its own bucket of connection zero. Shared and cached: the caller never destroys it.
+   */
+  async at(at: StoreLocation): Promise<ObjectStore> {
+    if (at.connectionId === '0' && at.bucket === this.bucket) return this;
+    if (!this.locator) throw new StorageError('NoSuchLocation', `no route to connection ${at.connectionId} bucket ${at.bucket}`);
+    return this.locator(at);
   }
 
   /** Endpoint handed to browsers and the CLI. */
@@ -186,9 +225,9 @@ export class ObjectStore {
     }
   }
 
-  async putObject(key: string, body: Readable | Buffer, opts: { contentLength: number; contentType?: string; metadata?: Record<string, string> }): Promise<{ etag: string }> {
+  async putObject(key: string, body: Readable | Buffer, opts: { contentLength: number; contentType?: string; metadata?: Record<string, string>; sse?: Sse }): Promise<{ etag: string }> {
     const out = await call(() => this.client.send(new PutObjectCommand({
-      Bucket: this.bucket, Key: key, Body: body, ContentLength: opts.contentLength, ContentType: opts.contentType, Metadata: opts.metadata,
+      Bucket: this.bucket, Key: key, Body: body, ContentLength: opts.contentLength, ContentType: opts.contentType, Metadata: opts.metadata, ...sseParams(opts.sse),
     })));
     return { etag: unquote(out.ETag) };
   }
@@ -261,9 +300,9 @@ export class ObjectStore {
     } while (token);
   }
 
-  async createMultipart(key: string, opts: { contentType?: string; metadata?: Record<string, string> } = {}): Promise<string> {
+  async createMultipart(key: string, opts: { contentType?: string; metadata?: Record<string, string>; sse?: Sse } = {}): Promise<string> {
     const out = await call(() => this.client.send(new CreateMultipartUploadCommand({
-      Bucket: this.bucket, Key: key, ContentType: opts.contentType, Metadata: opts.metadata,
+      Bucket: this.bucket, Key: key, ContentType: opts.contentType, Metadata: opts.metadata, ...sseParams(opts.sse),
     })));
     if (!out.UploadId) throw new StorageError('InvalidResponse', 'CreateMultipartUpload returned no UploadId');
     return out.UploadId;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../test/fake-clock.ts';
 import { FakeControlPlane } from '../test/fake-control-plane.ts';
 import { FakeS3 } from '../test/fake-s3.ts';
+import type { ControlPlane, Transport, TransportRequest, TransportResponse } from '../ports/index.ts';
 import { completeXml, encodeKey, parseListParts, resourceUri, StorageClient, xmlValue } from './s3.ts';
 
 describe('S3 XML', () => {
@@ -47,5 +48,27 @@ describe('StorageClient.listParts', () => {
     const client = new StorageClient({ controlPlane: cp, transport: s3, clock: new FakeClock(), timeoutMs: 1000 });
     await expect(client.putObject('drive', 'other', 'nope', new Uint8Array(1))).rejects.toMatchObject({ code: '201' });
     expect(s3.requests).toHaveLength(0);
+  });
+});
+
+describe('StorageClient.send', () => {
+  it('sends the headers the signature covers beyond the auth ones (SSE asked for by the library policy)', async () => {
+    const sent: TransportRequest[] = [];
+    const transport: Transport = {
+      async request(req) {
+        sent.push(req);
+        return { status: 200, header: () => null, text: async () => '' } as unknown as TransportResponse;
+      },
+    };
+    const sse = { 'x-amz-server-side-encryption': 'aws:kms', 'x-amz-server-side-encryption-aws-kms-key-id': 'key-1' };
+    const controlPlane = {
+      async signStorageRequest() {
+        return { host: 's3', url: 'http://s3/b/k', authorization: 'AWS4 sig', date: '20260101T000000Z', bucketName: 'b', contentSha256: 'UNSIGNED-PAYLOAD', headers: sse };
+      },
+    } as unknown as ControlPlane;
+    const client = new StorageClient({ controlPlane, transport, clock: new FakeClock(), timeoutMs: 1000 });
+    await client.putObject('b', 'k', 'f1', new Uint8Array(1));
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.headers).toMatchObject({ ...sse, Authorization: 'AWS4 sig', 'x-amz-date': '20260101T000000Z' });
   });
 });

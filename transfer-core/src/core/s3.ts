@@ -87,6 +87,8 @@ export class StorageClient {
           url: signed.url,
           headers: {
             ...req.headers,
+            // Signed with the request (server-side encryption a library's policy asks for): sent exactly as given.
+            ...signed.headers,
             Authorization: signed.authorization,
             'x-amz-date': signed.date,
             'x-amz-content-sha256': signed.contentSha256,

@@ -24,6 +24,8 @@ export interface StoragePoliciesTable {
   bucket: string;
   encryption: 'none' | 'aes256-gcm' | 'sse-s3' | 'sse-kms';
   updated_at: number;
+  /** The KMS key of an sse-kms policy; '' = the bucket's default key (022). */
+  kms_key_id: Generated<string>;
 }
 
 export interface SitesTable {

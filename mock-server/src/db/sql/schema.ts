@@ -252,6 +252,8 @@ export interface UploadSessionsTable {
   write_mode: WriteMode | null;
   sign_until: Generated<number>;
   ended_at: number | null;
+  /** The storage connection the session's bytes go to, with `bucket` (022). */
+  connection_id: Generated<string>;
 }
 
 export interface UploadPartsTable {

@@ -26,6 +26,7 @@ import { identityGroupsMigration } from './018_identity_groups.ts';
 import { bizlibScreensMigration } from './019_bizlib_screens.ts';
 import { shareCallbackMigration } from './020_share_callback.ts';
 import { searchWalkMigration } from './021_search_walk.ts';
+import { storageRoutingMigration } from './022_storage_routing.ts';
 import { sessionEventsMigration } from './024_session_events.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
@@ -51,6 +52,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '019_bizlib_screens': bizlibScreensMigration(dialect),
     '020_share_callback': shareCallbackMigration(dialect),
     '021_search_walk': searchWalkMigration(),
+    '022_storage_routing': storageRoutingMigration(dialect),
     '024_session_events': sessionEventsMigration(dialect),
   };
 }

@@ -58,7 +58,7 @@ export interface FileUploadable {
   /** Key to upload to (a staging key; the server files the blob by hash on save). */
   objectKey?: string;
   bucketName?: string;
-  /** 1 when the storage encrypts the new object at rest (the embedded store's AES-256-GCM under per-object keys, storagePolicy/set). The client sends plaintext either way. */
+  /** 1 when the new object is encrypted at rest where the library's policy stores it (storagePolicy/set): the embedded store's AES-256-GCM under per-object keys, or an external S3's SSE (AES256 / aws:kms, asked for with the headers StringToSign returns). The client sends plaintext either way. */
   storeEncryption?: FileUploadableStoreEncryption;
   /** 1 for sharded storage (this server: 0). */
   storeShards?: FileUploadableStoreShards;

@@ -50,4 +50,10 @@ export interface SetStoragePolicyRequest {
   cloudId: CloudId;
   bucketName?: BucketName;
   encryption?: Encryption;
+  /**
+     * With sse-kms: the KMS key id or ARN (default: the bucket's key).
+     * @maxLength 2048
+     * @pattern ^[A-Za-z0-9:/_.-]*$
+     */
+  kmsKeyId?: string;
 }

@@ -37,6 +37,7 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { SignedRequestHeaders } from './signedRequestHeaders.ts';
 
 /**
  * A SigV4 signature the server computed for one S3 request the client will send straight to storage.
@@ -59,4 +60,10 @@ export interface SignedRequest {
      * @pattern ^(UNSIGNED-PAYLOAD|[0-9a-f]{64})$
      */
   contentSha256: string;
+  /**
+     * Further headers that were signed and must be sent exactly as given: on putObject and initMultipart to an external
+     * S3 whose library policy asks for server-side encryption, x-amz-server-side-encryption (AES256 or aws:kms) and,
+     * with a KMS key named, x-amz-server-side-encryption-aws-kms-key-id. Absent when there are none.
+     */
+  headers?: SignedRequestHeaders;
 }

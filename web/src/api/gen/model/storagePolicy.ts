@@ -39,12 +39,17 @@
  */
 import type { CloudId } from './cloudId.ts';
 import type { Encryption } from './encryption.ts';
+import type { StoragePolicyInForce } from './storagePolicyInForce.ts';
 
 export interface StoragePolicy {
   libCode: string;
   cloudId: CloudId;
+  /** The connection's name (connection zero: embedded). */
+  cloudName: string;
   bucketName: string;
   encryption: Encryption;
-  /** What protects new objects at rest, in words for the admin screen: none, aes256-gcm (embedded, per-object keys), SSE AES256 or SSE aws:kms. */
-  inForce: string;
+  /** The KMS key an sse-kms policy names; empty: the bucket's default key. */
+  kmsKeyId: string;
+  /** What protects new objects at rest, as it is: aes256-gcm (the embedded store, per-object keys; on for its whole bucket while any library there asks), sse-s3 / sse-kms (the server sends the SSE headers with every write to the external S3), none. */
+  inForce: StoragePolicyInForce;
 }

@@ -1021,7 +1021,7 @@ export const getSetStoragePolicyUrl = () => {
 }
 
 /**
- * Blobs already stored keep their location (recorded per blob). aes256-gcm needs the embedded store, sse-* a connection offering that mode (422 VALIDATION_FAILED otherwise). 404 NOT_FOUND for an unknown library or connection.
+ * New uploads of the library (signed client uploads and the server's own writes) go to the connection and bucket (default: the connection's default bucket); blobs already stored keep their location (recorded per blob) and are read, copied and deleted there. aes256-gcm needs connection zero's default bucket on the embedded store, sse-* an external connection offering that mode (422 VALIDATION_FAILED otherwise); kmsKeyId only with sse-kms. 404 NOT_FOUND for an unknown library or connection.
  * @summary Choose the connection, bucket and encryption of a librarys new uploads
  */
 export const setStoragePolicy = async (setStoragePolicyRequest: SetStoragePolicyRequest, options?: Parameters<typeof hcsFetch>[1]): Promise<StoragePolicyResponse> => {
