@@ -4,7 +4,7 @@
 // take about as long as the longer one instead of their sum (CI's 30-minute budget on 2 cores). Each suite's output
 // goes to its own log, printed whole when the suite ends, so the two never interleave; the exit status is the first
 // failure's, or 0.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,13 +18,17 @@ const dir = mkdtempSync(join(tmpdir(), 'hcs-together-'));
 const started = Date.now();
 const seconds = () => Math.round((Date.now() - started) / 1000);
 
+const children: ChildProcess[] = [];
 const runs = commands.map(
   (command, n) =>
     new Promise<number>((resolve) => {
       const log = join(dir, `${n}.log`);
       const out = createWriteStream(log);
       console.log(`[together] started: ${command} (output: ${log})`);
-      const child = spawn(command, { shell: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+      // Its own process group, so that stopping the runner can stop the suite's whole tree (the shell, vitest, its
+      // servers and browsers); a signal to the runner alone would otherwise leave them running.
+      const child = spawn(command, { shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+      children.push(child);
       child.stdout.pipe(out, { end: false });
       child.stderr.pipe(out, { end: false });
       child.on('close', (code, signal) => {
@@ -39,7 +43,17 @@ const runs = commands.map(
 );
 
 // Stopping the runner stops the suites (their servers and browsers with them).
-for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, () => process.exit(130));
+for (const sig of ['SIGINT', 'SIGTERM'] as const)
+  process.on(sig, () => {
+    for (const c of children) if (c.pid !== undefined && c.exitCode === null) {
+      try {
+        process.kill(-c.pid, sig);
+      } catch {
+        // already gone
+      }
+    }
+    process.exit(130);
+  });
 
 const statuses = await Promise.all(runs);
 const failed = statuses.findIndex((s) => s !== 0);
