@@ -15,12 +15,14 @@ export interface SyncConfig {
   targetSites: string[];
   createdAt: number;
   updatedAt: number;
+  /** See 023_sync_status: every blob under the config has a replica row at each target site. */
+  caughtUpAt: number | null;
 }
 
 function configOf(r: SyncConfigRow): SyncConfig {
   return {
     id: r.id, libCode: r.lib_code, folderId: r.folder_id, sourceSite: r.source_site, targetSites: JSON.parse(r.target_sites) as string[],
-    createdAt: r.created_at, updatedAt: r.updated_at,
+    createdAt: r.created_at, updatedAt: r.updated_at, caughtUpAt: r.caught_up_at,
   };
 }
 
@@ -36,13 +38,21 @@ export async function getSyncConfig(db: Db, id: string): Promise<SyncConfig | un
 export async function saveSyncConfig(
   db: Db, c: { id?: string | undefined; libCode: string; folderId: string | null; sourceSite: string; targetSites: string[] }, now = Date.now(),
 ): Promise<SyncConfig | undefined> {
-  const values = { lib_code: c.libCode, folder_id: c.folderId, source_site: c.sourceSite, target_sites: JSON.stringify(c.targetSites), updated_at: now };
+  const values = { lib_code: c.libCode, folder_id: c.folderId, source_site: c.sourceSite, target_sites: JSON.stringify(c.targetSites), updated_at: now, caught_up_at: null };
   if (c.id) {
     const r = await db.updateTable('sync_configs').set(values).where('id', '=', c.id).returningAll().executeTakeFirst();
     return r && configOf(r);
   }
   const r = await db.insertInto('sync_configs').values({ id: randomBytes(9).toString('base64url'), ...values, created_at: now }).returningAll().executeTakeFirstOrThrow();
   return configOf(r);
+}
+
+/**
+ * A sweep's finding: whether every blob under the config, as the sweep read it, was recorded at every target site
+ * (023_sync_status). An edit since the sweep read the config (its updated_at moved) keeps the edit's null.
+ */
+export async function setCaughtUp(db: Db, c: SyncConfig, caughtUp: boolean, now = Date.now()): Promise<void> {
+  await db.updateTable('sync_configs').set({ caught_up_at: caughtUp ? now : null }).where('id', '=', c.id).where('updated_at', '=', c.updatedAt).execute();
 }
 
 export async function deleteSyncConfig(db: Db, id: string): Promise<boolean> {
@@ -184,4 +194,45 @@ export async function blobsInFolder(db: Db, folderId: string, limit: number): Pr
     )
     select i.blob_id from instances i where i.parent_id in (select id from sub) and i.deleted_at is null and i.blob_id is not null limit ${limit}`.execute(db);
   return r.rows.map((x) => x.blob_id);
+}
+
+/** The sync configs of a library (a small table). */
+export async function syncConfigsOfLibrary(db: Db, libCode: string): Promise<SyncConfig[]> {
+  return (await db.selectFrom('sync_configs').selectAll().where('lib_code', '=', libCode).execute()).map(configOf);
+}
+
+export interface LagBelow { folder_id: string; blob_id: string; site_id: string; state: ReplicaState; size: number | string; queued_at: number | string; error: string | null }
+
+/**
+ * The copies behind (pending or failed) at `sites` of live files in the library, each named with every one of
+ * `folderIds` it lies below. Reads at most `limit` copies behind (through the (site_id, state) index), never the
+ * folders' trees: each copy's file is walked up its folder chain to the library root (a folder download's page holds
+ * folders below others). `truncated`: more than `limit` copies are behind.
+ */
+export async function lagBelow(db: Db, libCode: string, sites: readonly string[], folderIds: readonly string[], limit: number): Promise<{ rows: LagBelow[]; truncated: boolean }> {
+  // The last row (folder_id null) carries how many copies lag holds.
+  const r = await sql<Omit<LagBelow, 'folder_id'> & { folder_id: string | null }>`
+    with recursive lag as (
+      select r.blob_id, r.site_id, r.state, r.size, r.queued_at, r.error, i.parent_id
+      from blob_replicas r join instances i on i.blob_id = r.blob_id
+      where r.site_id in (${sql.join(sites)}) and r.state in ('pending', 'failed') and r.gone_at is null
+        and i.deleted_at is null and i.lib_code = ${libCode}
+      limit ${limit + 1}
+    ), up(blob_id, site_id, state, size, queued_at, error, folder_id) as (
+      select blob_id, site_id, state, size, queued_at, error, parent_id from lag
+      union all
+      select up.blob_id, up.site_id, up.state, up.size, up.queued_at, up.error, p.parent_id
+      from up join instances p on p.id = up.folder_id
+      where p.parent_id is not null
+    )
+    select folder_id, blob_id, site_id, state, size, queued_at, error from up where folder_id in (${sql.join(folderIds)})
+    union all
+    select null, '', '', 'pending', count(*), 0, null from lag`.execute(db);
+  const rows: LagBelow[] = [];
+  let truncated = false;
+  for (const x of r.rows) {
+    if (x.folder_id === null) truncated = Number(x.size) > limit;
+    else rows.push({ ...x, folder_id: x.folder_id });
+  }
+  return { rows, truncated };
 }

@@ -14,6 +14,7 @@ import type { components } from '@hcs/openapi/schema';
 import { PERMISSIONS } from '@hcs/openapi/operations';
 import { AppError } from '../http/errors.ts';
 import { personalise } from './labels.ts';
+import { folderInfoSync, listingSync } from '../replication/status.ts';
 
 type Schemas = components['schemas'];
 
@@ -35,8 +36,13 @@ export function filesHandlers(ctx: AppContext): Handlers {
       // Children the caller may not view were left out by the query itself, as if they did not exist.
       const rows = page.rows;
       const allowed = await permissionsOfChildren(db, user, folder, ancestors, rows);
+      const replication = await listingSync(db, folder, ancestors, rows);
+      const views = rows.map((r, i) => {
+        const rep = replication(r);
+        return { ...instanceView(r, names, allowed[i]), ...(rep ? { replication: rep } : {}) };
+      });
       return ok({
-        list: await personalise(db, user.userId, rows.map((r, i) => instanceView(r, names, allowed[i])), page.marks),
+        list: await personalise(db, user.userId, views, page.marks),
         total: page.total,
         pageNo: q.pageNo ?? 1,
         pageSize: q.pageSize ?? 20,
@@ -148,6 +154,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const walk = await walkFolder(db, ctx.secret, root, q.cursor, q.limit ?? 1000);
       const store = ctx.store();
       const endpoint = ctx.storageEndpoint(req);
+      const sync = await folderInfoSync(db, root, walk.entries, ctx.config.node.site);
       return ok({
         data: walk.entries.map((e) => ({
           instanceId: e.id,
@@ -155,7 +162,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
           pathNames: e.path,
           rootId: root.id,
           rootName: root.name,
-          syncStatus: '1',
+          ...sync(e),
           fileInfo: e.isFolder ? null : downloadInfo(store, e, endpoint),
         }) satisfies Schemas['FolderInfoEntry']),
         nextCursor: walk.nextCursor,

@@ -15,7 +15,7 @@ import { enqueue, type Job } from '../db/sql/jobs.ts';
 import type { JobContext, JobHandler } from '../db/sql/worker.ts';
 import { EMBEDDED_CONNECTION, findSiteByName, getConnection, getSite, listSites } from '../db/storage-repo.ts';
 import {
-  dropReplica, dueDeletions, getReplica, keyInUse, listSyncConfigs, queueMissing, setReplicaState,
+  dropReplica, dueDeletions, getReplica, keyInUse, listSyncConfigs, queueMissing, setCaughtUp, setReplicaState,
 } from '../db/replication-repo.ts';
 import { storeOf } from '../storage/connections.ts';
 import type { ObjectStore } from '../storage/object-store.ts';
@@ -98,10 +98,14 @@ export function startReplication(ctx: AppContext): Replication {
     const now = Date.now();
     const sites = new Map((await listSites(db)).map((s) => [s.id, s]));
     for (const config of await listSyncConfigs(db)) {
+      let caughtUp = true;
       for (const siteId of config.targetSites) {
         if (!sites.has(siteId) || siteId === config.sourceSite) continue;
-        for (const blobId of await queueMissing(db, config, siteId, SWEEP_BATCH, now)) await queueCopy(ctx, blobId, siteId);
+        const queued = await queueMissing(db, config, siteId, SWEEP_BATCH, now);
+        if (queued.length >= SWEEP_BATCH) caughtUp = false;
+        for (const blobId of queued) await queueCopy(ctx, blobId, siteId);
       }
+      if (caughtUp !== (config.caughtUpAt !== null)) await setCaughtUp(db, config, caughtUp, now);
     }
     // Pending replicas whose job never made it to the queue (a node died between the two statements).
     const stale = await db.selectFrom('blob_replicas').select(['blob_id', 'site_id'])

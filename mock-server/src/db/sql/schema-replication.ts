@@ -9,6 +9,8 @@ export interface SyncConfigsTable {
   target_sites: string;
   created_at: number;
   updated_at: number;
+  /** When a sweep last found every blob under the config recorded (023_sync_status); null until then and after an edit. */
+  caught_up_at: number | null;
 }
 
 export type ReplicaState = 'pending' | 'synced' | 'failed';

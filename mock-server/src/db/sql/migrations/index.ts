@@ -27,6 +27,7 @@ import { bizlibScreensMigration } from './019_bizlib_screens.ts';
 import { shareCallbackMigration } from './020_share_callback.ts';
 import { searchWalkMigration } from './021_search_walk.ts';
 import { storageRoutingMigration } from './022_storage_routing.ts';
+import { syncStatusMigration } from './023_sync_status.ts';
 import { sessionEventsMigration } from './024_session_events.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
@@ -53,6 +54,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '020_share_callback': shareCallbackMigration(dialect),
     '021_search_walk': searchWalkMigration(),
     '022_storage_routing': storageRoutingMigration(dialect),
+    '023_sync_status': syncStatusMigration(dialect),
     '024_session_events': sessionEventsMigration(dialect),
   };
 }
