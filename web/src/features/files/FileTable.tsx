@@ -6,6 +6,7 @@ import type { Instance } from '../../api/gen/model/instance.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
 import type { SortField, SortOrder } from './list-state.ts';
 import { FileThumb } from './FileThumb.tsx';
+import { SyncBadge } from './SyncBadge.tsx';
 
 const NAME_MIN_WIDTH = 220;
 const ACTIONS_WIDTH = 190;
@@ -109,6 +110,7 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
             {r.instanceName}
           </Typography.Link>
           <FavouriteStar item={r} onAction={onAction} />
+          <SyncBadge item={r} />
         </Space>
       ),
     },
