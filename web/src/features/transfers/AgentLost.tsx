@@ -21,9 +21,6 @@ function LostUpload({ job }: { job: AgentJob }) {
   const input = useRef<HTMLInputElement>(null);
   return (
     <>
-      <Typography.Text type="secondary" data-testid={`agent-lost-how-${job.name}`} data-resume={mayResume(job) ? 'resume' : 'afresh'}>
-        {mayResume(job) ? t('transferAgentLost.resumeHint', { size: formatSize(job.bytesDone) }) : t('transferAgentLost.afreshHint')}
-      </Typography.Text>
       <Button size="small" type="primary" onClick={() => input.current?.click()} data-testid={`agent-continue-upload-${job.name}`}>
         {t('transferAgentLost.chooseFile')}
       </Button>
@@ -75,6 +72,13 @@ export default function AgentLost({ jobs }: { jobs: readonly AgentJob[] }) {
               <LostUpload job={job} />
             )}
           </Space>
+          {job.kind === 'upload' && (
+            <div>
+              <Typography.Text type="secondary" data-testid={`agent-lost-how-${job.name}`} data-resume={mayResume(job) ? 'resume' : 'afresh'}>
+                {mayResume(job) ? t('transferAgentLost.resumeHint', { size: formatSize(job.bytesDone) }) : t('transferAgentLost.afreshHint')}
+              </Typography.Text>
+            </div>
+          )}
         </div>
       ))}
     </div>

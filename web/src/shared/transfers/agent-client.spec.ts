@@ -307,6 +307,19 @@ describe('losing the agent', () => {
     expect(lostJobs(h.client.getSnapshot()).map((j) => j.id)).toEqual(['d1']);
   });
 
+  it('a returning agent that refuses the pairing leaves the jobs lost, without two minutes of tries', async () => {
+    const h = harness({
+      online: () => true,
+      socket: (n) => goodSocket((m) => (m.type !== 'login' ? { resultCode: 0 } : n === 1 ? loginWith([DOWN]) : { resultCode: 3, code: 'UNAUTHENTICATED' })),
+    });
+    await h.client.request({ type: 'jobs' });
+    h.sockets[0]!.close();
+    await vi.waitFor(() => expect(h.client.getSnapshot().status).toBe('lost'));
+    expect(h.attempts).toBe(2);
+    expect(h.logs).toEqual([]);
+    expect(lostJobs(h.client.getSnapshot()).map((j) => j.id)).toEqual(['d1']);
+  });
+
   it('a heartbeat left unanswered for a whole interval counts as a dropped connection', async () => {
     let alive = true;
     const h = harness({

@@ -292,7 +292,10 @@ export class AgentClient {
           this.socket?.close();
           this.socket = null;
           // A refused pairing is not retried (as in connect()): the user signs in again, then reconnects.
-          if (err instanceof AgentError) break;
+          if (err instanceof AgentError) {
+            this.setStatus('lost');
+            return;
+          }
         } finally {
           this.connecting = null;
         }
