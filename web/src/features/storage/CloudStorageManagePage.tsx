@@ -1,6 +1,7 @@
 // /cloudStorageManage (issue #20): the storage connections (connection zero is the server's own store), their
-// buckets and connection test, and each library's encryption at rest with what is actually in force. Secrets go to
-// the server once and are never shown again (the server does not return them).
+// buckets and connection test, and each library's storage policy: where its new uploads go (connection and bucket;
+// files already stored stay where they are) and their encryption at rest, with what is actually in force. Secrets go
+// to the server once and are never shown again (the server does not return them).
 import './strings.ts';
 import { useState } from 'react';
 import { Button, Form, Input, Modal, Select, Space, Table, Tag, Typography } from 'antd';
@@ -16,9 +17,22 @@ import type { Encryption } from '../../api/gen/model/encryption.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { toastError, toastSuccess } from '../../shared/notify.ts';
 
-interface NewConnection { name: string; endpoint: string; region: string; bucket: string; accessKey: string; secretKey: string }
-const EMPTY: NewConnection = { name: '', endpoint: '', region: 'us-east-1', bucket: '', accessKey: '', secretKey: '' };
-const ENCRYPTIONS: readonly Encryption[] = ['none', 'aes256-gcm'];
+type Sse = CloudConnection['sse'][number];
+interface NewConnection { name: string; endpoint: string; region: string; bucket: string; accessKey: string; secretKey: string; sse: Sse[] }
+const EMPTY: NewConnection = { name: '', endpoint: '', region: 'us-east-1', bucket: '', accessKey: '', secretKey: '', sse: [] };
+const SSE_MODES: readonly Sse[] = ['AES256', 'aws:kms'];
+
+interface PolicyEdit { libCode: string; cloudId: string; bucketName: string; encryption: Encryption; kmsKeyId: string }
+
+/**
+ * The encryption modes a place offers: the embedded store's own AES-256-GCM in connection zero's default bucket, an
+ * external connection's SSE modes as the connection declares them; none everywhere.
+ */
+function encryptionsAt(conn: CloudConnection | undefined, bucketName: string): Encryption[] {
+  if (!conn) return ['none'];
+  if (conn.cloudId === '0') return conn.embedded && bucketName === conn.defaultBucket ? ['none', 'aes256-gcm'] : ['none'];
+  return ['none', ...(conn.sse.includes('AES256') ? ['sse-s3' as const] : []), ...(conn.sse.includes('aws:kms') ? ['sse-kms' as const] : [])];
+}
 
 export default function CloudStorageManagePage() {
   const { t } = useTranslation();
@@ -27,17 +41,27 @@ export default function CloudStorageManagePage() {
   const policies = useQuery({ queryKey: getListStoragePoliciesQueryKey(), queryFn: async ({ signal }) => (await listStoragePolicies({ signal, quiet: true })).data?.list ?? [] });
   const [adding, setAdding] = useState<NewConnection>();
   const [buckets, setBuckets] = useState<{ conn: CloudConnection; names: string[]; newName: string }>();
+  const [editing, setEditing] = useState<PolicyEdit>();
+  const connById = (id: string) => conns.data?.list.find((c) => c.cloudId === id);
 
-  const run = async (fn: () => Promise<unknown>, done?: string) => {
+  /** Runs a change and refreshes both tables; false when it was refused (the reason is shown). */
+  const run = async (fn: () => Promise<unknown>, done?: string): Promise<boolean> => {
     try {
       await fn();
       if (done) toastSuccess(done);
       void conns.refetch();
       void policies.refetch();
+      return true;
     } catch (err) {
       toastError(errorMessage(err));
+      return false;
     }
   };
+  const savePolicy = (p: PolicyEdit, done?: string) =>
+    run(() => setStoragePolicy({
+      libCode: p.libCode, cloudId: p.cloudId, bucketName: p.bucketName, encryption: p.encryption,
+      ...(p.encryption === 'sse-kms' && p.kmsKeyId ? { kmsKeyId: p.kmsKeyId } : {}),
+    }, { quiet: true }), done);
   const test = (c: CloudConnection) =>
     run(async () => {
       const r = (await testCloudConnection({ cloudId: c.cloudId }, { quiet: true })).data!;
@@ -102,25 +126,81 @@ export default function CloudStorageManagePage() {
         pagination={false}
         columns={[
           { title: t('storage.policy.library'), dataIndex: 'libCode' },
-          { title: t('storage.policy.location'), key: 'loc', render: (_: unknown, p) => `${p.cloudId === '0' ? t('storage.cloud.embedded') : p.cloudId} / ${p.bucketName}` },
+          {
+            title: t('storage.policy.location'), key: 'loc',
+            render: (_: unknown, p) => (
+              <span data-testid={`policy-loc-${p.libCode}`}>{`${p.cloudId === '0' ? t('storage.cloud.embedded') : p.cloudName} / ${p.bucketName}`}</span>
+            ),
+          },
           {
             title: t('storage.policy.encryption'), key: 'enc', width: 220,
             render: (_: unknown, p) => (
               <Select<Encryption>
                 value={p.encryption}
                 style={{ width: 200 }}
-                onChange={(encryption) => void run(() => setStoragePolicy({ libCode: p.libCode, cloudId: '0', encryption }, { quiet: true }))}
-                options={ENCRYPTIONS.map((e) => ({ value: e, label: t(`storage.encryption.${e}`) }))}
+                onChange={(encryption) => {
+                  // SSE-KMS needs its key asked for; the other modes are set at once.
+                  if (encryption === 'sse-kms') setEditing({ ...p, encryption });
+                  else void savePolicy({ ...p, encryption });
+                }}
+                options={encryptionsAt(connById(p.cloudId), p.bucketName).map((e) => ({ value: e, label: t(`storage.encryption.${e}`) }))}
                 data-testid={`policy-enc-${p.libCode}`}
               />
             ),
           },
           {
-            title: t('storage.policy.inForce'), dataIndex: 'inForce', width: 200,
-            render: (v: string, p) => <Tag color={v === 'none' ? 'default' : 'green'} data-testid={`policy-force-${p.libCode}`}>{t(`storage.inForce.${v === 'none' ? 'none' : 'aes'}`)}</Tag>,
+            title: t('storage.policy.inForce'), dataIndex: 'inForce', width: 220,
+            render: (v: StoragePolicy['inForce'], p) => (
+              <Tag color={v === 'none' ? 'default' : 'green'} data-testid={`policy-force-${p.libCode}`}>{t(`storage.inForce.${v}`)}</Tag>
+            ),
+          },
+          {
+            title: t('files.actions'), key: 'actions', width: 120,
+            render: (_: unknown, p) => (
+              <Button type="link" size="small" onClick={() => setEditing({ ...p })} data-testid={`policy-edit-${p.libCode}`}>{t('storage.policy.edit')}</Button>
+            ),
           },
         ]}
       />
+      <Modal open={editing !== undefined} title={editing && t('storage.policy.editTitle', { lib: editing.libCode })} okText={t('files.ok')} cancelText={t('files.cancel')}
+        onCancel={() => setEditing(undefined)} destroyOnHidden
+        okButtonProps={{ disabled: !editing || !/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(editing.bucketName), ...({ 'data-testid': 'policy-save' } as object) }}
+        onOk={() => editing && void savePolicy(editing, t('storage.policy.saved')).then((saved) => saved && setEditing(undefined))}>
+        {editing && (
+          <Form layout="vertical">
+            <Typography.Paragraph type="secondary">{t('storage.policy.editHint')}</Typography.Paragraph>
+            <Form.Item label={t('storage.policy.connection')}>
+              <Select<string>
+                value={editing.cloudId}
+                onChange={(cloudId) => {
+                  const c = connById(cloudId);
+                  const bucketName = c?.defaultBucket ?? editing.bucketName;
+                  const encryption = encryptionsAt(c, bucketName).includes(editing.encryption) ? editing.encryption : 'none';
+                  setEditing({ ...editing, cloudId, bucketName, encryption });
+                }}
+                options={(conns.data?.list ?? []).map((c) => ({ value: c.cloudId, label: c.cloudId === '0' ? t('storage.cloud.embedded') : c.name }))}
+                data-testid="policy-form-cloud"
+              />
+            </Form.Item>
+            <Form.Item label={t('storage.policy.bucket')}>
+              <Input value={editing.bucketName} maxLength={63} onChange={(e) => setEditing({ ...editing, bucketName: e.target.value.trim() })} data-testid="policy-form-bucket" />
+            </Form.Item>
+            <Form.Item label={t('storage.policy.encryption')}>
+              <Select<Encryption>
+                value={editing.encryption}
+                onChange={(encryption) => setEditing({ ...editing, encryption })}
+                options={encryptionsAt(connById(editing.cloudId), editing.bucketName).map((e) => ({ value: e, label: t(`storage.encryption.${e}`) }))}
+                data-testid="policy-form-enc"
+              />
+            </Form.Item>
+            {editing.encryption === 'sse-kms' && (
+              <Form.Item label={t('storage.policy.kmsKey')} extra={t('storage.policy.kmsKeyHint')}>
+                <Input value={editing.kmsKeyId} maxLength={2048} onChange={(e) => setEditing({ ...editing, kmsKeyId: e.target.value.trim() })} data-testid="policy-form-kms" />
+              </Form.Item>
+            )}
+          </Form>
+        )}
+      </Modal>
       <Modal open={adding !== undefined} title={t('storage.cloud.add')} okText={t('files.ok')} cancelText={t('files.cancel')} onCancel={() => setAdding(undefined)}
         onOk={() => void save()} okButtonProps={{ disabled: !adding || !adding.name.trim() || !/^https?:\/\//.test(adding.endpoint) || !adding.bucket || !adding.accessKey || !adding.secretKey }} destroyOnHidden>
         {adding && (
@@ -132,6 +212,10 @@ export default function CloudStorageManagePage() {
             ))}
             <Form.Item label={t('storage.cloud.secretKey')} extra={t('storage.cloud.secretHint')}>
               <Input.Password value={adding.secretKey} maxLength={512} autoComplete="new-password" onChange={(e) => setAdding({ ...adding, secretKey: e.target.value })} data-testid="cloud-form-secretKey" />
+            </Form.Item>
+            <Form.Item label={t('storage.cloud.sse')} extra={t('storage.cloud.sseHint')}>
+              <Select<Sse[]> mode="multiple" value={adding.sse} onChange={(sse) => setAdding({ ...adding, sse })}
+                options={SSE_MODES.map((m) => ({ value: m, label: t(`storage.encryption.${m === 'AES256' ? 'sse-s3' : 'sse-kms'}`) }))} data-testid="cloud-form-sse" />
             </Form.Item>
           </Form>
         )}
