@@ -155,7 +155,7 @@ export function startReplication(ctx: AppContext): Replication {
       const dst = await storeOnConnection(ctx, site.connection_id, targetBucket);
       if (dst.owned) opened.push(dst.store);
       await copyBlob(src.store, dst.store, { key: blob.object_key, size: Number(blob.size), sha256: blob.sha256 }, {
-        sameEndpoint: site.connection_id === blob.connection_id, signal: abort.signal,
+        sameEndpoint: site.connection_id === blob.connection_id, signal: abort.signal, partCopyBytes: ctx.config.replication.partCopyBytes,
       });
       await setReplicaState(db, blobId, siteId, 'synced', null);
     } catch (err) {
