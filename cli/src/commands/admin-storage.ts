@@ -21,6 +21,24 @@ function connectionLine(c: S['CloudConnection']): string {
   return `${c.cloudId.padEnd(14)} ${c.name.padEnd(20)} ${c.endpoint}  bucket ${c.defaultBucket}${c.embedded ? '  [embedded]' : ''}`;
 }
 
+function policyJson(p: S['StoragePolicy']) {
+  return {
+    event: 'storage-policy', libCode: p.libCode, cloudId: p.cloudId, storage: p.cloudName, bucket: p.bucketName, encryption: p.encryption, kmsKeyId: p.kmsKeyId,
+    inForce: p.inForce,
+  };
+}
+
+/**
+ * --encryption as the CLI's fixed interface names it, as the policy's mode: AES256 on the embedded store is its own
+ * AES-256-GCM, elsewhere the external S3's SSE-S3; aws:kms is SSE-KMS.
+ */
+function policyEncryption(mode: string, embedded: boolean): S['Encryption'] {
+  if (mode === 'none') return 'none';
+  if (mode === 'AES256') return embedded ? 'aes256-gcm' : 'sse-s3';
+  if (mode === 'aws:kms') return 'sse-kms';
+  throw usageError(`--encryption: "${mode}" is not one of none, AES256, aws:kms`);
+}
+
 function nodeJson(n: S['Node']) {
   return { nodeId: n.nodeId, name: n.name, address: n.address, site: n.site, version: n.version, status: n.status, heartbeat: n.heartbeat, clusterId: n.clusterId };
 }
@@ -59,6 +77,31 @@ export function registerAdminStorage(admin: Command, io: Io, stdin: Stdin = proc
         const page = (await ctx.api().call((c) => c.GET('/hcs/controller/cloudConnect/page', { params: { query: { pageNo: 1, pageSize: 1000 } } }))).data!;
         if (ctx.settings.json) for (const c of page.list) ctx.print(connectionJson(c), '');
         else ctx.print(null, page.list.map(connectionLine).join('\n'));
+      }),
+    );
+  storage
+    .command('policy')
+    .argument('<library code>', 'the library whose new uploads are placed (NetDisk: personal files)')
+    .requiredOption('--storage <name>', 'the name (or id) of the storage connection; embedded: the server\'s own store')
+    .option('--bucket <bucket>', 'the bucket (default: the connection\'s default bucket)')
+    .option('--encryption <mode>', 'none, AES256 (the embedded store: its AES-256-GCM; an external S3: SSE-S3) or aws:kms (SSE-KMS)', 'none')
+    .option('--kms-key <id>', 'with aws:kms: the KMS key id or ARN (default: the bucket\'s key)')
+    .description('Choose where a library\'s new uploads are stored and how they are encrypted; files already stored stay where they are')
+    .action(
+      action(io, async (ctx, libCode: string, opts: { storage: string; bucket?: string; encryption: string; kmsKey?: string }) => {
+        if (opts.kmsKey !== undefined && opts.encryption !== 'aws:kms') throw usageError('--kms-key goes with --encryption aws:kms');
+        // Checked before anything is sent.
+        policyEncryption(opts.encryption, true);
+        const api = ctx.api();
+        const page = (await api.call((c) => c.GET('/hcs/controller/cloudConnect/page', { params: { query: { pageNo: 1, pageSize: 1000 } } }))).data!;
+        const conn = page.list.find((c) => c.name.toLowerCase() === opts.storage.toLowerCase()) ?? page.list.find((c) => c.cloudId === opts.storage);
+        if (!conn) throw new CliError(EXIT.REFUSED, `no storage connection named ${opts.storage} (drive admin storage ls)`, 'NOT_FOUND');
+        const body = {
+          libCode, cloudId: conn.cloudId, encryption: policyEncryption(opts.encryption, conn.cloudId === '0'),
+          ...(opts.bucket !== undefined ? { bucketName: opts.bucket } : {}), ...(opts.kmsKey !== undefined ? { kmsKeyId: opts.kmsKey } : {}),
+        };
+        const p = (await api.call((c) => c.POST('/hcs/controller/storagePolicy/set', { body }))).data!;
+        ctx.print(policyJson(p), `${p.libCode}: new uploads to ${p.cloudName} / ${p.bucketName}, encryption ${p.encryption} (in force: ${p.inForce})`);
       }),
     );
 
