@@ -143,7 +143,9 @@ function pgEvents(options: PgListenerOptions): SessionEvents {
       application_name: listenerApplicationName(),
       keepAlive: true,
       connectionTimeoutMillis: 10_000,
-      query_timeout: 10_000,
+      // Signed-in requests wait on this connection's pings (sync): one that hangs must fail soon, so they fall back
+      // to the database and the connection is replaced, rather than stall every request.
+      query_timeout: 3_000,
     });
     current = client;
     // Registered before connect(): an 'error' without a listener would end the process.
