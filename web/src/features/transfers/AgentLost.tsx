@@ -10,7 +10,6 @@ import { formatSize } from '../../shared/format.ts';
 import { toastError, toastInfo } from '../../shared/notify.ts';
 import type { AgentJob } from '../../shared/transfers/agent-client.ts';
 import { continueDownloadInBrowser, continueUploadInBrowser, mayResume } from '../../shared/transfers/agent-continue.ts';
-import { usePrompts } from '../../shared/transfers/use-prompts.tsx';
 import zhCN from './agent-lost.zh_CN.json';
 import enUS from './agent-lost.en_US.json';
 
@@ -43,10 +42,8 @@ function LostUpload({ job }: { job: AgentJob }) {
 
 export default function AgentLost({ jobs }: { jobs: readonly AgentJob[] }) {
   const { t } = useTranslation();
-  const { download, holder } = usePrompts();
   return (
     <div data-testid="agent-lost" style={{ marginBottom: 8 }}>
-      {holder}
       <Typography.Text type="danger" strong>
         {t('transferAgentLost.title')}
       </Typography.Text>
@@ -64,7 +61,7 @@ export default function AgentLost({ jobs }: { jobs: readonly AgentJob[] }) {
                 size="small"
                 type="primary"
                 data-testid={`agent-continue-download-${job.name}`}
-                onClick={() => void continueDownloadInBrowser(job, download).catch(() => toastError(t('transferAgentLost.failed')))}
+                onClick={() => void continueDownloadInBrowser(job).catch(() => toastError(t('transferAgentLost.failed')))}
               >
                 {t('transferAgentLost.continueDownload')}
               </Button>

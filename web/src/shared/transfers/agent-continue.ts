@@ -2,8 +2,10 @@
 // items through the browser's own download path. An upload cannot: the browser may not read the agent's local path,
 // so the user picks the file again, and the engine's session lookup by content (fMd5, folder, name) then finds the
 // parts the agent already stored, when the picked file is that same file and was big enough to go in parts.
+import i18n from 'i18next';
 import { MIN_PART_SIZE } from '@hcs/transfer-core';
 import { getInstance } from '../../api/gen/files/files.ts';
+import { toastError, toastInfo, toastWarning } from '../notify.ts';
 import { getUserInfo } from '../session.ts';
 import { openTransferPanel } from '../transfer-counters.ts';
 import type { AgentJob } from './agent-client.ts';
@@ -32,8 +34,15 @@ function owner(): string {
   return getUserInfo()?.userId ?? 'anonymous';
 }
 
+// The download flow's questions, without the dialogs of the files screen (this runs from the transfer panel): the
+// desktop-client offer is answered with the browser, which is what the user just chose.
+const prompts: DownloadPrompts = {
+  notice: (level, key, values) => (level === 'info' ? toastInfo : level === 'warning' ? toastWarning : toastError)(i18n.t(key, values ?? {})),
+  clientOrWeb: () => Promise.resolve('web'),
+};
+
 /** Downloads the lost job's items in the browser; the agent, if it comes back, drops the job. */
-export async function continueDownloadInBrowser(job: AgentJob, prompts: DownloadPrompts): Promise<void> {
+export async function continueDownloadInBrowser(job: AgentJob): Promise<void> {
   const items: DownloadTarget[] = await Promise.all(
     (job.instanceIds ?? []).map(async (id) => {
       const i = (await getInstance(id, undefined, { quiet: true })).data;
@@ -43,7 +52,7 @@ export async function continueDownloadInBrowser(job: AgentJob, prompts: Download
   );
   getAgent().takeOver(job.id);
   // Not back to the agent that was just lost: the browser does it.
-  await downloadItems(items, getTransferStore(owner()), { ...prompts, handOver: undefined, viaAgent: () => false });
+  await downloadItems(items, getTransferStore(owner()), prompts);
 }
 
 /** Queues the picked files where the lost upload was going; says whether its stored parts are reused. */
