@@ -232,6 +232,26 @@ describe('storage routing per library', () => {
     okData(await admin.api(`${C}/API/destroyPartInfo`, undefined, { fId: u.fId }));
   }, 120_000);
 
+  it('the server\'s own writes of a routed library go there too: a bulk upload lands in its bucket, and reads back', async () => {
+    const files = [randomBytes(1500), randomBytes(70_000)];
+    const manifest = { files: files.map((b, i) => ({ fName: encodeName(`bulk-${i}.bin`), fSize: b.length, fMd5: sha(b) })) };
+    const res = await srv.call(`${C}/API/bulk-upload`, {
+      method: 'POST', token: admin.token, headers: { 'content-type': 'application/octet-stream' },
+      // A Buffer is a valid fetch body in Node; the DOM typing only lists web types.
+      body: Buffer.concat([Buffer.from(JSON.stringify(manifest) + '\n'), ...files]) as unknown as RequestInit['body'],
+    });
+    const out = (await res.json()) as { ret: number; data: { files: Array<{ outcome: string; instanceId: string }> } };
+    expect(out.data.files.map((f) => f.outcome), JSON.stringify(out)).toEqual(['uploaded', 'uploaded']);
+    const keys = await routedKeys();
+    for (const [i, f] of out.data.files.entries()) {
+      const blob = await blobOf(f.instanceId);
+      expect(blob).toMatchObject({ connection_id: cloudId, bucket: routed.bucket });
+      expect(keys).toContain(blob.object_key);
+      expect(await inEmbedded(blob.object_key)).toBe(false);
+      expect(sha((await viaLink(f.instanceId)).bytes)).toBe(sha(files[i]!));
+    }
+  });
+
   it('another library stays on the embedded store; content already stored elsewhere is reused where it is', async () => {
     const bytes = randomBytes(2048);
     const id = await uploadFile(call(admin), 'local.bin', bytes, { query: { category: 'LOCALLIB' } });

@@ -12,6 +12,7 @@ import { insertOpLogs } from '../db/oplog-repo.ts';
 import { AppError, type ErrorCode } from '../http/errors.ts';
 import { resolveFolder, type Caller } from './access.ts';
 import { decodeWireName, nameKey } from './names.ts';
+import type { StoreLocation } from '../storage/object-store.ts';
 
 export interface ManifestFile {
   fName: string;
@@ -79,7 +80,9 @@ export function entriesOf(m: Manifest): Entry[] {
  * Phase A of bulk-upload, in a few statements whatever the number of files: the folders, the names taken in them, the space rows
  * (locked), the contents the caller may be answered "instant" for, then every session in multi-row inserts.
  */
-export async function reserveBulk(db: Db, user: Caller & Pick<SessionUser, 'isAdmin'>, bucket: string, m: Manifest, entries: Entry[]): Promise<void> {
+export async function reserveBulk(
+  db: Db, user: Caller & Pick<SessionUser, 'isAdmin'>, placeOf: (libCode: string) => StoreLocation, m: Manifest, entries: Entry[],
+): Promise<void> {
   const libCode = m.category?.replace(/\d+$/, '') || 'NetDisk';
   const conflict = m.conflict ?? 'keepBoth';
   await transaction(db, async (trx) => {
@@ -139,9 +142,11 @@ export async function reserveBulk(db: Db, user: Caller & Pick<SessionUser, 'isAd
       trx,
       accepted.map(({ e, folder, existing }) => {
         const space = spaceOf(folder);
+        // Each file's bytes go where its library's policy says.
+        const { bucket, connectionId } = placeOf(folder.libCode);
         return {
           userId: user.userId, spaceKind: space.kind, spaceId: space.id, parentId: folder.id, libCode: folder.libCode, name: e.name,
-          size: e.file.fSize, sha256: e.file.fMd5, bucket, conflict: conflict === 'newVersion' ? ('newVersion' as const) : ('keepBoth' as const),
+          size: e.file.fSize, sha256: e.file.fMd5, bucket, connectionId, conflict: conflict === 'newVersion' ? ('newVersion' as const) : ('keepBoth' as const),
           existingId: conflict === 'newVersion' && existing ? existing.id : null, reservedBytes: e.file.fSize,
         };
       }),
@@ -231,7 +236,9 @@ export async function fileBulk(db: Db, userId: string, entries: Entry[], redunda
     });
     const filed = await upsertVerifiedBlobs(
       trx,
-      filing.filter((f) => !f.e.instant).map(({ s }) => ({ sha256: s.sha256, size: s.size, bucket: s.bucket, objectKey: locked.get(s.sha256)?.objectKey ?? s.objectKey })),
+      filing.filter((f) => !f.e.instant).map(({ s }) => ({
+        sha256: s.sha256, size: s.size, bucket: s.bucket, connectionId: s.connectionId, objectKey: locked.get(s.sha256)?.objectKey ?? s.objectKey,
+      })),
     );
     const blobOf = new Map<Entry, string>();
     const refs = new Map<string, number>();

@@ -15,6 +15,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Handlers } from '../context.ts';
 import { deleteSessions } from '../db/uploads-repo.ts';
+import { uploadPlaces, type StoreLocation } from '../storage/routing.ts';
 import { callerOf } from '../files/access.ts';
 import { createBulkGate } from '../files/bulk-gate.ts';
 import {
@@ -24,6 +25,8 @@ import { ClientGoneError, FrameReader } from '../files/frame-reader.ts';
 import { loadContract, deref } from '../contract/contract.ts';
 import { AppError } from '../http/errors.ts';
 import { ok } from '../http/envelope.ts';
+
+type Places = Awaited<ReturnType<typeof uploadPlaces>>;
 
 /** Bytes of all files in one request. Files per request and bytes per file are limits of the contract's schema. */
 const BULK_MAX_BYTES = 64 * 1024 * 1024;
@@ -60,8 +63,7 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
   }
 
   /** Phase B: reads every file's bytes, verifies its hash and stores it unless the content is already held. */
-  async function receive(reader: FrameReader, entries: Entry[]): Promise<void> {
-    const store = ctx.store();
+  async function receive(reader: FrameReader, entries: Entry[], places: Places): Promise<void> {
     const writes = new Set<Promise<void>>();
     let storageError: unknown;
     try {
@@ -76,8 +78,8 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
         }
         if (e.instant) continue;
         const key = e.session.objectKey;
-        const write = store
-          .putObject(key, bytes, { contentLength: bytes.length })
+        const write = ctx.store().at(e.session)
+          .then((store) => store.putObject(key, bytes, { contentLength: bytes.length, sse: places(e.session!.libCode).sse }))
           .then(() => {
             e.stored = true;
           })
@@ -96,10 +98,22 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
     if (storageError) ctx.log.warn({ err: storageError }, 'bulk-upload: storage write failed');
   }
 
-  async function discard(keys: string[]): Promise<void> {
+  /** Deletes staging objects, each from its session's place (the entries' sessions name them). */
+  async function discard(keys: string[], entries: Entry[]): Promise<void> {
     if (keys.length === 0) return;
-    const res = await ctx.store().deleteObjects(keys).catch((err: unknown) => ({ errors: [{ key: '*', code: 'Error', message: String(err) }] }));
-    if (res.errors.length) ctx.log.warn({ errors: res.errors.slice(0, 5), count: res.errors.length }, 'bulk-upload: staging objects left for the sweeper');
+    const sessionOf = new Map(entries.flatMap((e) => (e.session ? [[e.session.objectKey, e.session] as const] : [])));
+    const byPlace = new Map<string, { at: StoreLocation; keys: string[] }>();
+    for (const key of keys) {
+      const at = sessionOf.get(key) ?? { connectionId: '0', bucket: ctx.store().bucket };
+      const group = byPlace.get(`${at.connectionId}\n${at.bucket}`) ?? { at, keys: [] };
+      group.keys.push(key);
+      byPlace.set(`${at.connectionId}\n${at.bucket}`, group);
+    }
+    for (const { at, keys: batch } of byPlace.values()) {
+      const res = await ctx.store().at(at).then((s) => s.deleteObjects(batch))
+        .catch((err: unknown) => ({ errors: [{ key: '*', code: 'Error', message: String(err) }] }));
+      if (res.errors.length) ctx.log.warn({ errors: res.errors.slice(0, 5), count: res.errors.length }, 'bulk-upload: staging objects left for the sweeper');
+    }
   }
 
   // Requests receiving files at once, and one user's share of them (see bulk-gate.ts).
@@ -154,16 +168,17 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
   async function handle(req: FastifyRequest, reply: FastifyReply, reader: FrameReader, manifest: Manifest) {
     const user = callerOf(req.user);
     const entries = entriesOf(manifest);
-    await reserveBulk(db, user, ctx.store().bucket, manifest, entries);
+    const places = await uploadPlaces(ctx);
+    await reserveBulk(db, user, places, manifest, entries);
     try {
-      await receive(reader, entries);
+      await receive(reader, entries, places);
       reply.removeHeader('connection');
     } catch (err) {
       if (reader.ended) reply.removeHeader('connection');
       // The body broke its framing or the client went away: undo phase A and drop what was stored.
       const staged = entries.filter((e) => e.session && mayHoldObject(e)).map((e) => e.session!.objectKey);
       await deleteSessions(db, entries.flatMap((e) => (e.session ? [e.session.id] : [])));
-      await discard(staged);
+      await discard(staged, entries);
       throw err;
     }
     const redundant: string[] = [];
@@ -172,10 +187,10 @@ export function bulkUploadHandlers(ctx: AppContext): Handlers {
     } catch (err) {
       // Phase C rolled back as a whole: release the reservations now instead of when the sessions expire.
       await deleteSessions(db, entries.flatMap((e) => (e.session ? [e.session.id] : [])));
-      await discard(entries.filter((e) => e.session && mayHoldObject(e)).map((e) => e.session!.objectKey));
+      await discard(entries.filter((e) => e.session && mayHoldObject(e)).map((e) => e.session!.objectKey), entries);
       throw err;
     }
-    await discard(redundant);
+    await discard(redundant, entries);
     const results = entries.map((e) => e.result ?? ({ outcome: 'failed', code: 'INTERNAL', msg: 'not processed' } satisfies FileResult));
     await audit(req, entries, results);
     return ok({ files: results });

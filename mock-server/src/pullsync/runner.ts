@@ -29,6 +29,8 @@ import { entriesOf, fail, fileBulk, logBulk, mayHoldObject, reserveBulk, type En
 import { resolveFolder, type Caller } from '../files/access.ts';
 import { permissionsFor } from '../files/access-gate.ts';
 import { openString, sealString } from '../storage/master-key.ts';
+import type { ObjectStore, Sse, StoreLocation } from '../storage/object-store.ts';
+import { uploadPlaces } from '../storage/routing.ts';
 import { AppError } from '../http/errors.ts';
 import { allowedSource, normaliseServerUrl, remoteSignIn, RemoteDrive, type RemoteInstance } from './remote.ts';
 
@@ -227,11 +229,12 @@ class Importer {
       await countPull(db, this.#row.id, { skipped: 1 });
       return;
     }
-    const store = this.#ctx.store();
+    // Imported files are new uploads of their library: stored where its policy says.
+    const places = await uploadPlaces(this.#ctx);
     const manifest: Manifest = { parentId: folder.id, conflict: 'keepBoth', files: [{ fName: encodeName(f.instanceName), fSize: f.fSize, fMd5: sha }] };
     const entries = entriesOf(manifest);
     const e = entries[0]!;
-    await reserveBulk(db, this.#caller, store.bucket, manifest, entries);
+    await reserveBulk(db, this.#caller, places, manifest, entries);
     if (e.result) {
       if (e.result.code === 'SPACE_NOT_ENOUGH') throw new AppError('SPACE_NOT_ENOUGH', e.result.msg ?? 'not enough space');
       await countPull(db, this.#row.id, { failed: 1 });
@@ -239,11 +242,12 @@ class Importer {
     }
     const session = e.session!;
     try {
-      const digest = await this.#receive(f, e.instant ? undefined : session.objectKey, () => (e.stored = true));
+      const to = e.instant ? undefined : { store: await this.#ctx.store().at(session), key: session.objectKey, sse: places(session.libCode).sse };
+      const digest = await this.#receive(f, to, () => (e.stored = true));
       if (digest !== sha) fail(e, 'HASH_MISMATCH', 'the other server\'s bytes do not have the SHA-256 it announced');
     } catch (err) {
       await deleteSessions(db, [session.id]);
-      if (mayHoldObject(e) || !e.instant) await this.#discard([session.objectKey]);
+      if (mayHoldObject(e) || !e.instant) await this.#discard([session.objectKey], session);
       throw err;
     }
     const redundant: string[] = [];
@@ -253,10 +257,10 @@ class Importer {
       await fileBulk(db, this.#caller.userId, entries, redundant);
     } catch (err) {
       await deleteSessions(db, [session.id]);
-      if (mayHoldObject(e)) await this.#discard([session.objectKey]);
+      if (mayHoldObject(e)) await this.#discard([session.objectKey], session);
       throw err;
     }
-    await this.#discard(redundant);
+    await this.#discard(redundant, session);
     // fileBulk wrote the outcome (the check above narrowed the field to undefined).
     const result: FileResult = (e as Entry).result ?? { outcome: 'failed' };
     const origin = { userId: this.#caller.userId, userName: this.#userName, device: 'pull-sync', ip: '', traceId: `pull-${this.#row.id}` };
@@ -266,10 +270,10 @@ class Importer {
   }
 
   /**
-   * Streams the remote file through a hash, into storage under `key` (or only through the hash when the content is
+   * Streams the remote file through a hash, into storage under `to.key` (or only through the hash when the content is
    * held here already); answers the hex digest.
    */
-  async #receive(f: RemoteInstance, key: string | undefined, stored: () => void): Promise<string> {
+  async #receive(f: RemoteInstance, to: { store: ObjectStore; key: string; sse: Sse | undefined } | undefined, stored: () => void): Promise<string> {
     const hash = createHash('sha256');
     const body: Readable = await this.#remote.download(f.instanceId, this.#signal);
     const hashing = new Transform({
@@ -280,18 +284,19 @@ class Importer {
     });
     body.on('error', (err) => hashing.destroy(err));
     body.pipe(hashing);
-    if (key === undefined) {
+    if (to === undefined) {
       for await (const chunk of hashing) void chunk;
     } else {
-      await this.#ctx.store().putObject(key, hashing, { contentLength: f.fSize });
+      await to.store.putObject(to.key, hashing, { contentLength: f.fSize, sse: to.sse });
       stored();
     }
     return hash.digest('hex');
   }
 
-  async #discard(keys: string[]): Promise<void> {
+  /** Deletes staging objects from the place of the session that wrote them. */
+  async #discard(keys: string[], at: StoreLocation): Promise<void> {
     if (keys.length === 0) return;
-    const res = await this.#ctx.store().deleteObjects(keys).catch((err: unknown) => ({ errors: [{ key: '*', code: 'Error', message: String(err) }] }));
+    const res = await this.#ctx.store().at(at).then((s) => s.deleteObjects(keys)).catch((err: unknown) => ({ errors: [{ key: '*', code: 'Error', message: String(err) }] }));
     if (res.errors.length) this.#ctx.log.warn({ count: res.errors.length }, 'pull sync: staging objects left for the sweeper');
   }
 }

@@ -6,7 +6,7 @@
 // time. The connection's row is read on each lookup (one primary-key read): an edit made on any node (new endpoint,
 // new secret) is seen by the next request, which gets a store built from the edited row.
 import type { AppContext } from '../context.ts';
-import { EMBEDDED_CONNECTION, getConnection, getPolicy, type PolicyRow } from '../db/storage-repo.ts';
+import { EMBEDDED_CONNECTION, getConnection, getPolicy, listPolicies, type PolicyRow } from '../db/storage-repo.ts';
 import type { Db } from '../db/sql/tx.ts';
 import { encryptedAtRest, storeOf } from './connections.ts';
 import type { ObjectStore, Sse, StoreLocation } from './object-store.ts';
@@ -75,6 +75,19 @@ export async function uploadPlace(ctx: Pick<AppContext, 'db' | 'store'>, libCode
   const policy = await getPolicy(ctx.db, libCode);
   const at: StoreLocation = policy ? { connectionId: policy.connection_id, bucket: policy.bucket } : { connectionId: EMBEDDED_CONNECTION, bucket: own.bucket };
   return { ...at, store: await own.at(at), sse: policySse(policy), inForce: inForceOf(own, policy) };
+}
+
+/**
+ * Every library's upload place at once, looked up without a query: a bulk upload files into folders of any library
+ * inside one transaction, where another query on the database would wait for that transaction.
+ */
+export async function uploadPlaces(ctx: Pick<AppContext, 'db' | 'store'>): Promise<(libCode: string) => StoreLocation & { sse: Sse | undefined }> {
+  const own = ctx.store().bucket;
+  const byLib = new Map((await listPolicies(ctx.db)).map((p) => [p.lib_code, p]));
+  return (libCode) => {
+    const p = byLib.get(libCode);
+    return p ? { connectionId: p.connection_id, bucket: p.bucket, sse: policySse(p) } : { connectionId: EMBEDDED_CONNECTION, bucket: own, sse: undefined };
+  };
 }
 
 /** Where a blob's bytes are (its row), or undefined when there is no such blob. */
