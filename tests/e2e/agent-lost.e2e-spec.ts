@@ -61,6 +61,9 @@ let rootId: string;
 let userId: string;
 let ports: { plugin: number; ws: number; client: number };
 const roots = () => join(work, 'allowed');
+/** The agent's saved job list (written atomically). */
+const agentJobs = () => join(work, 'state', 'agent', 'jobs.json');
+const agentJobNames = () => (JSON.parse(readFileSync(agentJobs(), 'utf8')) as Array<{ name: string }>).map((j) => j.name);
 const downloads = () => join(work, 'downloads');
 
 async function remoteChild(parentId: string, name: string) {
@@ -222,6 +225,8 @@ describe('losing the local transfer agent mid-transfer', () => {
     agent ??= await startAgent();
     await page.reload();
     await page.getByTestId('file-browser').waitFor();
+    // The page reattaches to the agent that is back, which then drops the download the browser took over.
+    await expect.poll(() => agentJobNames().includes('lost-down.bin'), { timeout: 60_000 }).toBe(false);
     // Parts 1 to 54 (of 63) reach storage through the agent; part 55 on waits at its signing. The agent sends the
     // most: it is quicker at it than the browser, and the browser's share shows what it skips.
     const HELD_FROM = 55;
