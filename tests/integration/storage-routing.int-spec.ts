@@ -226,6 +226,10 @@ describe('storage routing per library', () => {
     const zip = await admin.api(`${C}/API/getZipDownloadUrl`, { ids: routedSmall.id });
     const zipped = Buffer.from(await (await fetch(new URL(okData(zip).url, srv.baseUrl))).arrayBuffer());
     expect(zipped.includes(small)).toBe(true);
+    // A folder's download listing (what a client walks to fetch a whole folder) names each file's own place.
+    const root = okData(await admin.api(`${C}/Page`, {})).parentId as string;
+    const walked = okData(await admin.api(`${C}/getFolderInfo`, { instanceId: root })).data as Array<{ instanceId: string; fileInfo: any }>;
+    expect(walked.find((x) => x.instanceId === routedBig.id)?.fileInfo).toMatchObject({ bucketName: routed.bucket, host: proxied });
     // Without SSE asked for, nothing at rest is claimed.
     const u = okData(await admin.api(`${C}/API/file-uploadable`, { fSize: 10, fName: encodeName('probe.bin'), fMd5: sha(randomBytes(10)) }));
     expect([u.bucketName, u.storeEncryption, u.host]).toEqual([routed.bucket, 0, proxied]);

@@ -15,6 +15,7 @@ import { PERMISSIONS } from '@hcs/openapi/operations';
 import { AppError } from '../http/errors.ts';
 import { personalise } from './labels.ts';
 import { folderInfoSync, listingSync } from '../replication/status.ts';
+import { blobStores } from '../storage/routing.ts';
 
 type Schemas = components['schemas'];
 
@@ -152,8 +153,13 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const root = await accessible(db, user, q.instanceId, 'read');
       await assertSubtreeAllows(db, user, root, 'download');
       const walk = await walkFolder(db, ctx.secret, root, q.cursor, q.limit ?? 1000);
-      const store = ctx.store();
       const endpoint = ctx.storageEndpoint(req);
+      // Each file's own place (its blob's connection and bucket), whatever its library's policy says today.
+      const places = await blobStores(ctx, walk.entries.flatMap((e) => (e.blobId ? [e.blobId] : [])), endpoint);
+      const fileInfo = (e: (typeof walk.entries)[number]) => {
+        const at = places.get(e.blobId ?? '') ?? { store: ctx.store(), endpoint };
+        return downloadInfo(at.store, e, at.endpoint);
+      };
       const sync = await folderInfoSync(db, root, walk.entries, ctx.config.node.site);
       return ok({
         data: walk.entries.map((e) => ({
@@ -163,7 +169,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
           rootId: root.id,
           rootName: root.name,
           ...sync(e),
-          fileInfo: e.isFolder ? null : downloadInfo(store, e, endpoint),
+          fileInfo: e.isFolder ? null : fileInfo(e),
         }) satisfies Schemas['FolderInfoEntry']),
         nextCursor: walk.nextCursor,
         totalFiles: walk.totalFiles,

@@ -108,6 +108,24 @@ export async function blobStore(ctx: Pick<AppContext, 'db' | 'store'>, blobId: s
   return { store, endpoint };
 }
 
+/** blobStore for many blobs (a folder's download listing) in few queries: by blob id; a missing id is not in the map. */
+export async function blobStores(
+  ctx: Pick<AppContext, 'db' | 'store'>, blobIds: readonly string[], callerEndpoint: string,
+): Promise<Map<string, { store: ObjectStore; endpoint: string }>> {
+  const own = ctx.store();
+  const out = new Map<string, { store: ObjectStore; endpoint: string }>();
+  const ids = [...new Set(blobIds)];
+  for (let i = 0; i < ids.length; i += 400) {
+    const rows = await ctx.db.selectFrom('blobs').select(['id', 'connection_id', 'bucket']).where('id', 'in', ids.slice(i, i + 400)).execute();
+    for (const r of rows) {
+      const at = { connectionId: r.connection_id, bucket: r.bucket };
+      const store = await own.at(at);
+      out.set(r.id, { store, endpoint: clientEndpoint(at, store, callerEndpoint) });
+    }
+  }
+  return out;
+}
+
 /** The endpoint clients send a location's S3 requests to (see blobStore). */
 export function clientEndpoint(at: StoreLocation, store: ObjectStore, callerEndpoint: string): string {
   return at.connectionId === EMBEDDED_CONNECTION ? callerEndpoint : store.publicEndpoint;
