@@ -210,13 +210,15 @@ export interface LagBelow { folder_id: string; blob_id: string; site_id: string;
  * folders below others). `truncated`: more than `limit` copies are behind.
  */
 export async function lagBelow(db: Db, libCode: string, sites: readonly string[], folderIds: readonly string[], limit: number): Promise<{ rows: LagBelow[]; truncated: boolean }> {
-  // The last row (folder_id null) carries how many copies lag holds.
+  // The last row (folder_id null) carries how many copies lag holds. SQLite would read the library's files by
+  // lib_code, every one of them, per listing: CROSS JOIN makes it read the copies behind first, and `|| ''` keeps it
+  // from the lib_code index for their files (it takes instances_blob). PostgreSQL plans the inner join it is.
   const r = await sql<Omit<LagBelow, 'folder_id'> & { folder_id: string | null }>`
     with recursive lag as (
       select r.blob_id, r.site_id, r.state, r.size, r.queued_at, r.error, i.parent_id
-      from blob_replicas r join instances i on i.blob_id = r.blob_id
-      where r.site_id in (${sql.join(sites)}) and r.state in ('pending', 'failed') and r.gone_at is null
-        and i.deleted_at is null and i.lib_code = ${libCode}
+      from blob_replicas r cross join instances i
+      where i.blob_id = r.blob_id and r.site_id in (${sql.join(sites)}) and r.state in ('pending', 'failed') and r.gone_at is null
+        and i.deleted_at is null and i.lib_code || '' = ${libCode}
       limit ${limit + 1}
     ), up(blob_id, site_id, state, size, queued_at, error, folder_id) as (
       select blob_id, site_id, state, size, queued_at, error, parent_id from lag
