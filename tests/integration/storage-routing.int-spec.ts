@@ -73,6 +73,8 @@ describe('storage routing per library', () => {
   /** The routed store's endpoint as the connection names it (the proxy's). */
   let proxied: string;
   let routed: { client: S3Client; bucket: string };
+  let upstreamCreds: { accessKeyId: string; secretAccessKey: string };
+  const rgwCreds = () => upstreamCreds;
   let admin: TestUser;
   let plain: TestUser;
   let cloudId: string;
@@ -147,6 +149,7 @@ describe('storage routing per library', () => {
       const cred = JSON.parse(readFileSync(join(other.dataDir, 's3-credentials.json'), 'utf8')) as { accessKeyId: string; secretAccessKey: string };
       upstream = { endpoint: `${other.baseUrl}/s3`, region: other.built.ctx.store().region, ...cred };
     }
+    upstreamCreds = { accessKeyId: upstream.accessKeyId, secretAccessKey: upstream.secretAccessKey };
     routed = {
       client: new S3Client({ endpoint: upstream.endpoint, region: upstream.region, forcePathStyle: true, credentials: { accessKeyId: upstream.accessKeyId, secretAccessKey: upstream.secretAccessKey } }),
       bucket: `hcs-route-${randomBytes(4).toString('hex')}`,
@@ -290,6 +293,20 @@ describe('storage routing per library', () => {
     expect(okData(await admin.api(`${C}/deleteSecRecycle`, { ids: routedBig.id })).done).toEqual([routedBig.id]);
     expect(await routedKeys()).not.toContain(old.object_key);
   }, 120_000);
+
+  it('a connection an unfinished upload is headed for cannot be deleted', async () => {
+    const second = okData(await admin.api(`${C}/cloudConnect/addCloud`, undefined, {
+      name: 'second-route', endpoint: proxied, region: 'us-east-1', bucket: routed.bucket, accessKey: rgwCreds().accessKeyId, secretKey: rgwCreds().secretAccessKey,
+    }));
+    okData(await setPolicy({ libCode: 'NetDisk', cloudId: second.cloudId }));
+    const bytes = randomBytes(64);
+    const u = okData(await admin.api(`${C}/API/file-uploadable`, { fSize: bytes.length, fName: encodeName('pending.bin'), fMd5: sha(bytes) }));
+    okData(await setPolicy({ libCode: 'NetDisk', cloudId: '0' }));
+    // The session still names the connection: its bytes (and a signed write still in flight) would be stranded.
+    const refused = await admin.api(`${C}/cloudConnect/delete`, undefined, { cloudId: second.cloudId });
+    expect([refused.status, refused.data?.code]).toEqual([409, 'CONFLICT']);
+    okData(await admin.api(`${C}/API/destroyPartInfo`, undefined, { fId: u.fId }));
+  });
 
   it('SSE on the external store: refused where not offered; the signed writes carry the headers, server writes send them', async () => {
     // Connection zero encrypts itself (aes256-gcm), it is never asked for SSE; a connection must offer the mode.

@@ -98,12 +98,15 @@ export async function resealSecrets(db: Db, reseal: (row: ConnectionRow) => stri
   });
 }
 
-/** Deletes a connection nothing uses: no blob, library policy or site (CONFLICT naming what holds it). */
+/** Deletes a connection nothing uses: no blob, upload session, library policy or site (CONFLICT naming what holds it). */
 export async function deleteConnection(db: Db, id: string): Promise<void> {
   await transaction(db, async (trx) => {
     if (!(await getConnection(trx, id))) throw new AppError('NOT_FOUND', `no storage connection ${id}`);
     const blob = await trx.selectFrom('blobs').select('id').where('connection_id', '=', id).limit(1).executeTakeFirst();
     if (blob) throw new AppError('CONFLICT', 'files are stored on this connection');
+    // Until the janitor removes a session's row, its staging bytes (or a signed write still in flight) may be there.
+    const upload = await trx.selectFrom('upload_sessions').select('id').where('connection_id', '=', id).limit(1).executeTakeFirst();
+    if (upload) throw new AppError('CONFLICT', 'unfinished uploads are stored on this connection; try again once they are finished or expired');
     const policy = await trx.selectFrom('storage_policies').select('lib_code').where('connection_id', '=', id).limit(1).executeTakeFirst();
     if (policy) throw new AppError('CONFLICT', `library ${policy.lib_code} stores new uploads on this connection`);
     const site = await trx.selectFrom('sites').select('name').where('connection_id', '=', id).limit(1).executeTakeFirst();
