@@ -1,16 +1,12 @@
 // The generic list screen of spec 2 for one library: toolbar (upload, new folder, multi-delete, filter, sort, view),
 // breadcrumbs, table or icon cards, pagination, drop zone, and the dialogs behind the row actions.
-import { lazy, Suspense, useEffect, useMemo, useRef, useState, type ComponentProps, type DragEvent } from 'react';
+import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ComponentProps, type DragEvent } from 'react';
 import { Breadcrumb, Button, Dropdown, Empty, Input, Modal, Pagination, Segmented, Select, Space, Spin, Typography } from 'antd';
 import {
   AppstoreOutlined,
   CloudUploadOutlined,
   DeleteOutlined,
   DownloadOutlined,
-  FileExcelOutlined,
-  FilePptOutlined,
-  FileTextOutlined,
-  FileWordOutlined,
   FolderAddOutlined,
   PlusOutlined,
   ShareAltOutlined,
@@ -20,9 +16,9 @@ import {
 } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
-import { useQuery, useQueryClient } from '@tanstack/react-query';
+import { useQueryClient } from '@tanstack/react-query';
 import { refreshCapacity } from '../../shared/capacity.ts';
-import { copyInstances, createInstances, createOfficeFile, deleteInstances, getListTemplatesQueryKey, listTemplates, modifyInstance, moveInstances } from '../../api/gen/files/files.ts';
+import { copyInstances, createInstances, createOfficeFile, deleteInstances, modifyInstance, moveInstances } from '../../api/gen/files/files.ts';
 import type { OfficeKind } from '../../api/gen/model/officeKind.ts';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import type { BatchResultResponse } from '../../api/gen/model/batchResultResponse.ts';
@@ -42,9 +38,12 @@ import type { PreviewDialog as PreviewDialogType } from './PreviewDialog.tsx';
 import type { ShareDialog as ShareDialogType } from '../../shared/ShareDialog.tsx';
 import { lazyDialog } from '../../shared/lazy-dialog.tsx';
 import { useItemActions } from './item-actions.tsx';
-import { PAGE_SIZES, useFileList, useViewMode, type SortField } from './list-state.ts';
+import type * as DailyUseModule from './DailyUse.tsx';
+import type { GestureHost } from './gestures.ts';
+import { PAGE_SIZES, useFileList, useViewMode, type SortField, type SortOrder } from './list-state.ts';
 
 // The icon view and the dialogs load when first shown: the list is what the screen needs first (issue #22 weight).
+const NewDocumentMenu = lazy(() => import('./NewDocumentMenu.tsx'));
 const FileCards = lazy(() => import('./FileCards.tsx').then((m) => ({ default: m.FileCards })));
 const MoveCopyDialog = lazyDialog<ComponentProps<typeof MoveCopyDialogType>>(() => import('./MoveCopyDialog.tsx').then((m) => m.MoveCopyDialog), (p) => p.open);
 const NameDialog = lazyDialog<ComponentProps<typeof NameDialogType>>(() => import('./NameDialog.tsx').then((m) => m.NameDialog), (p) => p.open);
@@ -60,13 +59,6 @@ export interface FileBrowserProps {
 }
 
 const CATEGORIES = [1, 2, 3, 4, 5, 6, 7, 8, 9] as const;
-const OFFICE_KINDS: readonly { kind: OfficeKind; icon: React.ReactNode }[] = [
-  { kind: 'docx', icon: <FileWordOutlined /> },
-  { kind: 'xlsx', icon: <FileExcelOutlined /> },
-  { kind: 'pptx', icon: <FilePptOutlined /> },
-  { kind: 'txt', icon: <FileTextOutlined /> },
-];
-
 type NameDialogState = { mode: 'create' } | { mode: 'rename'; item: Instance } | { mode: 'office'; kind: OfficeKind; templateId?: string };
 
 export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrowserProps) {
@@ -79,16 +71,21 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
   const [selected, setSelected] = useState<Instance[]>([]);
   const navigate = useNavigate();
   const [nameDialog, setNameDialog] = useState<NameDialogState | undefined>();
-  // Administrators' templates join the "new" menu; a server without them just shows the blank documents.
-  const templates = useQuery({
-    queryKey: getListTemplatesQueryKey(),
-    queryFn: async ({ signal }) => (await listTemplates({ signal, quiet: true })).data ?? [],
-    retry: false,
-  });
   const [moveCopy, setMoveCopy] = useState<{ mode: 'move' | 'copy'; items: Instance[] } | undefined>();
   const [preview, setPreview] = useState<Instance | undefined>();
   const [sharing, setSharing] = useState<Instance | undefined>();
   const [dragging, setDragging] = useState(false);
+  const [focusId, setFocusId] = useState<string | undefined>();
+  const [menu, setMenu] = useState<{ x: number; y: number; items: Instance[] } | undefined>();
+  const [dropTarget, setDropTarget] = useState<string | undefined>();
+  const anchor = useRef<string | undefined>(undefined);
+  const listTop = useRef<HTMLDivElement>(null);
+  const [listHeight, setListHeight] = useState<number | undefined>();
+  // The keyboard, the right-click menu and the row gestures load after the list: they are not needed to show it.
+  const [daily, setDaily] = useState<typeof DailyUseModule>();
+  useEffect(() => {
+    void import('./DailyUse.tsx').then(setDaily);
+  }, []);
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const memory = useMemo(() => sessionMemory(), []);
@@ -137,9 +134,9 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
     return { id: data.parentId, path: '/' + (data.breadcrumbs ?? []).slice(1).map((c) => c.instanceName).join('/') };
   };
 
-  const startUpload = async (pick: PickResult) => {
+  const startUpload = async (pick: PickResult, into?: { id: string; path: string }) => {
     try {
-      const folder = await currentFolder();
+      const folder = into ?? (await currentFolder());
       if (!folder) return;
       const r = await planUpload(pick, { parentId: folder.id, path: folder.path, libCode, instanceType }, prompts.upload, memory, (items) => store.add(items));
       if ('queued' in r) {
@@ -223,9 +220,59 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
     }
   };
 
+  // One host for the screen's life, its fields refreshed on every render: the row handlers built from it read the
+  // screen as it is when they run, so neither they nor the memoised table are rebuilt when a dialog or a menu opens
+  // (every row re-rendering while a dialog zoomed in kept a loaded machine's main thread from it).
+  const host = useRef({} as GestureHost).current;
+  Object.assign(host, {
+    rows,
+    crumbs,
+    path,
+    selected,
+    setSelected,
+    focusId,
+    setFocusId,
+    anchor,
+    onRow,
+    doDownload,
+    doDelete,
+    setMoveCopy,
+    go: (parentId) => {
+      setSelected([]);
+      update({ parentId });
+    },
+    notice: prompts.upload.notice,
+    reportBatch,
+    afterChange,
+    notifyError,
+    startUpload,
+    openMenu: (at, items) => setMenu({ ...at, items }),
+    dropTarget,
+    setDropTarget,
+  } satisfies GestureHost);
+  const gestures = useMemo(() => daily?.rowGestures(host, { focusId, dropTarget }), [daily, host, focusId, dropTarget]);
+  const onAction = useCallback((a: RowAction, item: Instance) => host.onRow(a, item), [host]);
+  const onSort = useCallback((sortField: SortField, sortOrder: SortOrder) => update({ sortField, sortOrder }), [update]);
+
+  // Spec: the table is the window's height less its offset and 56 (the pagination below it), so the rows scroll
+  // inside it and the toolbar stays in view.
+  const hasSelection = selected.length > 0;
+  useLayoutEffect(() => {
+    const measure = () => {
+      const top = listTop.current?.getBoundingClientRect().top;
+      if (top !== undefined) setListHeight(Math.max(160, Math.floor(window.innerHeight - top - 56)));
+    };
+    measure();
+    window.addEventListener('resize', measure);
+    return () => window.removeEventListener('resize', measure);
+  }, [view, crumbs.length, hasSelection, rows.length]);
+  const TABLE_HEADER = 47;
+
   const onDrop = async (e: DragEvent) => {
     e.preventDefault();
     setDragging(false);
+    // Only the user's own files upload: rows dropped back on the list they came from stay where they are.
+    if (!e.dataTransfer.types.includes('Files')) return;
     // Read the entries before any await: the DataTransfer is cleared once the handler yields.
     const picked = fromDataTransfer(e.dataTransfer);
     await startUpload(await picked);
@@ -271,7 +318,7 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
           void startUpload(pick);
         }}
       />
-      <Space wrap style={{ marginBottom: 12 }}>
+      <Space wrap data-testid="files-toolbar" style={{ marginBottom: 12, position: 'sticky', top: 0, zIndex: 3, background: 'inherit' }}>
         <Dropdown
           menu={{
             items: [
@@ -287,26 +334,23 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
         <Button icon={<FolderAddOutlined />} onClick={() => setNameDialog({ mode: 'create' })} data-testid="new-folder">
           {t('files.newFolder')}
         </Button>
-        <Dropdown
-          trigger={['click']}
-          menu={{
-            items: [
-              ...OFFICE_KINDS.map(({ kind, icon }) => ({ key: kind, icon, label: t(`templates.kind.${kind}`), onClick: () => setNameDialog({ mode: 'office', kind }) })),
-              ...(templates.data ?? [])
-                .filter((tp) => !tp.builtIn)
-                .map((tp) => ({ key: tp.templateId, label: t('templates.fromTemplate', { name: tp.name }), onClick: () => setNameDialog({ mode: 'office', kind: tp.kind, templateId: tp.templateId }) })),
-            ],
-          }}
+        <Suspense
+          fallback={
+            <Button icon={<PlusOutlined />} disabled>
+              {t('templates.newDocument')}
+            </Button>
+          }
         >
-          <Button icon={<PlusOutlined />} data-testid="new-document">
-            {t('templates.newDocument')}
-          </Button>
-        </Dropdown>
+          <NewDocumentMenu onPick={(kind, templateId) => setNameDialog({ mode: 'office', kind, ...(templateId ? { templateId } : {}) })} />
+        </Suspense>
         <Button icon={<DownloadOutlined />} onClick={() => doDownload(selected)} data-testid="download-selected">
           {t('files.download')}
         </Button>
         <Button icon={<SwapOutlined />} onClick={() => (selected.length ? setMoveCopy({ mode: 'move', items: selected }) : prompts.upload.notice('warning', 'files.selectFirst'))} data-testid="move-selected">
           {t('files.move')}
+        </Button>
+        <Button onClick={() => (selected.length ? setMoveCopy({ mode: 'copy', items: selected }) : prompts.upload.notice('warning', 'files.selectFirst'))} data-testid="copy-selected">
+          {t('files.copy')}
         </Button>
         <Button
           icon={<ShareAltOutlined />}
@@ -352,19 +396,35 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
         />
       </Space>
 
-      <Breadcrumb
-        style={{ marginBottom: 12 }}
-        data-testid="breadcrumbs"
-        items={crumbs.map((c, i) => ({
-          key: c.instanceId,
-          title:
-            i === crumbs.length - 1 ? (
-              <span>{i === 0 ? rootLabel : c.instanceName}</span>
-            ) : (
-              <a onClick={() => update({ parentId: i === 0 ? undefined : c.instanceId })}>{i === 0 ? rootLabel : c.instanceName}</a>
-            ),
-        }))}
-      />
+      <Space style={{ marginBottom: 12, width: '100%', justifyContent: 'space-between' }} wrap>
+        <Breadcrumb
+          data-testid="breadcrumbs"
+          items={crumbs.map((c, i) => ({
+            key: c.instanceId,
+            title:
+              i === crumbs.length - 1 ? (
+                <span>{i === 0 ? rootLabel : c.instanceName}</span>
+              ) : (
+                <a
+                  data-testid={`crumb-${i}`}
+                  onClick={() => update({ parentId: i === 0 ? undefined : c.instanceId })}
+                  {...daily?.crumbGestures(host, { instanceId: c.instanceId, instanceName: c.instanceName })}
+                >
+                  {i === 0 ? rootLabel : c.instanceName}
+                </a>
+              ),
+          }))}
+        />
+        {selected.length > 0 && (
+          <Space size={4} data-testid="selection-bar">
+            <Typography.Text data-testid="selected-count">{t('filesDaily.selected', { count: selected.length })}</Typography.Text>
+            <Button type="link" size="small" onClick={() => setSelected([])} data-testid="clear-selection">
+              {t('filesDaily.clear')}
+            </Button>
+          </Space>
+        )}
+      </Space>
+      <div ref={listTop} />
 
       {query.isError && !page ? (
         <Typography.Text type="danger" data-testid="list-error">
@@ -379,20 +439,24 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
           rows={rows}
           selected={selected}
           onSelect={setSelected}
-          onAction={onRow}
+          onAction={onAction}
           sortField={state.sortField}
           sortOrder={state.sortOrder}
-          onSort={(sortField, sortOrder) => update({ sortField, sortOrder })}
+          onSort={onSort}
           loading={query.isFetching}
+          rowProps={gestures}
+          scrollY={listHeight === undefined ? undefined : Math.max(120, listHeight - TABLE_HEADER)}
         />
       ) : (
         <Suspense fallback={<Spin style={{ display: 'block', margin: '48px auto' }} />}>
-          <FileCards rows={rows} selected={selected} onSelect={setSelected} onAction={onRow} />
+          <div style={{ maxHeight: listHeight, overflow: 'auto' }} data-testid="cards-scroll">
+            <FileCards rows={rows} selected={selected} onSelect={setSelected} onAction={onAction} itemProps={gestures} />
+          </div>
         </Suspense>
       )}
 
       <Pagination
-        style={{ marginTop: 12, justifyContent: 'flex-end' }}
+        style={{ marginTop: 8, justifyContent: 'flex-end' }}
         current={state.pageNo}
         pageSize={state.pageSize}
         total={page?.total ?? 0}
@@ -446,7 +510,8 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
         }}
       />
       {itemActions.dialogs}
-      <PreviewDialog item={preview} onClose={() => setPreview(undefined)} onDownload={(i) => doDownload([i])} />
+      {daily && <daily.DailyUse host={host} menu={menu} closeMenu={() => setMenu(undefined)} />}
+      <PreviewDialog item={preview} onClose={() => setPreview(undefined)} onDownload={(i) => doDownload([i])} siblings={rows} onNavigate={setPreview} />
       <ShareDialog item={sharing} onClose={() => setSharing(undefined)} />
     </div>
   );

@@ -1,5 +1,5 @@
 // Icon-card view (spec 2): preview (not for folders), download, delete and a more-menu per card.
-import { useRef } from 'react';
+import { useRef, type HTMLAttributes } from 'react';
 import { Card, Checkbox, Dropdown, Tooltip, Typography } from 'antd';
 import { DeleteOutlined, DownloadOutlined, EyeOutlined, FileOutlined, FolderFilled, MoreOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
@@ -9,7 +9,20 @@ import { cannotDelete, FavouriteStar, LabelTags, moreMenuItems, type RowAction }
 import { clickSelect } from './selection.ts';
 import { FileThumb } from './FileThumb.tsx';
 
-export function FileCards({ rows, selected, onSelect, onAction }: { rows: Instance[]; selected: Instance[]; onSelect: (r: Instance[]) => void; onAction: (a: RowAction, i: Instance) => void }) {
+export function FileCards({
+  rows,
+  selected,
+  onSelect,
+  onAction,
+  itemProps,
+}: {
+  rows: Instance[];
+  selected: Instance[];
+  onSelect: (r: Instance[]) => void;
+  onAction: (a: RowAction, i: Instance) => void;
+  /** The folder screen's gestures on a card: context menu, drag and drop. */
+  itemProps?: (r: Instance) => HTMLAttributes<HTMLElement>;
+}) {
   const { t } = useTranslation();
   const ids = new Set(selected.map((s) => s.instanceId));
   const anchor = useRef<string | undefined>(undefined);
@@ -24,6 +37,8 @@ export function FileCards({ rows, selected, onSelect, onAction }: { rows: Instan
           key={r.instanceId}
           size="small"
           data-testid={`card-${r.instanceName}`}
+          data-row-key={r.instanceId}
+          {...itemProps?.(r)}
           actions={[
             r.classifierId === 'File' ? (
               <Tooltip title={t('files.preview')} key="p">

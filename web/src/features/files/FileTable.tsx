@@ -1,3 +1,4 @@
+import { memo, type HTMLAttributes } from 'react';
 import { Button, Dropdown, Space, Table, Tag, Tooltip, Typography } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { FileOutlined, FolderFilled, MoreOutlined, StarFilled, StarOutlined } from '@ant-design/icons';
@@ -87,9 +88,14 @@ export interface FileTableProps {
   only?: readonly RowAction[];
   /** A column after the name (the folder a search result or favourite is in). */
   extraColumn?: ColumnsType<Instance>[number];
+  /** The folder screen's row gestures: click to select, double-click, context menu, drag and drop. */
+  rowProps?: (r: Instance) => HTMLAttributes<HTMLElement>;
+  /** The rows' own scroll height, so the table fits the window and the page itself does not scroll. */
+  scrollY?: number;
 }
 
-export function FileTable({ rows, selected, onSelect, onAction, sortField, sortOrder, onSort, loading, only, extraColumn }: FileTableProps) {
+// Memoised: the files screen re-renders for its dialogs, menus and toasts, and every row and cell need not.
+export const FileTable = memo(function FileTable({ rows, selected, onSelect, onAction, sortField, sortOrder, onSort, loading, only, extraColumn, rowProps, scrollY }: FileTableProps) {
   const { t } = useTranslation();
   const order = (f: SortField) => (sortField === f ? (sortOrder === 'asc' ? 'ascend' : 'descend') : null);
   const columns: ColumnsType<Instance> = [
@@ -149,7 +155,8 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
       dataSource={rows}
       loading={loading}
       pagination={false}
-      scroll={{ x: NAME_MIN_WIDTH + 120 + 180 + LABELS_WIDTH + REMARK_WIDTH + ACTIONS_WIDTH + 48 + (extraColumn ? 200 : 0) }}
+      scroll={{ x: NAME_MIN_WIDTH + 120 + 180 + LABELS_WIDTH + REMARK_WIDTH + ACTIONS_WIDTH + 48 + (extraColumn ? 200 : 0), y: scrollY }}
+      onRow={rowProps}
       // antd's checkboxes select the run between the last click and a shift-click (spec: multi-select with shift).
       rowSelection={{ selectedRowKeys: selected.map((s) => s.instanceId), onChange: (_, sel) => onSelect(sel), fixed: 'left' }}
       onChange={(_p, _f, sorter) => {
@@ -161,4 +168,4 @@ export function FileTable({ rows, selected, onSelect, onAction, sortField, sortO
       data-testid="file-table"
     />
   );
-}
+});

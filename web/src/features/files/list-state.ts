@@ -4,7 +4,7 @@
 // and a folder can be bookmarked or sent as a link (the server still checks access).
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-query';
 import { listInstances, getListInstancesQueryKey } from '../../api/gen/files/files.ts';
 import type { ListInstancesParams } from '../../api/gen/model/listInstancesParams.ts';
 
@@ -124,11 +124,15 @@ export function useFileList(base: { libCode: string; instanceType: string }) {
     [folder, setSearch],
   );
 
+  const queryClient = useQueryClient();
   const refresh = useCallback(() => {
     // Creates, deletes and moves shift every later page: old cursors would skip or repeat rows.
     cursors.current.clear();
+    // A move, or an upload dropped on a folder row, changes folders not on screen: their cached pages are asked
+    // again when next shown.
+    void queryClient.invalidateQueries({ queryKey: getListInstancesQueryKey(), refetchType: 'none' });
     void query.refetch();
-  }, [query]);
+  }, [query, queryClient]);
 
   return { state, update, query, refresh };
 }

@@ -13,6 +13,7 @@ import { TRANSFER_PAGE_SIZE } from '../../shared/transfers/limits.ts';
 import { codeMessage } from '../../shared/error-message.ts';
 import { useTransferSnapshot } from '../../shared/transfers/runtime.ts';
 import type { DownloadItem, FinishedItem, TransferStore, UploadItem } from '../../shared/transfers/transfer-store.ts';
+import { CornerPanel } from './CornerPanel.tsx';
 import { AgentTransfers } from './AgentTransfers.tsx';
 
 export interface TransferPanelProps {
@@ -39,19 +40,22 @@ export function TransferPanel({ store, open: controlledOpen, onClose }: Transfer
   };
   const { t } = useTranslation();
   return (
-    <Drawer
-      open={open}
-      onClose={close}
-      title={t('transfer.title')}
-      size={PANEL_WIDTH}
-      mask={false}
-      // Below the app header: the header stays usable, and toasts (20 px from the top) no longer cover the title.
-      rootStyle={{ top: HEADER_HEIGHT }}
-      destroyOnHidden={false}
-      data-testid="transfer-panel"
-    >
-      <TransferLists store={store} tab={tab} onTab={setTab} />
-    </Drawer>
+    <>
+      {!open && <CornerPanel store={store} onExpand={() => setSelfOpen(true)} />}
+      <Drawer
+        open={open}
+        onClose={close}
+        title={t('transfer.title')}
+        size={PANEL_WIDTH}
+        mask={false}
+        // Below the app header: the header stays usable, and toasts (20 px from the top) no longer cover the title.
+        rootStyle={{ top: HEADER_HEIGHT }}
+        destroyOnHidden={false}
+        data-testid="transfer-panel"
+      >
+        <TransferLists store={store} tab={tab} onTab={setTab} />
+      </Drawer>
+    </>
   );
 }
 
