@@ -116,6 +116,7 @@ describe('daily files in the browser (zh_CN, 1366×800)', () => {
   it('uploads a file into a folder, deletes it and restores it from the recycle bin to its place', async () => {
     current = page;
     await page.getByTestId('new-folder').click();
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill(FOLDER);
     await page.getByTestId('name-dialog-ok').click();
     await row(FOLDER).click();
@@ -301,6 +302,7 @@ describe('daily files in the browser (zh_CN, 1366×800)', () => {
 
     await goFiles();
     await chooseMenuItem(page, page.getByTestId('new-document'), `模板：${TEMPLATE}`);
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill(FROM_TEMPLATE);
     await page.getByTestId('name-dialog-ok').click();
     await row(FROM_TEMPLATE).waitFor();

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import { holdStorageRequests, startE2E, type E2E } from './harness.ts';
+import { dialogsSettled, holdStorageRequests, startE2E, type E2E } from './harness.ts';
 
 let e2e: E2E;
 let context: BrowserContext;
@@ -141,6 +141,7 @@ describe('personal files', () => {
 
   it('creates a folder', async () => {
     await page.getByTestId('new-folder').click();
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill('Projects');
     await page.getByTestId('name-dialog-ok').click();
     await row('Projects').waitFor();
@@ -217,6 +218,7 @@ describe('personal files', () => {
   it('renames, moves, copies and deletes', async () => {
     await openFolder('drop');
     await moreAction('a.txt', 'Rename');
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill('renamed.txt');
     await page.getByTestId('name-dialog-ok').click();
     await waitOrExplain(row('renamed.txt'), 15000);

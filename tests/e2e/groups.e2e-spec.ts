@@ -4,7 +4,7 @@
 // server). Every screen is checked for raw keys and English in the Chinese UI.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { closeTransferPanel, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E } from './harness.ts';
+import { closeTransferPanel, dialogsSettled, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E } from './harness.ts';
 
 let e2e: E2E;
 const contexts: BrowserContext[] = [];
@@ -157,6 +157,7 @@ describe('groups in the browser (zh_CN)', () => {
     await page.goto(`${e2e.baseUrl}/drive/groupFile?group=${groupId}`);
     await page.getByTestId('file-browser').waitFor();
     await page.getByTestId('new-folder').click();
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill(FOLDER);
     await page.getByTestId('name-dialog-ok').click();
     await page.getByTestId(`row-name-${FOLDER}`).waitFor();

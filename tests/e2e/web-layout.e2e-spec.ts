@@ -4,7 +4,7 @@
 // arrows are readable beside their counts, and toasts stay clear of the transfer panel's title.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { chooseMenuItem, chooseOption, closeTransferPanel, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E } from './harness.ts';
+import { chooseMenuItem, chooseOption, closeTransferPanel, dialogsSettled, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E } from './harness.ts';
 
 let e2e: E2E;
 beforeAll(async () => {
@@ -90,6 +90,7 @@ describe.each(combos)('layout in $lang at $viewport.width x $viewport.height', (
 
   it('folders are in the URL: back, reload and a link land in the folder; properties give the folder', async () => {
     await page.getByTestId('new-folder').click();
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill(folder);
     await page.getByTestId('name-dialog-ok').click();
     await page.getByTestId(`row-name-${folder}`).click();

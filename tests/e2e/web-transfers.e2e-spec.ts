@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { createHash, randomBytes } from 'node:crypto';
 import type { BrowserContext, Page } from 'playwright-core';
-import { closeTransferPanel, explainFailure, settledTransferPanel, holdStorageRequests, recordToasts, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
+import { closeTransferPanel, dialogsSettled, explainFailure, holdStorageRequests, recordToasts, settledTransferPanel, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
 
 let e2e: E2E;
 beforeAll(async () => {
@@ -83,6 +83,7 @@ describe.each(combos)('transfers in $lang at $viewport.width x $viewport.height'
   it('a bad name in a selection: it is listed with its rule before anything uploads, the valid files go', async () => {
     const dir = `picks-${tag}`;
     await page.getByTestId('new-folder').click();
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill(dir);
     await page.getByTestId('name-dialog-ok').click();
     await page.getByTestId(`row-name-${dir}`).click();
