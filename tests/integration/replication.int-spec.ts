@@ -16,27 +16,12 @@ import { apiAs, makeUser, signInAdmin, type TestUser } from '../helpers/org.ts';
 import { uploadFile } from '../helpers/upload.ts';
 import { HoldGate } from '../helpers/hold-gate.ts';
 import { ON_POSTGRES, dropDatabaseOf } from '../helpers/db.ts';
+import { radosgw, until } from '../helpers/eventually.ts';
 
 const MiB = 1024 * 1024;
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-const rgw = process.env.HCS_TEST_S3_ENDPOINT
-  ? {
-    endpoint: process.env.HCS_TEST_S3_ENDPOINT, region: process.env.HCS_TEST_S3_REGION ?? 'us-east-1',
-    accessKeyId: process.env.HCS_TEST_S3_ACCESS_KEY ?? '', secretAccessKey: process.env.HCS_TEST_S3_SECRET_KEY ?? '',
-  }
-  : undefined;
+const rgw = radosgw;
 if (!rgw) console.log('[replication] HCS_TEST_S3_ENDPOINT is not set: site B is a second embedded store, not radosgw');
-
-/** Polls a state the nodes reach on their own schedule (bounded: a node that never gets there fails the test). */
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 interface Held { method: string; url: string }
 

@@ -21,16 +21,12 @@ import {
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { makeUser, signInAdmin, type Env, type TestUser } from '../helpers/org.ts';
 import { signedStorageRequest, uploadFile, type ApiCall } from '../helpers/upload.ts';
+import { radosgw } from '../helpers/eventually.ts';
 
 const MiB = 1024 * 1024;
 const C = '/hcs/controller';
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
-const rgw = process.env.HCS_TEST_S3_ENDPOINT
-  ? {
-    endpoint: process.env.HCS_TEST_S3_ENDPOINT, region: process.env.HCS_TEST_S3_REGION ?? 'us-east-1',
-    accessKeyId: process.env.HCS_TEST_S3_ACCESS_KEY ?? '', secretAccessKey: process.env.HCS_TEST_S3_SECRET_KEY ?? '',
-  }
-  : undefined;
+const rgw = radosgw;
 if (!rgw) console.log('[storage-routing] HCS_TEST_S3_ENDPOINT is not set: the routed store is a second embedded store, not radosgw');
 
 interface Seen { method: string; url: string; headers: IncomingHttpHeaders; status?: number }

@@ -12,17 +12,7 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { makeUser, mkdir, signInAdmin, type TestUser } from '../helpers/org.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
 import { HoldGate } from '../helpers/hold-gate.ts';
-
-/** Polls a state the node reaches on its own schedule (bounded: never getting there fails the test). */
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { until } from '../helpers/eventually.ts';
 
 /** A pass-through to the store that holds PUTs while armed, or answers 500 to everything while `failing`. */
 function storageProxy(upstream: string) {

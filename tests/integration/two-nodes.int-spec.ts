@@ -28,6 +28,7 @@ import { ADMIN_PASSWORD, ADMIN_USER, encryptForServer } from '../helpers/server.
 import { removeDataDir, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { ON_POSTGRES } from '../helpers/db.ts';
 import { createTestPgDatabase, type TestPgDatabase } from '../helpers/pg.ts';
+import { until } from '../helpers/eventually.ts';
 
 const MiB = 1024 * 1024;
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
@@ -38,17 +39,6 @@ const skip = !ON_POSTGRES
     ? 'HCS_TEST_S3_ENDPOINT is not set: the embedded store is per node, two nodes need an external S3 (bash tests/s3/radosgw.sh start && eval "$(bash tests/s3/radosgw.sh env)")'
     : undefined;
 if (skip) console.log(`[two-nodes] skipped: ${skip}`);
-
-/** Polls a condition the nodes reach on their own schedule (bounded: a node that never gets there fails the test). */
-async function until<T>(what: string, probe: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined && v !== false) return v;
-    if (Date.now() > end) throw new Error(`never happened: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.skipIf(skip !== undefined)('two server nodes on one PostgreSQL and one S3', () => {
   const work = mkdtempSync(join(tmpdir(), 'hcs-2n-'));
