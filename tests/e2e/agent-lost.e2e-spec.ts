@@ -1,14 +1,15 @@
 // Issue #21 in Chromium: the local transfer agent (`drive agent`, cli/dist) is killed mid-transfer. The web panel
 // shows its unfinished transfers as lost (in Chinese: no raw keys, no English) and offers to continue them in the
 // browser: a download fetches the same file, byte-identical; an upload takes the same file picked again from the row
-// and goes on from the parts the agent stored (the browser never signs those again). Transfers are stopped at known
+// and goes on from the parts the agent stored (the browser never signs those again); a folder upload takes the folder
+// picked again and lands with its tree, its big file going on from its stored parts. Transfers are stopped at known
 // points by holding the server's signing of chosen storage requests; the agent is killed with SIGKILL.
 // The agent runs on ports other than the spec's (`--plugin-port`, `--ws-port`), which this browser is told through
 // its per-browser setting: the web learns the WebSocket port from the agent's online answer. So this suite never
 // competes with agent-handover for the fixed ports.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, ftruncateSync } from 'node:fs';
+import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, ftruncateSync, writeFileSync, writeSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,9 +67,11 @@ const agentJobs = () => join(work, 'state', 'agent', 'jobs.json');
 const agentJobNames = () => (JSON.parse(readFileSync(agentJobs(), 'utf8')) as Array<{ name: string }>).map((j) => j.name);
 const downloads = () => join(work, 'downloads');
 
+async function remoteChildren(parentId: string) {
+  return unwrap(await api.GET('/hcs/controller/Page', { params: { query: { parentId, pageSize: 1000 } } })).data!.list as Array<{ instanceId: string; instanceName: string; fSize: number }>;
+}
 async function remoteChild(parentId: string, name: string) {
-  const list = unwrap(await api.GET('/hcs/controller/Page', { params: { query: { parentId, pageSize: 1000 } } })).data!.list as Array<{ instanceId: string; instanceName: string; fSize: number }>;
-  return list.find((i) => i.instanceName === name);
+  return (await remoteChildren(parentId)).find((i) => i.instanceName === name);
 }
 /** SHA-256 of a stored file, downloaded through the API as any client would. */
 async function remoteSha(instanceId: string, name: string): Promise<string> {
@@ -267,5 +270,72 @@ describe('losing the local transfer agent mid-transfer', () => {
     expect(byBrowser.length).toBeGreaterThan(0);
     expect(byBrowser.filter((n) => n < HELD_FROM)).toEqual([]);
     expect(await remoteSha((await remoteChild(rootId, name))!.instanceId, name)).toBe(await fileSha(huge));
+  }, 420_000);
+
+  it('a folder upload: the agent killed mid-way; the folder picked again from the row lands with its tree, byte-identical', async () => {
+    const name = 'lost-tree';
+    const dir = join(roots(), name);
+    mkdirSync(join(dir, 'sub'), { recursive: true });
+    writeFileSync(join(dir, 'a.txt'), randomBytes(3000));
+    writeFileSync(join(dir, 'sub', 'b.txt'), randomBytes(5000));
+    // Over 500 MB in all, so the plugin tip offers the agent. Sparse but for a random head: not lost-up.bin's content.
+    const big = join(dir, 'sub', 'big.bin');
+    const fd = openSync(big, 'w');
+    writeSync(fd, randomBytes(MiB), 0, MiB, 0);
+    ftruncateSync(fd, 501 * MiB);
+    closeSync(fd);
+    agent ??= await startAgent();
+    // The tip shows once a browser session, and this one saw it for lost-up.bin.
+    await page.evaluate(() => sessionStorage.removeItem('hcs.upload.pluginTipShown'));
+    await page.reload();
+    await page.getByTestId('file-browser').waitFor();
+    const HELD_FROM = 55;
+    const firstSigned = signed.length;
+    gate.arm((q) => q.action === 'uploadPart' && partNumberOf(q) >= HELD_FROM);
+    await page.getByTestId('upload-folder-input').setInputFiles(dir);
+    await page.getByTestId('plugin-tip-agent').click();
+    const input = page.getByTestId('agent-path-input');
+    await input.waitFor();
+    await input.fill(dir);
+    await page.getByTestId('agent-path-ok').click();
+    const row = agentRow(page, 'upload', name);
+    await row.waitFor();
+    await gate.held();
+    const byAgent = () => signed.slice(firstSigned).filter((q) => q.action === 'uploadPart').map(partNumberOf);
+    await expect.poll(() => [0, 1, 2].every((i) => byAgent().includes(HELD_FROM + i)), { timeout: 120_000 }).toBe(true);
+
+    await kill(agent!);
+    agent = undefined;
+    const lost = lostRow(page, 'upload', name);
+    await lost.waitFor({ timeout: 60_000 });
+    // Before the pick, the row says the folder's tree will be rebuilt.
+    expect(await page.getByTestId(`agent-lost-how-${name}`).getAttribute('data-resume')).toBe('tree');
+    expect(await visibleTextProblems(page, { lang: 'zh_CN', allow: ['lost-down.bin', 'lost-up.bin', name] })).toEqual([]);
+    await e2e.screenshot(page, 'agent-lost-folder');
+
+    gate.release();
+    const before = signed.length;
+    await page.getByTestId(`agent-continue-input-${name}`).setInputFiles(dir);
+    await expect.poll(async () => (await toastsSeen(page)).some((t) => t.includes(name) && t.includes('文件夹结构')), { timeout: 30_000 }).toBe(true);
+    const folder = await remoteChild(rootId, name);
+    expect(folder).toBeDefined();
+    const sub = await remoteChild(folder!.instanceId, 'sub');
+    expect(sub).toBeDefined();
+    await expect.poll(async () => (await remoteChild(sub!.instanceId, 'big.bin'))?.fSize, { timeout: 240_000 }).toBe(501 * MiB);
+    // The same tree, nothing flat beside it: one folder, each name once where the agent was putting it.
+    expect((await remoteChildren(folder!.instanceId)).map((i) => i.instanceName).sort()).toEqual(['a.txt', 'sub']);
+    await expect.poll(async () => (await remoteChildren(sub!.instanceId)).map((i) => i.instanceName).sort(), { timeout: 60_000 }).toEqual(['b.txt', 'big.bin']);
+    expect((await remoteChildren(rootId)).filter((i) => ['a.txt', 'b.txt', 'big.bin', 'sub'].includes(i.instanceName))).toEqual([]);
+    for (const [parent, file, local] of [
+      [folder!, 'a.txt', join(dir, 'a.txt')],
+      [sub!, 'b.txt', join(dir, 'sub', 'b.txt')],
+      [sub!, 'big.bin', big],
+    ] as const) {
+      expect(await remoteSha((await remoteChild(parent.instanceId, file))!.instanceId, file)).toBe(await fileSha(local));
+    }
+    // The big file went on from the agent's parts: the browser never signed those again.
+    const byBrowser = signed.slice(before).filter((q) => q.action === 'uploadPart').map(partNumberOf);
+    expect(byBrowser.length).toBeGreaterThan(0);
+    expect(byBrowser.filter((n) => n < HELD_FROM)).toEqual([]);
   }, 420_000);
 });

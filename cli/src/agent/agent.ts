@@ -4,6 +4,7 @@
 // Every HTTP request and WebSocket handshake must come from the drive's origin on a loopback Host (guard.ts), and
 // every WebSocket connection must then pair with a token the drive's server issued to a signed-in user
 // (session.ts) before it may start, list or control anything; it only ever sees its own user's jobs.
+import { stat } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, WebSocket, type RawData } from 'ws';
@@ -177,6 +178,7 @@ export async function startAgent(opts: AgentOptions): Promise<RunningAgent> {
             conflict: req.conflict,
             ...(req.libCode ? { libCode: req.libCode } : {}),
             ...(req.instanceType ? { instanceType: req.instanceType } : {}),
+            ...(sources.length === 1 && (await stat(sources[0]!)).isDirectory() ? { folder: true } : {}),
           },
         });
         return { job };

@@ -24,6 +24,8 @@ interface UploadSpec {
   conflict: Conflict;
   libCode?: string;
   instanceType?: string;
+  /** The one source is a folder. */
+  folder?: boolean;
 }
 
 interface DownloadSpec {
@@ -291,6 +293,7 @@ export class JobManager {
       ...(job.upload ? { parentId: job.upload.parentId, conflict: job.upload.conflict } : {}),
       ...(job.upload?.libCode ? { libCode: job.upload.libCode } : {}),
       ...(job.upload?.instanceType ? { instanceType: job.upload.instanceType } : {}),
+      ...(job.upload?.folder ? { folder: true } : {}),
     };
   }
 

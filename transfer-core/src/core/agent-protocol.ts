@@ -69,6 +69,8 @@ export interface JobView {
   conflict?: Conflict;
   libCode?: string;
   instanceType?: string;
+  /** An upload of one local folder: a browser carrying it on rebuilds its tree rather than sending files flat. */
+  folder?: boolean;
 }
 
 export interface Reply {

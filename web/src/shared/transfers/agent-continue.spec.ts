@@ -39,4 +39,17 @@ describe('continuing a lost agent upload in the browser', () => {
       expect(uploadContinuation(j, [{ name: j.name, size: j.bytes }])).toBe('afresh');
     }
   });
+
+  it('rebuilds the tree of a lost folder upload when the folder is picked again; several loose files stay flat', () => {
+    const tree = job({ name: 'tree', files: 3, folder: true });
+    const picked = [
+      { name: 'a.txt', size: 3, webkitRelativePath: 'tree/a.txt' },
+      { name: 'big.bin', size: 600 * MiB, webkitRelativePath: 'tree/sub/big.bin' },
+    ];
+    expect(uploadContinuation(tree, picked)).toBe('tree');
+    // Loose files picked for it carry no folder to rebuild.
+    expect(uploadContinuation(tree, [{ name: 'a.txt', size: 3, webkitRelativePath: '' }])).toBe('afresh');
+    // A multi-file job keeps going flat into its folder, whatever is picked.
+    expect(uploadContinuation(job({ name: 'a.txt (+1)', files: 2 }), picked)).toBe('afresh');
+  });
 });
