@@ -1,7 +1,7 @@
 // The files screen's table is not drawn again for what happens around it (issue #22): a dialog opening re-rendered
 // every row and cell, and on a loaded machine the dialog's buttons were clicked while it was still zooming in.
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
-import { fireEvent, screen } from '@testing-library/react';
+import { fireEvent, screen, waitFor } from '@testing-library/react';
 import { setupServer } from 'msw/node';
 import { http, HttpResponse } from 'msw';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
@@ -51,6 +51,8 @@ it('opening the new-folder dialog draws no row of the table again', async () => 
   const router = createMemoryRouter([{ path: '/personalFile', element: <FileBrowser libCode="NetDisk" instanceType="1" store={store} /> }], { initialEntries: ['/personalFile'] });
   await renderInProviders(<RouterProvider router={router} />, 'en_US');
   await screen.findByText('file-19.txt');
+  // The row gestures load after the list and draw the rows once more (draggable): measure from after that.
+  await waitFor(() => expect(screen.getByText('file-19.txt').closest('tr')?.getAttribute('draggable')).toBe('true'));
   expect(drawn.rows).toBeGreaterThanOrEqual(rows.length);
   const before = drawn.rows;
   fireEvent.click(screen.getByTestId('new-folder'));
