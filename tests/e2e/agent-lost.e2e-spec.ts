@@ -10,7 +10,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, createReadStream, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, ftruncateSync, writeFileSync, writeSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
@@ -20,6 +19,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { unwrap, type HcsClient } from '@hcs/openapi/client';
 import { HoldGate } from '../helpers/hold-gate.ts';
 import { apiAs } from '../helpers/org.ts';
+import { freePort } from '../helpers/server-process.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
 import { explainFailure, recordToasts, settledTransferPanel, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
 
@@ -30,18 +30,6 @@ async function fileSha(path: string): Promise<string> {
   const h = createHash('sha256');
   for await (const chunk of createReadStream(path)) h.update(chunk as Buffer);
   return h.digest('hex');
-}
-
-/** A port nothing listens on now (the kernel's pick). */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 interface SignQuery {

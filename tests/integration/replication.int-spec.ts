@@ -6,7 +6,6 @@
 // every tenth request.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
 import { createHash, randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,53 +13,15 @@ import { CreateBucketCommand, GetObjectCommand, ListMultipartUploadsCommand, Lis
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { apiAs, makeUser, signInAdmin, type TestUser } from '../helpers/org.ts';
 import { uploadFile } from '../helpers/upload.ts';
-import { HoldGate } from '../helpers/hold-gate.ts';
 import { ON_POSTGRES, dropDatabaseOf } from '../helpers/db.ts';
 import { radosgw, until } from '../helpers/eventually.ts';
+import { storageProxy } from '../helpers/storage-proxy.ts';
 
 const MiB = 1024 * 1024;
 const sha = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 const rgw = radosgw;
 if (!rgw) console.log('[replication] HCS_TEST_S3_ENDPOINT is not set: site B is a second embedded store, not radosgw');
 
-interface Held { method: string; url: string }
-
-/** A pass-through to an S3 endpoint that can hold requests and inject 500s (the Host header is kept: SigV4 signs it). */
-function storageProxy(upstream: string) {
-  const gate = new HoldGate<Held>();
-  const state = { faultEvery: 0, seen: 0, faults: 0 };
-  const up = new URL(upstream);
-  const server: Server = createServer((req, res) => {
-    state.seen++;
-    if (state.faultEvery > 0 && state.seen % state.faultEvery === 0) {
-      state.faults++;
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(500, { 'content-type': 'application/xml' });
-        res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected</Message></Error>');
-      });
-      return;
-    }
-    void gate.pass({ method: req.method ?? '', url: req.url ?? '' }).then(() => {
-      const out = request({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
-      out.on('error', () => res.destroy());
-      res.on('close', () => { if (!res.writableFinished) out.destroy(); });
-      req.pipe(out);
-    });
-  });
-  return {
-    gate,
-    state,
-    async listen(): Promise<string> {
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      return `http://127.0.0.1:${(server.address() as { port: number }).port}${up.pathname.replace(/\/$/, '')}`;
-    },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  };
-}
 
 describe('cross-site replication', () => {
   const work = mkdtempSync(join(tmpdir(), 'hcs-repl-'));

@@ -5,48 +5,14 @@
 // while held) or answer 500 to all of them (copies fail).
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { readFileSync } from 'node:fs';
-import { createServer, request, type Server } from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { makeUser, mkdir, signInAdmin, type TestUser } from '../helpers/org.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
-import { HoldGate } from '../helpers/hold-gate.ts';
 import { until } from '../helpers/eventually.ts';
+import { storageProxy } from '../helpers/storage-proxy.ts';
 
-/** A pass-through to the store that holds PUTs while armed, or answers 500 to everything while `failing`. */
-function storageProxy(upstream: string) {
-  const gate = new HoldGate<string>();
-  const state = { failing: false };
-  const up = new URL(upstream);
-  const server: Server = createServer((req, res) => {
-    if (state.failing) {
-      req.resume();
-      req.on('end', () => {
-        res.writeHead(500, { 'content-type': 'application/xml' });
-        res.end('<?xml version="1.0" encoding="UTF-8"?><Error><Code>InternalError</Code><Message>injected</Message></Error>');
-      });
-      return;
-    }
-    void gate.pass(req.method ?? '').then(() => {
-      const out = request({ host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers }, (r) => {
-        res.writeHead(r.statusCode ?? 502, r.headers);
-        r.pipe(res);
-      });
-      out.on('error', () => res.destroy());
-      req.pipe(out);
-    });
-  });
-  return {
-    gate,
-    state,
-    async listen(): Promise<string> {
-      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-      return `http://127.0.0.1:${(server.address() as { port: number }).port}${up.pathname.replace(/\/$/, '')}`;
-    },
-    close: () => new Promise<void>((r) => { server.closeAllConnections(); server.close(() => r()); }),
-  };
-}
 
 describe('replication status in listings and folder info', () => {
   let srv: TestServer;
@@ -107,7 +73,7 @@ describe('replication status in listings and folder info', () => {
   it('a copy held at the far site shows pending (file and folder, with lag in bytes), syncStatus "0" at that site, then synced', async () => {
     const docs = await mkdir(alice, 'docs');
     const deep = await mkdir(alice, 'deep', docs);
-    proxy.gate.arm((method) => method === 'PUT');
+    proxy.gate.arm((r) => r.method === 'PUT');
     const cfg = await admin.api('/hcs/controller/instance/sync/config/addOrUpdate', undefined, { libCode: 'NetDisk', sourceSiteId: hq, targetSiteIds: [far] });
     expect(cfg.ret, JSON.stringify(cfg)).toBe(0);
     const inDeep = randomBytes(3000);
