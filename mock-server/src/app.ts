@@ -232,6 +232,10 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
       workerId: nodeId,
       handlers: { [JANITOR_JOB]: janitor.handler, [RETENTION_JOB]: retention.handler, [LDAP_SYNC_JOB]: directorySyncOf(ctx).handler, [PULL_JOB]: pullSyncOf(ctx).handler,
         [SWEEP_JOB]: replication.sweep, [COPY_JOB]: replication.copy },
+      // Copies to a slow or held site and long pulls from an old drive take lanes of their own: the sweeps, the
+      // janitor, retention and directory sync keep running beside them.
+      concurrency: 2,
+      lanes: [{ kinds: [COPY_JOB], concurrency: config.replication.copies }, { kinds: [PULL_JOB], concurrency: 2 }],
       onError: (err) => app.log.warn({ err }, 'job queue: a claim or bookkeeping query failed'),
     });
     await janitor.schedule().catch((err: unknown) => app.log.warn({ err }, 'upload janitor: could not schedule a pass'));

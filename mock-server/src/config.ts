@@ -55,7 +55,7 @@ export interface ServerConfig {
   /** This node's site (HCS_SITE), and how often it writes its heartbeat to the nodes table. */
   node: { site: string; heartbeatMs: number };
   /** Cross-site replication: how often a node sweeps the sync configs, and how long a purged blob's copies stay. */
-  replication: { sweepMs: number; deleteDelayMs: number; partCopyBytes: number };
+  replication: { sweepMs: number; deleteDelayMs: number; partCopyBytes: number; copies: number };
   /** Servers users may pull their files from (HCS_PULL_SOURCES: origins, or * for any); empty = pull sync is off. */
   pullSources: string[];
 }
@@ -169,6 +169,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       deleteDelayMs: Math.max(0, int(env.HCS_REPLICA_DELETE_DELAY_SECONDS, 86400)) * 1000,
       // Within one endpoint, larger copies are made of UploadPartCopy parts: S3 parts are 5 MiB to 5 GiB.
       partCopyBytes: Math.min(Math.max(positiveInt(env.HCS_REPLICATION_PART_COPY_BYTES, 5 * 1024 ** 3), 5 * 1024 ** 2), 5 * 1024 ** 3),
+      // Copies one node runs at once (1 to 64).
+      copies: Math.min(positiveInt(env.HCS_REPLICATION_COPIES, 4), 64),
     },
     pullSources: (env.HCS_PULL_SOURCES || '').split(',').map((s) => s.trim()).filter(Boolean),
   };

@@ -7,6 +7,11 @@ import { Worker, type JobHandler } from './worker.ts';
 
 const T0 = 1_700_000_000_000;
 
+/** Resolves once the worker runs `n` jobs or fewer (a finished handler's bookkeeping is a few queries behind it). */
+async function waitForSlot(worker: Worker, n: number): Promise<void> {
+  while (worker.active > n) await new Promise((r) => setTimeout(r, 5));
+}
+
 describeEachDialect((get) => {
   it('runs each kind with its handler, retries a failing one with backoff and fails it after max attempts', async () => {
     const { db } = get();
@@ -131,5 +136,45 @@ describeEachDialect((get) => {
     expect(await worker.runOnce()).toHaveLength(2);
     await worker.settled();
     expect((await listJobs(db, { kind, state: 'done' })).length).toBe(5);
+  });
+  it('a lane runs its kinds beside the others: held long jobs fill their lane only, and no claim over-fills a lane', async () => {
+    const { db } = get();
+    const [long, short] = [unique('long'), unique('short')];
+    const held = deferred();
+    const ran: string[] = [];
+    const finished = [deferred(), deferred()];
+    const worker = new Worker(db, {
+      concurrency: 1,
+      lanes: [{ kinds: [long], concurrency: 2 }],
+      handlers: {
+        [long]: () => held.promise,
+        [short]: async (job) => {
+          ran.push(String(job.payload));
+          finished[ran.length - 1].resolve();
+        },
+      },
+    });
+    for (let i = 0; i < 3; i++) await enqueue(db, { kind: long });
+    // The first round's limit is the fewest free slots (the other lane's one): one long job.
+    expect((await worker.runOnce()).map((j) => j.kind)).toEqual([long]);
+    expect((await worker.runOnce()).map((j) => j.kind)).toEqual([long]);
+    // The long lane is full: the third long job waits, and short jobs still run one at a time.
+    await enqueue(db, { kind: short, payload: 'a' });
+    await enqueue(db, { kind: short, payload: 'b' });
+    expect((await worker.runOnce()).map((j) => j.kind)).toEqual([short]);
+    expect(await worker.runOnce()).toEqual([]);
+    expect(worker.active).toBe(3);
+    await finished[0].promise;
+    await waitForSlot(worker, 2);
+    expect((await worker.runOnce()).map((j) => j.kind)).toEqual([short]);
+    await finished[1].promise;
+    await waitForSlot(worker, 2);
+    expect(ran).toEqual(['a', 'b']);
+    expect(await worker.runOnce()).toEqual([]);
+    held.resolve();
+    await worker.settled();
+    expect((await worker.runOnce()).map((j) => j.kind)).toEqual([long]);
+    await worker.settled();
+    expect((await listJobs(db, { kind: long, state: 'done' })).length).toBe(3);
   });
 });

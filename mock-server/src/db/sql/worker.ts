@@ -1,6 +1,11 @@
 // A worker loop over the job queue: claims due jobs of the kinds it has handlers for, runs up to `concurrency` at
 // a time, heartbeats their leases while they run, and completes or fails them. Every node may run one; the queue
 // hands each job to one of them.
+//
+// Lanes keep long jobs from starving short ones: kinds put in a lane share that lane's slots, the other kinds the
+// worker's own `concurrency`. Held copies to a slow site fill the copy lane only, and the sweeps, the janitor and
+// retention still run. One claim per round covers every kind whose lane has a free slot, limited to the fewest free
+// slots among them, so no lane is ever given more than it has room for.
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DEFAULT_BACKOFF, claim, complete, fail, heartbeat, reapExpired, release, type Backoff, type Job } from './jobs.ts';
@@ -20,8 +25,10 @@ export interface WorkerOptions {
   handlers: Record<string, JobHandler>;
   /** Names this worker in locked_by (default host:pid:random). */
   workerId?: string;
-  /** Jobs run at once (default 1). */
+  /** Jobs run at once, of the kinds in no lane (default 1). */
   concurrency?: number;
+  /** Kinds with slots of their own: a lane runs at most `concurrency` of its kinds at once, beside the rest. */
+  lanes?: { kinds: string[]; concurrency: number }[];
   /** How often to look for due jobs when there were none (default 1000 ms). */
   pollMs?: number;
   /** Lease per claim (default 60 s): a job whose worker stops heartbeating is taken over after this. */
@@ -35,6 +42,12 @@ export interface WorkerOptions {
   onError?: (err: unknown) => void;
 }
 
+interface Lane {
+  kinds: string[];
+  concurrency: number;
+  running: number;
+}
+
 function message(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -43,8 +56,8 @@ export class Worker {
   readonly workerId: string;
   readonly #db: Db;
   readonly #handlers: Record<string, JobHandler>;
-  readonly #kinds: string[];
-  readonly #concurrency: number;
+  readonly #lanes: Lane[];
+  readonly #laneOf = new Map<string, Lane>();
   readonly #pollMs: number;
   readonly #leaseMs: number;
   readonly #heartbeatMs: number;
@@ -59,9 +72,18 @@ export class Worker {
   constructor(db: Db, options: WorkerOptions) {
     this.#db = db;
     this.#handlers = options.handlers;
-    this.#kinds = Object.keys(options.handlers);
     this.workerId = options.workerId ?? `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-    this.#concurrency = Math.max(1, options.concurrency ?? 1);
+    const kinds = Object.keys(options.handlers);
+    const laned = new Set<string>();
+    this.#lanes = [];
+    for (const l of options.lanes ?? []) {
+      const lane: Lane = { kinds: l.kinds.filter((k) => kinds.includes(k) && !laned.has(k)), concurrency: Math.max(1, l.concurrency), running: 0 };
+      for (const k of lane.kinds) laned.add(k);
+      if (lane.kinds.length) this.#lanes.push(lane);
+    }
+    const rest = kinds.filter((k) => !laned.has(k));
+    if (rest.length) this.#lanes.unshift({ kinds: rest, concurrency: Math.max(1, options.concurrency ?? 1), running: 0 });
+    for (const lane of this.#lanes) for (const k of lane.kinds) this.#laneOf.set(k, lane);
     this.#pollMs = options.pollMs ?? 1000;
     this.#leaseMs = options.leaseMs ?? 60_000;
     this.#heartbeatMs = options.heartbeatMs ?? Math.max(1, Math.floor(this.#leaseMs / 3));
@@ -99,19 +121,23 @@ export class Worker {
    * slots and starts them. Returns the jobs started (the loop calls this; tests call it directly).
    */
   async runOnce(): Promise<Job[]> {
-    const free = this.#concurrency - this.#running.size;
-    if (this.#stopping || free <= 0) return [];
+    const open = this.#lanes.filter((l) => l.running < l.concurrency);
+    if (this.#stopping || open.length === 0) return [];
+    const free = Math.min(...open.map((l) => l.concurrency - l.running));
     const now = this.#now();
     await reapExpired(this.#db, now);
     if (this.#stopping) return [];
-    const jobs = await claim(this.#db, { workerId: this.workerId, limit: free, leaseMs: this.#leaseMs, kinds: this.#kinds }, now);
+    const jobs = await claim(this.#db, { workerId: this.workerId, limit: free, leaseMs: this.#leaseMs, kinds: open.flatMap((l) => l.kinds) }, now);
     if (this.#stopping) {
       // Told to stop while the claim was on its way: what it took goes back to the queue for the next worker.
       await Promise.all(jobs.map((job) => release(this.#db, { id: job.id, attempts: job.attempts, lockedBy: this.workerId })));
       return [];
     }
     for (const job of jobs) {
+      const lane = this.#laneOf.get(job.kind)!;
+      lane.running++;
       const p = this.#execute(job).finally(() => {
+        lane.running--;
         this.#running.delete(p);
         this.#wake?.();
       });
@@ -131,7 +157,7 @@ export class Worker {
       if (this.#stopping) break;
       // Full: wait for a slot. Claimed some and slots remain: more may be due, look again at once.
       // Found nothing: wait for the poll interval (or a finished job, or stop).
-      const full = this.#running.size >= this.#concurrency;
+      const full = this.#lanes.every((l) => l.running >= l.concurrency);
       if (full) await this.#sleep(undefined);
       else if (started === 0) await this.#sleep(this.#pollMs);
     }
