@@ -150,7 +150,7 @@ describeEachDialect((get) => {
         [long]: () => held.promise,
         [short]: async (job) => {
           ran.push(String(job.payload));
-          finished[ran.length - 1].resolve();
+          finished[ran.length - 1]!.resolve();
         },
       },
     });
@@ -164,10 +164,10 @@ describeEachDialect((get) => {
     expect((await worker.runOnce()).map((j) => j.kind)).toEqual([short]);
     expect(await worker.runOnce()).toEqual([]);
     expect(worker.active).toBe(3);
-    await finished[0].promise;
+    await finished[0]!.promise;
     await waitForSlot(worker, 2);
     expect((await worker.runOnce()).map((j) => j.kind)).toEqual([short]);
-    await finished[1].promise;
+    await finished[1]!.promise;
     await waitForSlot(worker, 2);
     expect(ran).toEqual(['a', 'b']);
     expect(await worker.runOnce()).toEqual([]);
