@@ -131,8 +131,13 @@ export function clientEndpoint(at: StoreLocation, store: ObjectStore, callerEndp
   return at.connectionId === EMBEDDED_CONNECTION ? callerEndpoint : store.publicEndpoint;
 }
 
+/** The query behind keyLocation (exported so a test can EXPLAIN it: it must use blobs_object_key, migration 025). */
+export function keyLocationQuery(db: Db, key: string, bucket: string) {
+  return db.selectFrom('blobs').select(['id', 'connection_id', 'bucket']).where('object_key', '=', key).where('bucket', '=', bucket);
+}
+
 /** Where the content stored at `key` in a bucket of that name is (a client names content by bucket and key). */
 export async function keyLocation(db: Db, key: string, bucket: string): Promise<StoreLocation | undefined> {
-  const r = await db.selectFrom('blobs').select(['connection_id', 'bucket']).where('object_key', '=', key).where('bucket', '=', bucket).executeTakeFirst();
+  const r = await keyLocationQuery(db, key, bucket).executeTakeFirst();
   return r && { connectionId: r.connection_id, bucket: r.bucket };
 }

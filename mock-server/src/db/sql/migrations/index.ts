@@ -29,6 +29,7 @@ import { searchWalkMigration } from './021_search_walk.ts';
 import { storageRoutingMigration } from './022_storage_routing.ts';
 import { syncStatusMigration } from './023_sync_status.ts';
 import { sessionEventsMigration } from './024_session_events.ts';
+import { blobKeysMigration } from './025_blob_keys.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   return {
@@ -56,6 +57,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '022_storage_routing': storageRoutingMigration(dialect),
     '023_sync_status': syncStatusMigration(dialect),
     '024_session_events': sessionEventsMigration(dialect),
+    '025_blob_keys': blobKeysMigration(),
   };
 }
 
