@@ -3675,7 +3675,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The storage the files live in */
+        /**
+         * The storage the files live in
+         * @description The storage nearest the caller: the answering node's site's own S3 connection (endpoint, region, bucket; never its credentials) when the node has a site (HCS_SITE) with storage of its own, else the drive's embedded store.
+         */
         get: operations["getCloudProvider"];
         put?: never;
         post?: never;
@@ -4682,7 +4685,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Storage facts for a visitor */
+        /**
+         * Storage facts for a visitor
+         * @description As getCloudProvider: the answering node's site's own storage, else the embedded store.
+         */
         get: operations["shareGetCloudProvider"];
         put?: never;
         post?: never;

@@ -63,6 +63,15 @@ describe('replication status in listings and folder info', () => {
     await srv?.close();
   });
 
+  it('getCloudProvider answers the storage of the node\'s own site, without its credentials', async () => {
+    const cred = JSON.parse(readFileSync(join(srv.dataDir, 's3-credentials.json'), 'utf8')) as { secretAccessKey: string };
+    const r = await alice.api('/hcs/controller/API/getCloudProvider');
+    expect(r.ret, JSON.stringify(r)).toBe(0);
+    const conn = (await admin.api('/hcs/controller/cloudConnect/page', { pageNo: 1, pageSize: 50 })).data.list.find((c: any) => c.name === 'far');
+    expect(r.data).toEqual({ cloudProvider: 's3', host: conn.endpoint, region: conn.region, bucketName: 'hcs-far', pathStyle: true });
+    expect(JSON.stringify(r)).not.toContain(cred.secretAccessKey);
+  });
+
   it('shows nothing where no sync config covers the library', async () => {
     await uploadFile(call(alice), 'before.txt', randomBytes(100));
     const rows = await rowsOf(alice);
@@ -106,6 +115,37 @@ describe('replication status in listings and folder info', () => {
     expect(after.get('deep')).toMatchObject({ syncStatus: '1', replication: { state: 'synced' } });
   }, 120_000);
 
+  it('downloads at this site read its synced copy: download information and signed reads name the far site\'s storage', async () => {
+    const bytes = randomBytes(5000);
+    const id = await uploadFile(call(alice), 'near.bin', bytes);
+    await until('near.bin synced', async () => (await replicaState(await blobOf(id))) === 'synced');
+    const farEndpoint = (await alice.api('/hcs/controller/API/getCloudProvider')).data.host as string;
+    const info = await alice.api('/hcs/controller/API/getDownloadFileInfo', { instanceId: id });
+    expect(info.ret, JSON.stringify(info)).toBe(0);
+    expect(info.data).toMatchObject({ bucketName: 'hcs-far', host: farEndpoint, resourceUri: expect.stringMatching(/^\/hcs-far\//) });
+    const sign = (u: TestUser) => u.api('/hcs/controller/API/S3Cloud/StringToSign', {
+      httpVerb: 'GET', bucketName: info.data.bucketName, resourceUri: info.data.resourceUri, action: 'getObject', fId: id,
+    });
+    const signed = await sign(alice);
+    expect(signed.ret, JSON.stringify(signed)).toBe(0);
+    expect(signed.data.url.startsWith(farEndpoint)).toBe(true);
+    const seen = proxy.state.seen;
+    const got = await fetch(signed.data.url, {
+      headers: { authorization: signed.data.authorization, 'x-amz-date': signed.data.date, 'x-amz-content-sha256': signed.data.contentSha256 },
+    });
+    expect(got.status).toBe(200);
+    expect(Buffer.from(await got.arrayBuffer()).equals(bytes)).toBe(true);
+    // The bytes came from the far site's storage.
+    expect(proxy.state.seen).toBeGreaterThan(seen);
+    const link = await alice.api('/hcs/controller/API/getS3DownloadUrl', { instanceId: id });
+    expect(link.data.url.startsWith(`${farEndpoint}/hcs-far/`)).toBe(true);
+    expect(Buffer.from(await (await fetch(link.data.url)).arrayBuffer()).equals(bytes)).toBe(true);
+    // Another user may not sign a read of it, at this site either.
+    const refused = await sign(bob);
+    expect(refused.status).toBeGreaterThanOrEqual(403);
+    expect(['FORBIDDEN', 'NOT_FOUND']).toContain(refused.data?.code);
+  });
+
   it('a copy that failed shows failed with its reason on the file and every folder above it, until retried', async () => {
     const docs = (await rowsOf(alice)).get('docs').instanceId as string;
     const deep = (await rowsOf(alice, docs)).get('deep').instanceId as string;
@@ -130,6 +170,8 @@ describe('replication status in listings and folder info', () => {
     }
     // A failed copy is not "still syncing": the download reads the origin.
     expect((await folderInfo(alice, docs)).get('deep/broken.bin')).toMatchObject({ syncStatus: '1', replication: { state: 'failed' } });
+    const origin = await alice.api('/hcs/controller/API/getDownloadFileInfo', { instanceId: id });
+    expect(origin.data).toMatchObject({ bucketName: srv.built.ctx.store().bucket, host: `${srv.baseUrl}/s3` });
 
     proxy.state.failing = false;
     const retried = await admin.api('/hcs/controller/instance/sync/retry', undefined, { blobId, siteId: far });

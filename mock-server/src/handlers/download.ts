@@ -16,8 +16,7 @@ import { contentOf, downloadInfo } from '../files/wire.ts';
 import { atVersion } from '../files/versioned-content.ts';
 import { sendZip } from '../files/zip-stream.ts';
 import { watermarkImage } from '../files/watermark.ts';
-import { localReplicaStore } from '../replication/runner.ts';
-import { blobStore } from '../storage/routing.ts';
+import { nearestBlobStore, nearestCloudProvider } from '../replication/runner.ts';
 
 export const PREVIEW_INLINE_LIMIT = 15728640;
 
@@ -54,15 +53,14 @@ export function downloadHandlers(ctx: AppContext): Handlers {
   return {
     async getCloudProvider(req) {
       callerOf(req.user);
-      const store = ctx.store();
-      return ok({ cloudProvider: 's3', host: ctx.storageEndpoint(req), region: store.region, bucketName: store.bucket, pathStyle: true });
+      return ok(await nearestCloudProvider(ctx, ctx.storageEndpoint(req)));
     },
 
     async getDownloadFileInfo(req) {
       const user = callerOf(req.user);
       const { instanceId, version } = req.query;
       const row = await atVersion(db, user, await accessible(db, user, instanceId, 'read'), version);
-      const at = await blobStore(ctx, contentOf(row).id, ctx.storageEndpoint(req));
+      const at = await nearestBlobStore(ctx, contentOf(row).id, ctx.storageEndpoint(req));
       const info = downloadInfo(at.store, row, at.endpoint);
       await logDownload(req, user.userId, user.userName, FILE_DOWNLOAD, row);
       return ok(info);
@@ -72,7 +70,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const { id } = req.params;
       const row = await accessible(db, user, id, 'read');
-      const at = await blobStore(ctx, contentOf(row).id, ctx.storageEndpoint(req));
+      const at = await nearestBlobStore(ctx, contentOf(row).id, ctx.storageEndpoint(req));
       return ok(downloadInfo(at.store, row, at.endpoint));
     },
 
@@ -100,20 +98,10 @@ export function downloadHandlers(ctx: AppContext): Handlers {
         responseContentDisposition: contentDisposition(inline ? 'inline' : 'attachment', name),
         responseContentType: inline ? contentTypeOf(row.name) : 'application/octet-stream',
       };
-      // At a site with its own copy, the link reads that copy, not the origin across sites.
-      const local = await localReplicaStore(ctx, blob.id);
-      let url: string;
-      if (local) {
-        try {
-          url = await local.store.presignGet(blob.objectKey, signing);
-        } finally {
-          if (local.owned) local.store.destroy();
-        }
-      } else {
-        // Else where the blob was stored (its connection and bucket), whatever its library's policy says today.
-        const origin = await blobStore(ctx, blob.id, ctx.storageEndpoint(req));
-        url = await origin.store.presignGet(blob.objectKey, { ...signing, endpoint: origin.endpoint });
-      }
+      // At a site with its own copy, the link reads that copy, not the origin across sites; else where the blob was
+      // stored (its connection and bucket), whatever its library's policy says today.
+      const at = await nearestBlobStore(ctx, blob.id, ctx.storageEndpoint(req));
+      const url = await at.store.presignGet(blob.objectKey, { ...signing, endpoint: at.endpoint });
       if (q.action !== 'preview') await logDownload(req, user.userId, user.userName, FILE_DOWNLOAD, row);
       return ok({ url, expiresAt: Date.now() + expiresIn * 1000, contentType: contentTypeOf(row.name), size: blob.size, inline });
     },
@@ -133,7 +121,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       // Large markup (HTML, XML) is served as text and read in ranges by the text preview; opened as a page it
       // downloads instead.
       const expiresIn = 3600;
-      const at = await blobStore(ctx, blob.id, ctx.storageEndpoint(req));
+      const at = await nearestBlobStore(ctx, blob.id, ctx.storageEndpoint(req));
       const url = await at.store.presignGet(blob.objectKey, {
         expiresIn,
         endpoint: at.endpoint,
@@ -148,7 +136,7 @@ export function downloadHandlers(ctx: AppContext): Handlers {
       const t = await redeemTicket<{ instanceId: string; watermark?: string }>(db, ctx.secret, 'preview', ticket, { singleUse: false });
       const row = await accessible(db, await callerById(ctx, t.userId), t.payload.instanceId, 'read');
       const blob = contentOf(row);
-      const obj = await (await blobStore(ctx, blob.id)).store.getObject(blob.objectKey);
+      const obj = await (await nearestBlobStore(ctx, blob.id, ctx.storageEndpoint(req))).store.getObject(blob.objectKey);
       // A protected link's preview (upHikShield): the picture is re-encoded with the visitor's mark, so its length is not known ahead.
       const marked = t.payload.watermark !== undefined;
       if (!marked) reply.header('content-length', String(blob.size));

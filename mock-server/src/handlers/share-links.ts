@@ -36,7 +36,7 @@ import { assertDlpCleared } from './dlp.ts';
 import { WATERMARKABLE, watermarkText } from '../files/watermark.ts';
 import { deleteCallback, deliveryStatuses, getCallback, insertDelivery, listCallbacks, upsertCallback } from '../db/share-callbacks-repo.ts';
 import { callbackSecret, deliverCallback } from '../links/share-callback.ts';
-import { blobStore } from '../storage/routing.ts';
+import { nearestBlobStore, nearestCloudProvider } from '../replication/runner.ts';
 
 type Schemas = components['schemas'];
 const DAY = 24 * 60 * 60_000;
@@ -230,7 +230,7 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       const { ticket, expiresAt } = await issueTicket(db, ctx.secret, 'preview', l.ownerId, { instanceId: row.id }, PREVIEW_TICKET_MS);
       return { url: `/hcs/services/API/preview/${ticket}`, expiresAt, contentType, size: blob.size, inline: true };
     }
-    const at = await blobStore(ctx, blob.id, ctx.storageEndpoint(req));
+    const at = await nearestBlobStore(ctx, blob.id, ctx.storageEndpoint(req));
     const url = await at.store.presignGet(blob.objectKey, {
       expiresIn: SIGNED_URL_TTL_S, endpoint: at.endpoint,
       responseContentDisposition: contentDisposition(isActiveContent({ name: row.name }) ? 'attachment' : 'inline', row.name), responseContentType: contentType,
@@ -586,7 +586,7 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       const range = parseRange(req.headers.range, blob.size);
       // Without a grant this request is a new download and counts; with one it resumes the counted download.
       if (!(await hasGrant(db, v.token.id, row.id))) await grantDownload(req, v, row);
-      const obj = await (await blobStore(ctx, blob.id)).store.getObject(blob.objectKey, range ?? undefined);
+      const obj = await (await nearestBlobStore(ctx, blob.id, ctx.storageEndpoint(req))).store.getObject(blob.objectKey, range ?? undefined);
       reply
         .header('content-type', 'application/octet-stream')
         .header('content-disposition', contentDisposition('attachment', row.name))
@@ -630,14 +630,13 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
     async shareGetDownloadFileInfo(req) {
       const v = visitorOf(req);
       const row = await downloadable(v, req.query.instanceId);
-      const at = await blobStore(ctx, contentOf(row).id, ctx.storageEndpoint(req));
+      const at = await nearestBlobStore(ctx, contentOf(row).id, ctx.storageEndpoint(req));
       return ok(downloadInfo(at.store, row, at.endpoint));
     },
 
     async shareGetCloudProvider(req) {
       visitorOf(req);
-      const store = ctx.store();
-      return ok({ cloudProvider: 's3' as const, host: ctx.storageEndpoint(req), region: store.region, bucketName: store.bucket, pathStyle: true });
+      return ok(await nearestCloudProvider(ctx, ctx.storageEndpoint(req)));
     },
 
     async shareSignDownloadRequest(req) {
@@ -649,7 +648,7 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       const start = Number(m[1]);
       const end = Math.min(Number(m[2]), blob.size - 1);
       if (start > end) throw new AppError('VALIDATION_FAILED', 'the range is outside the file', { fields: [{ field: 'range', message: 'outside the file' }] });
-      const at = await blobStore(ctx, blob.id, ctx.storageEndpoint(req));
+      const at = await nearestBlobStore(ctx, blob.id, ctx.storageEndpoint(req));
       const url = await at.store.presignGet(blob.objectKey, {
         expiresIn: SIGNED_URL_TTL_S, range: { start, end }, endpoint: at.endpoint,
         responseContentDisposition: contentDisposition('attachment', row.name), responseContentType: 'application/octet-stream',

@@ -31,7 +31,7 @@ import { MAX_CLOCK_SKEW_MS, formatAmzDate, parseAmzDate, parseRawQuery } from '.
 import type { components } from '@hcs/openapi/schema';
 import { sseHeaders, type ObjectStore, type Sse } from '../storage/object-store.ts';
 import { clientEndpoint, inForceOf, keyLocation, uploadPlace, type InForce } from '../storage/routing.ts';
-import { replicateFiled } from '../replication/runner.ts';
+import { replicaKeyLocation, replicateFiled } from '../replication/runner.ts';
 
 type Schemas = components['schemas'];
 
@@ -248,7 +248,8 @@ export function uploadHandlers(ctx: AppContext): Handlers {
       if (q.action === 'getObject' || q.action === 'headObject') {
         // Reads: the key must be content of a file the caller may read (current, a history version, or in their bin).
         if (!(await mayReadKey(db, user, q.fId, key))) throw forbidden('not the content of a file you may read (pass its instanceId as fId)');
-        at = (await keyLocation(db, key, q.bucketName)) ?? { connectionId: '0', bucket: ctx.store().bucket };
+        // The content where it was stored, or the copy at this node's site that the download information named.
+        at = (await keyLocation(db, key, q.bucketName)) ?? (await replicaKeyLocation(ctx, key, q.bucketName)) ?? { connectionId: '0', bucket: ctx.store().bucket };
         if (at.bucket !== q.bucketName) throw forbidden('unknown bucket');
         store = await ctx.store().at(at);
       } else {

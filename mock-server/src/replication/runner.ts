@@ -18,7 +18,8 @@ import {
   dropReplica, dueDeletions, getReplica, keyInUse, listSyncConfigs, queueMissing, setCaughtUp, setReplicaState,
 } from '../db/replication-repo.ts';
 import { storeOf } from '../storage/connections.ts';
-import type { ObjectStore } from '../storage/object-store.ts';
+import type { ObjectStore, StoreLocation } from '../storage/object-store.ts';
+import { blobStore, clientEndpoint } from '../storage/routing.ts';
 import { copyBlob } from './copy.ts';
 
 export const SWEEP_JOB = 'replication.sweep';
@@ -186,16 +187,64 @@ export function startReplication(ctx: AppContext): Replication {
   };
 }
 
+/** This node's site (HCS_SITE), when it has one the database knows. */
+async function nodeSite(ctx: AppContext) {
+  const name = ctx.config.node.site;
+  return name ? findSiteByName(ctx.db, name) : undefined;
+}
+
 /**
- * The store holding this node's site's copy of a blob, when the node has a site (HCS_SITE) other than the origin's
- * and the copy is synced; null otherwise (the caller reads the origin). The caller destroys the store when `owned`.
+ * Where a caller reads a blob: this node's site's copy when the node has a site (HCS_SITE) other than the origin's
+ * and the copy there is synced, else where the blob was stored. The store is the location's cached one (ObjectStore.at):
+ * the caller does not destroy it. `endpoint` is what the caller's S3 requests go to (clientEndpoint).
  */
-export async function localReplicaStore(ctx: AppContext, blobId: string): Promise<{ store: ObjectStore; owned: boolean } | null> {
-  const siteName = ctx.config.node.site;
-  if (!siteName) return null;
-  const site = await findSiteByName(ctx.db, siteName);
-  if (!site) return null;
-  const replica = await getReplica(ctx.db, blobId, site.id);
-  if (!replica || replica.state !== 'synced' || replica.gone_at !== null) return null;
-  return storeOnConnection(ctx, site.connection_id, await siteBucket(ctx, site.connection_id));
+export async function nearestBlobStore(ctx: AppContext, blobId: string, callerEndpoint: string): Promise<{ store: ObjectStore; endpoint: string }> {
+  const site = await nodeSite(ctx);
+  if (site) {
+    const replica = await getReplica(ctx.db, blobId, site.id);
+    if (replica && replica.state === 'synced' && replica.gone_at === null) {
+      const at = { connectionId: site.connection_id, bucket: await siteBucket(ctx, site.connection_id) };
+      const store = await ctx.store().at(at);
+      return { store, endpoint: clientEndpoint(at, store, callerEndpoint) };
+    }
+  }
+  return blobStore(ctx, blobId, callerEndpoint);
+}
+
+/**
+ * The location of this node's site's synced copy of the content a client names by bucket and key (a signed read of a
+ * copy nearestBlobStore handed out); undefined when the node has no site, the bucket is not its site's, or there is no
+ * synced copy of that key there.
+ */
+export async function replicaKeyLocation(ctx: AppContext, key: string, bucket: string): Promise<StoreLocation | undefined> {
+  const site = await nodeSite(ctx);
+  if (!site || (await siteBucket(ctx, site.connection_id)) !== bucket) return undefined;
+  const copy = await ctx.db.selectFrom('blob_replicas').select('blob_id')
+    .where('site_id', '=', site.id).where('object_key', '=', key).where('state', '=', 'synced').where('gone_at', 'is', null)
+    .executeTakeFirst();
+  return copy ? { connectionId: site.connection_id, bucket } : undefined;
+}
+
+/** What getCloudProvider answers: an S3 location's public description (never its credentials). */
+export interface CloudProviderView {
+  cloudProvider: 's3';
+  host: string;
+  region: string;
+  bucketName: string;
+  pathStyle: boolean;
+}
+
+/**
+ * The storage nearest the caller, as getCloudProvider describes it: the answering node's site's own connection when
+ * the node has a site (HCS_SITE) whose storage is not the embedded store, else the embedded store at `embeddedHost`
+ * (the address the caller reaches this server's /s3 by).
+ */
+export async function nearestCloudProvider(ctx: AppContext, embeddedHost: string): Promise<CloudProviderView> {
+  const site = await nodeSite(ctx);
+  if (site && site.connection_id !== EMBEDDED_CONNECTION) {
+    const row = await getConnection(ctx.db, site.connection_id);
+    if (row) return { cloudProvider: 's3', host: row.endpoint, region: row.region, bucketName: row.bucket, pathStyle: true };
+  }
+  const store = ctx.store();
+  return { cloudProvider: 's3', host: embeddedHost, region: store.region, bucketName: store.bucket, pathStyle: true };
 }

@@ -111,6 +111,7 @@ export const getGetCloudProviderUrl = (params?: GetCloudProviderParams,) => {
 }
 
 /**
+ * The storage nearest the caller: the answering node's site's own S3 connection (endpoint, region, bucket; never its credentials) when the node has a site (HCS_SITE) with storage of its own, else the drive's embedded store.
  * @summary The storage the files live in
  */
 export const getCloudProvider = async (params?: GetCloudProviderParams, options?: Parameters<typeof hcsFetch>[1]): Promise<CloudProviderResponse> => {

@@ -4088,6 +4088,7 @@ export const getShareGetCloudProviderUrl = () => {
 }
 
 /**
+ * As getCloudProvider: the answering node's site's own storage, else the embedded store.
  * @summary Storage facts for a visitor
  */
 export const shareGetCloudProvider = async ( options?: Parameters<typeof hcsFetch>[1]): Promise<CloudProviderResponse> => {
