@@ -1,7 +1,8 @@
 // Sync configs and blob replicas (migration 016_replication): what is replicated where, and how far each copy got.
 import { randomBytes } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
-import type { Db } from './sql/tx.ts';
+import { transaction, type Db } from './sql/tx.ts';
+import { bumpVersion, Versioned } from '../config-store.ts';
 import type { BlobReplicasTable, ReplicaState, SyncConfigsTable } from './sql/schema-replication.ts';
 
 export type SyncConfigRow = Selectable<SyncConfigsTable>;
@@ -39,12 +40,18 @@ export async function saveSyncConfig(
   db: Db, c: { id?: string | undefined; libCode: string; folderId: string | null; sourceSite: string; targetSites: string[] }, now = Date.now(),
 ): Promise<SyncConfig | undefined> {
   const values = { lib_code: c.libCode, folder_id: c.folderId, source_site: c.sourceSite, target_sites: JSON.stringify(c.targetSites), updated_at: now, caught_up_at: null };
-  if (c.id) {
-    const r = await db.updateTable('sync_configs').set(values).where('id', '=', c.id).returningAll().executeTakeFirst();
-    return r && configOf(r);
-  }
-  const r = await db.insertInto('sync_configs').values({ id: randomBytes(9).toString('base64url'), ...values, created_at: now }).returningAll().executeTakeFirstOrThrow();
-  return configOf(r);
+  const saved = await transaction(db, async (trx) => {
+    if (c.id) {
+      const r = await trx.updateTable('sync_configs').set(values).where('id', '=', c.id).returningAll().executeTakeFirst();
+      if (r) await bumpVersion(trx, SYNC_CONFIGS);
+      return r && configOf(r);
+    }
+    const r = await trx.insertInto('sync_configs').values({ id: randomBytes(9).toString('base64url'), ...values, created_at: now }).returningAll().executeTakeFirstOrThrow();
+    await bumpVersion(trx, SYNC_CONFIGS);
+    return configOf(r);
+  });
+  configCache.get(db)?.invalidate();
+  return saved;
 }
 
 /**
@@ -52,12 +59,22 @@ export async function saveSyncConfig(
  * (023_sync_status). An edit since the sweep read the config (its updated_at moved) keeps the edit's null.
  */
 export async function setCaughtUp(db: Db, c: SyncConfig, caughtUp: boolean, now = Date.now()): Promise<void> {
-  await db.updateTable('sync_configs').set({ caught_up_at: caughtUp ? now : null }).where('id', '=', c.id).where('updated_at', '=', c.updatedAt).execute();
+  await transaction(db, async (trx) => {
+    const r = await trx.updateTable('sync_configs').set({ caught_up_at: caughtUp ? now : null }).where('id', '=', c.id).where('updated_at', '=', c.updatedAt).executeTakeFirst();
+    if (Number(r.numUpdatedRows) > 0) await bumpVersion(trx, SYNC_CONFIGS);
+  });
+  configCache.get(db)?.invalidate();
 }
 
 export async function deleteSyncConfig(db: Db, id: string): Promise<boolean> {
-  const r = await db.deleteFrom('sync_configs').where('id', '=', id).executeTakeFirst();
-  return Number(r.numDeletedRows) > 0;
+  const deleted = await transaction(db, async (trx) => {
+    const r = await trx.deleteFrom('sync_configs').where('id', '=', id).executeTakeFirst();
+    if (Number(r.numDeletedRows) === 0) return false;
+    await bumpVersion(trx, SYNC_CONFIGS);
+    return true;
+  });
+  configCache.get(db)?.invalidate();
+  return deleted;
 }
 
 /** The live files' blobs under a config: the library, or one folder's subtree of it (walked by parent, folders only). */
@@ -196,9 +213,20 @@ export async function blobsInFolder(db: Db, folderId: string, limit: number): Pr
   return r.rows.map((x) => x.blob_id);
 }
 
-/** The sync configs of a library (a small table). */
+/** The admin_versions counter every change to sync_configs moves (migration 026). */
+const SYNC_CONFIGS = 'syncConfigs';
+
+/**
+ * Each node's copy of the sync configs (a small table) for the listings: read again only when the counter moved, asked
+ * at most every VERSION_CHECK_MS, so another node's change shows within a second and this node's at once.
+ */
+const configCache = new WeakMap<Db, Versioned<SyncConfig[]>>();
+
+/** The sync configs of a library, from this node's copy. */
 export async function syncConfigsOfLibrary(db: Db, libCode: string): Promise<SyncConfig[]> {
-  return (await db.selectFrom('sync_configs').selectAll().where('lib_code', '=', libCode).execute()).map(configOf);
+  let cached = configCache.get(db);
+  if (!cached) configCache.set(db, (cached = new Versioned(db, SYNC_CONFIGS, listSyncConfigs)));
+  return (await cached.get()).filter((c) => c.libCode === libCode);
 }
 
 export interface LagBelow { folder_id: string; blob_id: string; site_id: string; state: ReplicaState; size: number | string; queued_at: number | string; error: string | null }

@@ -1,10 +1,11 @@
 // Replication state of listing rows on both databases: files from their replica rows, folders rolled up from the
 // copies behind below them, and a folder under a config no sweep has caught up shown pending (never synced).
-import { describe, it, expect, beforeEach, afterEach } from 'vitest';
+import { describe, it, expect, beforeEach, afterEach, vi } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { getOrCreateRoot, insertInstance, type InstanceRow } from '../db/instances-repo.ts';
 import { addBlobRefs, newId, upsertVerifiedBlob } from '../db/blobs-repo.ts';
-import { getSyncConfig, saveSyncConfig, setCaughtUp, setReplicaState, type SyncConfig } from '../db/replication-repo.ts';
+import { deleteSyncConfig, getSyncConfig, saveSyncConfig, setCaughtUp, setReplicaState, syncConfigsOfLibrary, type SyncConfig } from '../db/replication-repo.ts';
+import { bumpVersion, VERSION_CHECK_MS } from '../config-store.ts';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../db/sql/test-databases.ts';
 import type { Db } from '../db/sql/tx.ts';
 import { listingSync } from './status.ts';
@@ -98,9 +99,29 @@ describe.each(DIALECTS)('on $dialect', ({ dialect, skip }) => {
     });
 
     it('shows nothing where no config covers the rows', async () => {
-      await db.deleteFrom('sync_configs').execute();
+      expect(await deleteSyncConfig(db, config.id)).toBe(true);
       const b = await file(root, 'b.bin', 10);
       expect(await states(root, [], [b])).toEqual({ 'b.bin': undefined });
+    });
+      it('a node reads the configs once per change: its own changes at once, another node\'s after the version check', async () => {
+      expect((await syncConfigsOfLibrary(db, 'NetDisk')).map((c) => c.id)).toEqual([config.id]);
+      // This node's own edit is seen at once.
+      await saveSyncConfig(db, { id: config.id, libCode: 'NetDisk', folderId: null, sourceSite: 'site-hq', targetSites: [FAR, 'site-2'] });
+      expect((await syncConfigsOfLibrary(db, 'NetDisk'))[0]!.targetSites).toEqual([FAR, 'site-2']);
+      // Another node's change is two statements in one transaction, the row and the counter; this node keeps its copy
+      // until it next asks for the counter.
+      vi.useFakeTimers({ toFake: ['Date'] });
+      try {
+        await db.transaction().execute(async (trx) => {
+          await trx.deleteFrom('sync_configs').where('id', '=', config.id).execute();
+          await bumpVersion(trx, 'syncConfigs');
+        });
+        expect((await syncConfigsOfLibrary(db, 'NetDisk')).map((c) => c.id)).toEqual([config.id]);
+        vi.setSystemTime(Date.now() + VERSION_CHECK_MS + 1);
+        expect(await syncConfigsOfLibrary(db, 'NetDisk')).toEqual([]);
+      } finally {
+        vi.useRealTimers();
+      }
     });
   });
 });

@@ -30,6 +30,7 @@ import { storageRoutingMigration } from './022_storage_routing.ts';
 import { syncStatusMigration } from './023_sync_status.ts';
 import { sessionEventsMigration } from './024_session_events.ts';
 import { blobKeysMigration } from './025_blob_keys.ts';
+import { syncConfigVersionMigration } from './026_sync_config_version.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   return {
@@ -58,6 +59,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '023_sync_status': syncStatusMigration(dialect),
     '024_session_events': sessionEventsMigration(dialect),
     '025_blob_keys': blobKeysMigration(),
+    '026_sync_config_version': syncConfigVersionMigration(),
   };
 }
 
