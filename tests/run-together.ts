@@ -1,5 +1,6 @@
 // Runs test suites side by side: `node tests/run-together.ts "<command>" "<command>" ...`.
-// npm test runs the PostgreSQL integration suite beside the browser suite: each is serial within itself (one server
+// npm test runs the unit tests beside the SQLite integration suite, then the PostgreSQL integration suite beside the
+// browser suite: each is serial within itself (one server
 // at a time) and leaves most of a core idle while it waits on a database, a browser or the network, so together they
 // take about as long as the longer one instead of their sum (CI's 30-minute budget on 2 cores). Each suite's output
 // goes to its own log, printed whole when the suite ends, so the two never interleave; the exit status is the first

@@ -67,8 +67,8 @@ describe('.ci/run', () => {
     const drive = readFileSync(join(root, '.ci/drive'), 'utf8');
     expect(drive).toMatch(/test\)[\s\S]*?exec npm test/);
     const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    // The PostgreSQL pass runs beside the browser suite (tests/run-together.ts), after the SQLite pass.
-    expect(scripts.test).toContain('npm run test:int && node tests/run-together.ts "npm run test:int:pg" ');
+    // The unit tests run beside the SQLite pass, then the PostgreSQL pass beside the browser suite (tests/run-together.ts).
+    expect(scripts.test).toContain('node tests/run-together.ts "npm run test:unit" "npm run test:int" && node tests/run-together.ts "npm run test:int:pg" ');
     expect(scripts['test:int:pg']).toBe('node tests/pg/suite.ts postgres --project tests');
   });
 });
