@@ -14,7 +14,7 @@ import type { components } from '@hcs/openapi/schema';
 import { PERMISSIONS } from '@hcs/openapi/operations';
 import { AppError } from '../http/errors.ts';
 import { personalise } from './labels.ts';
-import { folderInfoSync, listingSync } from '../replication/status.ts';
+import { folderInfoSync, listingSync, type ReplicationState } from '../replication/status.ts';
 import { blobStores } from '../storage/routing.ts';
 
 type Schemas = components['schemas'];
@@ -39,8 +39,10 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const allowed = await permissionsOfChildren(db, user, folder, ancestors, rows);
       const replication = await listingSync(db, folder, ancestors, rows);
       const views = rows.map((r, i) => {
+        const view: ReturnType<typeof instanceView> & { replication?: ReplicationState } = instanceView(r, names, allowed[i]);
         const rep = replication(r);
-        return { ...instanceView(r, names, allowed[i]), ...(rep ? { replication: rep } : {}) };
+        if (rep) view.replication = rep;
+        return view;
       });
       return ok({
         list: await personalise(db, user.userId, views, page.marks),

@@ -15,18 +15,28 @@ export const DEFAULT_LABEL_COLOR = '#1677ff';
 /**
  * The caller's labels and favourite mark on each view, in one query for the whole list. With `known` (the page
  * query's own marks, instances-repo's `marksOf`) only labelled rows are looked up, and none at all when no row is.
+ * The views are the caller's fresh ones and get the two fields in place: a listing page is 50 views, and copying each
+ * (with the replication state before it) tripled the objects a page made for the collector.
  */
 export async function personalise<T extends { instanceId: string }>(
   db: Db, userId: string, views: T[], known?: ReadonlyMap<string, RowMarks>,
 ): Promise<(T & { labels: LabelRef[]; isFavourite: boolean })[]> {
+  const out = views as (T & { labels: LabelRef[]; isFavourite: boolean })[];
   if (known) {
     const labelled = views.filter((v) => known.get(v.instanceId)?.labelled).map((v) => v.instanceId);
     const { labels } = labelled.length ? await personalMarks(db, userId, labelled) : { labels: new Map<string, LabelRef[]>() };
-    return views.map((v) => ({ ...v, labels: labels.get(v.instanceId) ?? [], isFavourite: known.get(v.instanceId)?.favourite ?? false }));
+    for (const v of out) {
+      v.labels = labels.get(v.instanceId) ?? [];
+      v.isFavourite = known.get(v.instanceId)?.favourite ?? false;
+    }
+    return out;
   }
-  const ids = views.map((v) => v.instanceId);
-  const { labels, favourites } = await personalMarks(db, userId, ids);
-  return views.map((v) => ({ ...v, labels: labels.get(v.instanceId) ?? [], isFavourite: favourites.has(v.instanceId) }));
+  const { labels, favourites } = await personalMarks(db, userId, views.map((v) => v.instanceId));
+  for (const v of out) {
+    v.labels = labels.get(v.instanceId) ?? [];
+    v.isFavourite = favourites.has(v.instanceId);
+  }
+  return out;
 }
 
 function labelName(raw: string): string {
