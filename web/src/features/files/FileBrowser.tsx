@@ -30,6 +30,7 @@ import { fromDataTransfer, fromFileList, type PickResult } from '../../shared/tr
 import { planUpload, sessionMemory } from '../../shared/transfers/upload-flow.ts';
 import { usePrompts } from '../../shared/transfers/use-prompts.tsx';
 import { useTransferSnapshot } from '../../shared/transfers/runtime.ts';
+import { useCornerInset } from '../../shared/transfers/corner-inset.ts';
 import type { TransferStore } from '../../shared/transfers/transfer-store.ts';
 import { cannotDelete, cannotEdit, FileTable, type RowAction } from './FileTable.tsx';
 import type { MoveCopyDialog as MoveCopyDialogType } from './MoveCopyDialog.tsx';
@@ -255,17 +256,19 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
   const onSort = useCallback((sortField: SortField, sortOrder: SortOrder) => update({ sortField, sortOrder }), [update]);
 
   // Spec: the table is the window's height less its offset and 56 (the pagination below it), so the rows scroll
-  // inside it and the toolbar stays in view.
+  // inside it and the toolbar stays in view. While the corner transfer card shows, its height comes off too and the
+  // page keeps as much room below the pagination, so neither the last rows nor the pagination sit under the card.
   const hasSelection = selected.length > 0;
+  const cornerInset = useCornerInset();
   useLayoutEffect(() => {
     const measure = () => {
       const top = listTop.current?.getBoundingClientRect().top;
-      if (top !== undefined) setListHeight(Math.max(160, Math.floor(window.innerHeight - top - 56)));
+      if (top !== undefined) setListHeight(Math.max(160, Math.floor(window.innerHeight - top - 56 - cornerInset)));
     };
     measure();
     window.addEventListener('resize', measure);
     return () => window.removeEventListener('resize', measure);
-  }, [view, crumbs.length, hasSelection, rows.length]);
+  }, [view, crumbs.length, hasSelection, rows.length, cornerInset]);
   const TABLE_HEADER = 47;
 
   const onDrop = async (e: DragEvent) => {
@@ -297,7 +300,7 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
         if (e.currentTarget === e.target) setDragging(false);
       }}
       onDrop={onDrop}
-      style={{ position: 'relative', outline: dragging ? '2px dashed #c00' : undefined, minHeight: 300 }}
+      style={{ position: 'relative', outline: dragging ? '2px dashed #c00' : undefined, minHeight: 300, paddingBottom: cornerInset }}
     >
       {prompts.holder}
       <input ref={fileInput} type="file" multiple hidden data-testid="upload-file-input" onChange={(e) => {
