@@ -11621,6 +11621,18 @@ export interface components {
             bucketExists: boolean;
             /** @description The S3 error code when not reachable (InvalidAccessKeyId, SignatureDoesNotMatch, NetworkError...). */
             detail?: string;
+            /**
+             * @description minio when the endpoint is MinIO (its liveness endpoint answers, as MinIO), else s3.
+             * @enum {string}
+             */
+            server: "s3" | "minio";
+            /** @description MinIO only: its own health checks (GET /minio/health/live and /minio/health/cluster, which plain S3 lacks). */
+            minio?: {
+                /** @description The server process answers its liveness check. */
+                live: boolean;
+                /** @description The cluster has write quorum (health/cluster answered 200, not 503). */
+                clusterHealthy: boolean;
+            };
         };
         TestConnectionResponse: components["schemas"]["Envelope"] & {
             data?: components["schemas"]["TestConnection"];

@@ -52,7 +52,7 @@ describe('storage connections', () => {
     expect(page.list[0]).toMatchObject({ cloudId: '0', embedded: true, defaultBucket: 'hcs-drive' });
     expect(failure(await admin.api(`${C}/cloudConnect/editCloud/0`, undefined, { name: 'x' }))).toEqual({ status: 409, code: 'CONFLICT' });
     expect(failure(await admin.api(`${C}/cloudConnect/delete`, undefined, { cloudId: '0' }))).toEqual({ status: 409, code: 'CONFLICT' });
-    expect(okData(await admin.api(`${C}/cloudConnect/testConnection`, undefined, { cloudId: '0' }))).toEqual({ reachable: true, bucketExists: true });
+    expect(okData(await admin.api(`${C}/cloudConnect/testConnection`, undefined, { cloudId: '0' }))).toEqual({ reachable: true, bucketExists: true, server: 's3' });
   });
 
   it('adds an S3 endpoint whose secret is sealed in the database and never returned; buckets are listed and created through it', async () => {
@@ -75,7 +75,7 @@ describe('storage connections', () => {
     const listed = await srv.call(`${C}/cloudConnect/page?pageNo=1&pageSize=50`, { token: admin.token });
     expect(await listed.text()).not.toContain(secret);
 
-    expect(okData(await admin.api(`${C}/cloudConnect/testConnection`, undefined, { cloudId: conn.cloudId }))).toEqual({ reachable: true, bucketExists: true });
+    expect(okData(await admin.api(`${C}/cloudConnect/testConnection`, undefined, { cloudId: conn.cloudId }))).toEqual({ reachable: true, bucketExists: true, server: 's3' });
     const bucket = `hcs-new-${randomBytes(3).toString('hex')}`;
     okData(await admin.api(`${C}/bucket/create`, undefined, { cloudId: conn.cloudId, bucketName: bucket }));
     okData(await admin.api(`${C}/bucket/create`, undefined, { cloudId: conn.cloudId, bucketName: bucket }));

@@ -11,6 +11,7 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EmbeddedS3Control, embeddedS3 } from '../../mock-server/src/storage/embedded/index.ts';
 import type { ObjectStore } from '../../mock-server/src/storage/object-store.ts';
+import { testConnection } from '../../mock-server/src/storage/connections.ts';
 import { MiB, defineS3Suite, storeFor, type S3Target } from './s3-suite.ts';
 
 const CORS_ORIGIN = 'http://drive.suite.test';
@@ -135,6 +136,14 @@ if (fromEnv) {
       store.destroy();
     });
     defineS3Suite(() => fromEnv);
+    it('the connection test finds it reachable with its bucket, and not MinIO (no MinIO health checks answer)', async () => {
+      const store = storeFor(fromEnv);
+      try {
+        expect(await testConnection(store)).toEqual({ reachable: true, bucketExists: true, server: 's3' });
+      } finally {
+        store.destroy();
+      }
+    });
   });
 } else {
   console.log('[s3-suite] skipping env target: HCS_TEST_S3_ENDPOINT not set');
@@ -195,5 +204,13 @@ if (noDocker) {
       await container?.stop();
     });
     defineS3Suite(() => target);
+    it('the connection test recognises MinIO and reports its liveness and cluster health', async () => {
+      const store = storeFor(target);
+      try {
+        expect(await testConnection(store)).toEqual({ reachable: true, bucketExists: true, server: 'minio', minio: { live: true, clusterHealthy: true } });
+      } finally {
+        store.destroy();
+      }
+    });
   });
 }

@@ -62,19 +62,59 @@ export async function createBucket(store: ObjectStore, name: string): Promise<vo
   }
 }
 
-/** Whether the endpoint answers with these credentials, and whether the connection's bucket exists. */
-export async function testConnection(store: ObjectStore): Promise<{ reachable: boolean; bucketExists: boolean; detail?: string }> {
+export interface ConnectionTest {
+  reachable: boolean;
+  bucketExists: boolean;
+  detail?: string;
+  server: 's3' | 'minio';
+  minio?: { live: boolean; clusterHealthy: boolean };
+}
+
+/** How long a MinIO health check may take before it counts as failed. */
+const HEALTH_TIMEOUT_MS = 5000;
+
+/**
+ * MinIO's own health checks, which plain S3 has no counterpart of: GET /minio/health/live answers 200 while the
+ * process serves, and /minio/health/cluster 200 while the cluster has write quorum (503 when it has lost it). They
+ * need no credentials and are plain HTTP (the minio client library has no call for them). On any other S3 server the
+ * path names a bucket, answered with an S3 error, so a 200 from MinIO's Server header is what marks MinIO.
+ * Undefined when the endpoint is not MinIO.
+ */
+export async function minioHealth(endpoint: string): Promise<{ live: boolean; clusterHealthy: boolean } | undefined> {
+  const base = endpoint.replace(/\/+$/, '');
+  const probe = async (path: string): Promise<Response | undefined> => {
+    try {
+      return await fetch(`${base}${path}`, { signal: AbortSignal.timeout(HEALTH_TIMEOUT_MS), redirect: 'manual' });
+    } catch {
+      return undefined;
+    }
+  };
+  const live = await probe('/minio/health/live');
+  await live?.body?.cancel();
+  if (!live || live.status !== 200 || !/minio/i.test(live.headers.get('server') ?? '')) return undefined;
+  const cluster = await probe('/minio/health/cluster');
+  await cluster?.body?.cancel();
+  return { live: true, clusterHealthy: cluster?.status === 200 };
+}
+
+/**
+ * Whether the endpoint answers with these credentials, whether the connection's bucket exists, and whether it is
+ * MinIO (with MinIO's health checks).
+ */
+export async function testConnection(store: ObjectStore): Promise<ConnectionTest> {
   try {
     await store.client.send(new ListBucketsCommand({}));
   } catch (err) {
-    return { reachable: false, bucketExists: false, detail: s3Code(err) };
+    return { reachable: false, bucketExists: false, detail: s3Code(err), server: 's3' };
   }
+  const health = await minioHealth(store.endpoint);
+  const server = health ? { server: 'minio' as const, minio: health } : { server: 's3' as const };
   try {
     await store.client.send(new HeadBucketCommand({ Bucket: store.bucket }));
-    return { reachable: true, bucketExists: true };
+    return { reachable: true, bucketExists: true, ...server };
   } catch (err) {
     const status = (err as S3ServiceException).$metadata?.httpStatusCode;
-    return { reachable: true, bucketExists: false, detail: status === 404 ? 'NoSuchBucket' : s3Code(err) };
+    return { reachable: true, bucketExists: false, detail: status === 404 ? 'NoSuchBucket' : s3Code(err), ...server };
   }
 }
 

@@ -170,6 +170,11 @@ export class ObjectStore {
   }
 
   /** Endpoint handed to browsers and the CLI. */
+  /** The endpoint the server itself sends requests to. */
+  get endpoint(): string {
+    return this.config.endpoint;
+  }
+
   get publicEndpoint(): string {
     return this.config.publicEndpoint ?? this.config.endpoint;
   }

@@ -65,8 +65,11 @@ export default function CloudStorageManagePage() {
   const test = (c: CloudConnection) =>
     run(async () => {
       const r = (await testCloudConnection({ cloudId: c.cloudId }, { quiet: true })).data!;
-      if (r.reachable && r.bucketExists) toastSuccess(t('storage.cloud.testOk'));
-      else toastError(t(r.reachable ? 'storage.cloud.testNoBucket' : 'storage.cloud.testFailed', { detail: r.detail ?? '' }));
+      // MinIO answers its own health checks too: a cluster without write quorum is connected but cannot take uploads.
+      const minio = r.minio ? ` ${t(r.minio.clusterHealthy ? 'storage.cloud.minioHealthy' : 'storage.cloud.minioNoQuorum')}` : '';
+      if (r.reachable && r.bucketExists && (!r.minio || r.minio.clusterHealthy)) toastSuccess(t('storage.cloud.testOk') + minio);
+      else if (r.reachable && r.bucketExists) toastError(t('storage.cloud.testOk') + minio);
+      else toastError(t(r.reachable ? 'storage.cloud.testNoBucket' : 'storage.cloud.testFailed', { detail: r.detail ?? '' }) + minio);
     });
   const openBuckets = (c: CloudConnection) =>
     run(async () => setBuckets({ conn: c, names: ((await listBuckets({ cloudId: c.cloudId }, { quiet: true })).data?.list ?? []).map((b) => b.bucketName), newName: '' }));

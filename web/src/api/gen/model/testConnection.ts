@@ -37,6 +37,8 @@
  *
  * OpenAPI spec version: 0.1.0
  */
+import type { TestConnectionMinio } from './testConnectionMinio.ts';
+import type { TestConnectionServer } from './testConnectionServer.ts';
 
 export interface TestConnection {
   /** The endpoint answered with the stored credentials. */
@@ -44,4 +46,8 @@ export interface TestConnection {
   bucketExists: boolean;
   /** The S3 error code when not reachable (InvalidAccessKeyId, SignatureDoesNotMatch, NetworkError...). */
   detail?: string;
+  /** minio when the endpoint is MinIO (its liveness endpoint answers, as MinIO), else s3. */
+  server: TestConnectionServer;
+  /** MinIO only: its own health checks (GET /minio/health/live and /minio/health/cluster, which plain S3 lacks). */
+  minio?: TestConnectionMinio;
 }

@@ -69,7 +69,7 @@ export const getEditCloudResponseMock = (): CloudResponse => ({...{ret: faker.he
 
 export const getDeleteCloudResponseMock = (overrideResponse: Partial<Extract<OkEnvelope, object>> = {}): OkEnvelope => ({ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: null, ...overrideResponse})
 
-export const getTestCloudConnectionResponseMock = (): TestConnectionResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {reachable: faker.datatype.boolean(), bucketExists: faker.datatype.boolean(), detail: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), undefined])}},})
+export const getTestCloudConnectionResponseMock = (): TestConnectionResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {reachable: faker.datatype.boolean(), bucketExists: faker.datatype.boolean(), detail: faker.helpers.arrayElement([faker.string.alpha({length: {min: 10, max: 20}}), undefined]), server: faker.helpers.arrayElement(['s3','minio'] as const), minio: faker.helpers.arrayElement([{live: faker.datatype.boolean(), clusterHealthy: faker.datatype.boolean()}, undefined])}},})
 
 export const getListBucketsResponseMock = (): BucketListResponse => ({...{ret: faker.helpers.arrayElement([0] as const), msg: faker.string.alpha({length: {min: 10, max: 20}}), data: {}},...{data: {list: Array.from({ length: faker.number.int({min: 1, max: 10}) }, (_, i) => i + 1).map(() => ({bucketName: faker.string.alpha({length: {min: 10, max: 20}}), createTime: faker.helpers.arrayElement([faker.number.int(), null])}))}},})
 
