@@ -4,7 +4,7 @@
 // Site A is the server's embedded store; site B is radosgw when HCS_TEST_S3_* name one (tests/s3/radosgw.sh env),
 // else a second server's embedded store (another endpoint either way, so every copy streams GetObject into a
 // multipart upload hashed with SHA-256). Measured: from the sync config's creation until every copy is synced (the
-// sweep, the job queue, one copy job at a time per node, the database updates). Baseline: the same objects copied
+// sweep, the job queue with its HCS_REPLICATION_COPIES copy slots per node, the database updates). Baseline: the same objects copied
 // by the same streaming copy function (replication/copy.ts) straight from store to store, to other keys, in a loop
 // with nothing else: what the copy itself costs on this machine. Prints a Markdown row and writes
 // bench/results/replication.json.
