@@ -3,7 +3,7 @@
 import { useState } from 'react';
 import { useNavigate } from 'react-router-dom';
 import { useQueryClient } from '@tanstack/react-query';
-import { Badge, Button, Dropdown, Grid, Layout, Modal, Select, Space, Typography } from 'antd';
+import { Badge, Button, Dropdown, Grid, Layout, Modal, Select, Space } from 'antd';
 import {
   CloudDownloadOutlined,
   DownOutlined,
@@ -16,6 +16,7 @@ import {
 import { useTranslation } from 'react-i18next';
 import { useListBusinessLibs } from '../../api/gen/libraries/libraries.ts';
 import { useClientToolUrl } from '../../shared/client-tool.ts';
+import { TextLink } from '../../shared/Text.tsx';
 import type { BusinessLib, MenuItem } from '../../api/gen/model/index.ts';
 import { LANGUAGES, type Language } from '../../shared/i18n.ts';
 import { changeLanguage, signOut } from '../../shared/account.ts';
@@ -73,9 +74,9 @@ export function AppHeader() {
 
   return (
     <Layout.Header className="hcs-header" data-testid="app-header" style={{ display: 'flex', alignItems: 'center', gap: 16, paddingInline: 16 }}>
-      <Typography.Link className="hcs-logo" onClick={() => navigate('/home')} style={{ fontSize: 18, fontWeight: 600, whiteSpace: 'nowrap' }}>
+      <TextLink className="hcs-logo" onClick={() => navigate('/home')} style={{ fontSize: 18, fontWeight: 600, whiteSpace: 'nowrap' }}>
         {t('common.appName')}
-      </Typography.Link>
+      </TextLink>
       {libList.length > 1 && (
         <Select
           data-testid="lib-switcher"
@@ -155,7 +156,7 @@ export function AppHeader() {
         cancelButtonProps={{ style: { display: 'none' } }}
         okText={t('common.confirm')}
       >
-        <Typography.Paragraph>{info ? t(`layout.info.${info}`) : ''}</Typography.Paragraph>
+        <p>{info ? t(`layout.info.${info}`) : ''}</p>
       </Modal>
     </Layout.Header>
   );

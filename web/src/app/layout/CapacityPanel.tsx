@@ -1,12 +1,13 @@
 // Capacity in the left column (spec 2): used/total with a progress bar, or the infinite-space label when the quota
 // is unlimited (isLimist "0"). Personal/Department toggle; the department view exists only for NetDisk.
-import { Progress, Segmented, Typography } from 'antd';
+import { Progress, Segmented } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { useGetGroupCapInfo, useGetUserCapInfo } from '../../api/gen/capacity/capacity.ts';
 import { NETDISK } from '../../shared/libraries.ts';
 import { updateStore, useStore, useUserInfo, type CapacityScope } from '../../shared/session.ts';
 import { formatSize } from '../../shared/format.ts';
+import { Text } from '../../shared/Text.tsx';
 
 export function CapacityPanel({ libCode }: { libCode: string }) {
   const { t } = useTranslation();
@@ -20,14 +21,14 @@ export function CapacityPanel({ libCode }: { libCode: string }) {
   const cap = q.data?.data;
 
   let body;
-  if (q.isLoading) body = <Typography.Text type="secondary">{t('common.loading')}</Typography.Text>;
-  else if (!cap) body = <Typography.Text type="secondary">{t('layout.capacity.unavailable')}</Typography.Text>;
+  if (q.isLoading) body = <Text type="secondary">{t('common.loading')}</Text>;
+  else if (!cap) body = <Text type="secondary">{t('layout.capacity.unavailable')}</Text>;
   else if (cap.isLimist === '0')
     body = (
       <>
-        <Typography.Text>{t('layout.capacity.used', { used: cap.usedSize || formatSize(cap.usedBytes) })}</Typography.Text>
+        <Text>{t('layout.capacity.used', { used: cap.usedSize || formatSize(cap.usedBytes) })}</Text>
         <div data-testid="capacity-infinite">
-          <Typography.Text type="secondary">{t('layout.capacity.infinite')}</Typography.Text>
+          <Text type="secondary">{t('layout.capacity.infinite')}</Text>
         </div>
       </>
     );
@@ -36,16 +37,16 @@ export function CapacityPanel({ libCode }: { libCode: string }) {
     const percent = total > 0 ? Math.min(100, Math.round((cap.usedBytes / total) * 1000) / 10) : 100;
     body = (
       <>
-        <Typography.Text data-testid="capacity-text">
+        <Text data-testid="capacity-text">
           {`${cap.usedSize || formatSize(cap.usedBytes)} / ${cap.totalSize || formatSize(cap.totalBytes)}`}
-        </Typography.Text>
+        </Text>
         <Progress percent={percent} size="small" status={percent >= 90 ? 'exception' : 'normal'} showInfo={false} />
       </>
     );
   }
   return (
     <div className="hcs-capacity" style={{ padding: 12, borderTop: '1px solid rgba(0,0,0,0.06)' }} data-testid="capacity-panel">
-      <Typography.Text strong>{t('layout.capacity.title')}</Typography.Text>
+      <Text strong>{t('layout.capacity.title')}</Text>
       {deptAllowed && (
         <Segmented
           size="small"

@@ -1,7 +1,7 @@
 // The generic list screen of spec 2 for one library: toolbar (upload, new folder, multi-delete, filter, sort, view),
 // breadcrumbs, table or icon cards, pagination, drop zone, and the dialogs behind the row actions.
 import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ComponentProps, type DragEvent } from 'react';
-import { Breadcrumb, Button, Dropdown, Empty, Input, Modal, Pagination, Segmented, Select, Space, Spin, Typography } from 'antd';
+import { Breadcrumb, Button, Dropdown, Empty, Input, Modal, Pagination, Segmented, Select, Space, Spin } from 'antd';
 import {
   AppstoreOutlined,
   CloudUploadOutlined,
@@ -23,6 +23,7 @@ import type { OfficeKind } from '../../api/gen/model/officeKind.ts';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import type { BatchResultResponse } from '../../api/gen/model/batchResultResponse.ts';
 import { encodeWireText } from '../../shared/wire-encoding.ts';
+import { Text } from '../../shared/Text.tsx';
 import { codeMessage, errorMessage, LocalizedError } from '../../shared/error-message.ts';
 import { openTransferPanel } from '../../shared/transfer-counters.ts';
 import { downloadItems } from '../../shared/transfers/download.ts';
@@ -420,7 +421,7 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
         />
         {selected.length > 0 && (
           <Space size={4} data-testid="selection-bar">
-            <Typography.Text data-testid="selected-count">{t('filesDaily.selected', { count: selected.length })}</Typography.Text>
+            <Text data-testid="selected-count">{t('filesDaily.selected', { count: selected.length })}</Text>
             <Button type="link" size="small" onClick={() => setSelected([])} data-testid="clear-selection">
               {t('filesDaily.clear')}
             </Button>
@@ -430,9 +431,9 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
       <div ref={listTop} />
 
       {query.isError && !page ? (
-        <Typography.Text type="danger" data-testid="list-error">
+        <Text type="danger" data-testid="list-error">
           {errorMessage(query.error)}
-        </Typography.Text>
+        </Text>
       ) : query.isLoading ? (
         <Spin />
       ) : rows.length === 0 ? (

@@ -1,10 +1,11 @@
 import { memo, type HTMLAttributes } from 'react';
-import { Button, Dropdown, Space, Table, Tag, Tooltip, Typography } from 'antd';
+import { Button, Dropdown, Space, Table, Tag, Tooltip } from 'antd';
 import type { ColumnsType } from 'antd/es/table';
 import { FileOutlined, FolderFilled, MoreOutlined, StarFilled, StarOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
+import { TextLink } from '../../shared/Text.tsx';
 import type { SortField, SortOrder } from './list-state.ts';
 import { FileThumb } from './FileThumb.tsx';
 import { SyncBadge } from './SyncBadge.tsx';
@@ -112,9 +113,9 @@ export const FileTable = memo(function FileTable({ rows, selected, onSelect, onA
       render: (_: unknown, r) => (
         <Space>
           {r.classifierId === 'Folder' ? <FolderFilled style={{ color: '#e8a33d' }} /> : <FileThumb row={r} size={64} box={20} fallback={<FileOutlined />} />}
-          <Typography.Link onClick={() => onAction('open', r)} data-testid={`row-name-${r.instanceName}`}>
+          <TextLink onClick={() => onAction('open', r)} data-testid={`row-name-${r.instanceName}`}>
             {r.instanceName}
-          </Typography.Link>
+          </TextLink>
           <FavouriteStar item={r} onAction={onAction} />
           <SyncBadge item={r} />
         </Space>

@@ -2,9 +2,10 @@
 // 80 GB; z-index 2000). Notices go through the shell's one toast path (shared/notify.ts: 3000 ms, 20 px from the top).
 // Render `holder` once where the hook is used (the dialogs' context).
 import { useMemo, type ReactNode } from 'react';
-import { Button, Input, Modal, Space, Typography } from 'antd';
+import { Button, Input, Modal, Space } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { toastError, toastInfo, toastWarning } from '../notify.ts';
+import { Text } from '../Text.tsx';
 import type { DownloadPrompts } from './download.ts';
 import type { UploadPrompts } from './upload-flow.ts';
 import { useClientToolUrl } from '../client-tool.ts';
@@ -47,7 +48,7 @@ export function usePrompts(): { upload: UploadPrompts; download: DownloadPrompts
           title: t('transfer.agent.typePath'),
           content: (
             <Space direction="vertical" style={{ width: '100%' }}>
-              <Typography.Text data-testid="agent-path-roots">{t('transfer.agent.typePathHint', { roots: roots.join(', ') })}</Typography.Text>
+              <Text data-testid="agent-path-roots">{t('transfer.agent.typePathHint', { roots: roots.join(', ') })}</Text>
               <Input data-testid="agent-path-input" autoFocus onChange={(e) => (typed = e.target.value.trim())} />
             </Space>
           ),
