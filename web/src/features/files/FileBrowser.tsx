@@ -1,7 +1,9 @@
 // The generic list screen of spec 2 for one library: toolbar (upload, new folder, multi-delete, filter, sort, view),
 // breadcrumbs, table or icon cards, pagination, drop zone, and the dialogs behind the row actions.
 import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ComponentProps, type DragEvent } from 'react';
-import { Breadcrumb, Button, Dropdown, Empty, Input, Modal, Pagination, Segmented, Select, Space, Spin } from 'antd';
+import { Breadcrumb, Button, Dropdown, Empty, Modal, Pagination, Segmented, Select, Space, Spin } from 'antd';
+// The search box alone: antd's Input namespace also carries TextArea, Password and OTP onto the first load.
+import Search from 'antd/es/input/Search';
 import {
   AppstoreOutlined,
   CloudUploadOutlined,
@@ -390,7 +392,7 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
         <Button onClick={() => openTransferPanel()} data-testid="open-transfers">
           {t('transfer.title')}
         </Button>
-        <Input.Search
+        <Search
           allowClear
           placeholder={t('search.placeholder')}
           style={{ width: 220 }}

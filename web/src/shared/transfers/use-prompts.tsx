@@ -2,7 +2,9 @@
 // 80 GB; z-index 2000). Notices go through the shell's one toast path (shared/notify.ts: 3000 ms, 20 px from the top).
 // Render `holder` once where the hook is used (the dialogs' context).
 import { useMemo, type ReactNode } from 'react';
-import { Button, Input, Modal, Space } from 'antd';
+import { Button, Modal, Space } from 'antd';
+// The plain input alone: antd's Input namespace also carries TextArea, Password and OTP onto the first load.
+import Input from 'antd/es/input/Input';
 import { useTranslation } from 'react-i18next';
 import { toastError, toastInfo, toastWarning } from '../notify.ts';
 import { Text } from '../Text.tsx';
