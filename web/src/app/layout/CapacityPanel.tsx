@@ -1,6 +1,6 @@
 // Capacity in the left column (spec 2): used/total with a progress bar, or the infinite-space label when the quota
 // is unlimited (isLimist "0"). Personal/Department toggle; the department view exists only for NetDisk.
-import { Progress, Segmented } from 'antd';
+import { Segmented, theme } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { Link } from 'react-router-dom';
 import { useGetGroupCapInfo, useGetUserCapInfo } from '../../api/gen/capacity/capacity.ts';
@@ -8,6 +8,19 @@ import { NETDISK } from '../../shared/libraries.ts';
 import { updateStore, useStore, useUserInfo, type CapacityScope } from '../../shared/session.ts';
 import { formatSize } from '../../shared/format.ts';
 import { Text } from '../../shared/Text.tsx';
+
+/**
+ * antd's small line Progress without its label, drawn in the same tokens: Progress (circle and steps included) is
+ * otherwise on the first load for this one bar (issue #22 weight).
+ */
+function UsageBar({ percent }: { percent: number }) {
+  const { token } = theme.useToken();
+  return (
+    <div role="progressbar" aria-valuenow={percent} aria-valuemin={0} aria-valuemax={100} data-testid="capacity-bar" style={{ height: 6, margin: '4px 0', borderRadius: 3, overflow: 'hidden', background: token.colorFillSecondary }}>
+      <div style={{ width: `${percent}%`, height: '100%', borderRadius: 3, background: percent >= 90 ? token.colorError : token.colorInfo }} />
+    </div>
+  );
+}
 
 export function CapacityPanel({ libCode }: { libCode: string }) {
   const { t } = useTranslation();
@@ -40,7 +53,7 @@ export function CapacityPanel({ libCode }: { libCode: string }) {
         <Text data-testid="capacity-text">
           {`${cap.usedSize || formatSize(cap.usedBytes)} / ${cap.totalSize || formatSize(cap.totalBytes)}`}
         </Text>
-        <Progress percent={percent} size="small" status={percent >= 90 ? 'exception' : 'normal'} showInfo={false} />
+        <UsageBar percent={percent} />
       </>
     );
   }
