@@ -75,6 +75,9 @@ describe('previewVideo', () => {
   it('plays mp4 in ranges with the headers of stored bytes; other types and other users are refused', async () => {
     expect((await call(admin, '/hcs/controller/FileInfos/preview/video', { instanceId: ids.b })).status).toBe(404);
     expect((await call(nora, '/hcs/controller/FileInfos/preview/video', { instanceId: ids.a })).status).toBe(422);
+    // "0" names the caller's root to the access gate: no file to play, never a 500 (found by the contract fuzzer).
+    const root = await call(nora, '/hcs/controller/FileInfos/preview/video', { instanceId: '0' });
+    expect([root.status, root.data?.code]).toEqual([404, 'NOT_FOUND']);
     const p = await call(nora, '/hcs/controller/FileInfos/preview/video', { instanceId: ids.b });
     expect([p.ret, p.data.contentType, p.data.size]).toEqual([0, 'video/mp4', video.length]);
     const url = new URL(p.data.url, srv.baseUrl);

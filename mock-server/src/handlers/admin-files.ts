@@ -106,7 +106,9 @@ export function adminFilesHandlers(ctx: AppContext): Handlers {
     // The gate checked `preview` on query.instanceId.
     async previewVideo(req) {
       const user = callerOf(req.user);
-      const row = (await getInstanceRow(db, req.query.instanceId))!;
+      // The gate reads "0" as the caller's root, which is no row here: nothing to play.
+      const row = await getInstanceRow(db, req.query.instanceId);
+      if (!row) throw new AppError('NOT_FOUND', 'no such file or folder');
       const contentType = VIDEO_TYPES[row.ext];
       if (!contentType) throw new AppError('VALIDATION_FAILED', 'only mp4, ogg and webm videos play in the browser', { fields: [{ field: 'instanceId', message: 'type' }] });
       const blob = contentOf(row);
