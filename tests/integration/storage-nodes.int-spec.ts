@@ -94,7 +94,7 @@ describe.skipIf(skip !== undefined)('nodes and storage connections on several se
     expect(added.status, JSON.stringify(added.json)).toBe(200);
     const cloudId = added.json.data.cloudId as string;
     const onB = await call(b, token, '/hcs/controller/cloudConnect/testConnection', { cloudId });
-    expect(onB.json.data).toEqual({ reachable: true, bucketExists: true });
+    expect(onB.json.data).toEqual({ reachable: true, bucketExists: true, server: 's3' });
     const onC = await call(c, token, '/hcs/controller/cloudConnect/testConnection', { cloudId });
     expect([onC.status, onC.json.data.code]).toEqual([409, 'CONFLICT']);
     expect(onC.json.msg).toMatch(/HCS_MASTER_KEY/);
