@@ -150,6 +150,15 @@ export async function keyInUse(db: Db, siteId: string, objectKey: string): Promi
   return r !== undefined;
 }
 
+/** Whether a site holds a synced copy under this object key (a signed read of that copy). */
+export async function syncedCopyOfKey(db: Db, siteId: string, objectKey: string): Promise<boolean> {
+  const r = await db
+    .selectFrom('blob_replicas').select('blob_id')
+    .where('site_id', '=', siteId).where('object_key', '=', objectKey).where('state', '=', 'synced').where('gone_at', 'is', null)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
 export async function dropReplica(db: Db, blobId: string, siteId: string): Promise<void> {
   await db.deleteFrom('blob_replicas').where('blob_id', '=', blobId).where('site_id', '=', siteId).execute();
 }

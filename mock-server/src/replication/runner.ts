@@ -15,7 +15,7 @@ import { enqueue, type Job } from '../db/sql/jobs.ts';
 import type { JobContext, JobHandler } from '../db/sql/worker.ts';
 import { EMBEDDED_CONNECTION, findSiteByName, getConnection, getSite, listSites } from '../db/storage-repo.ts';
 import {
-  dropReplica, dueDeletions, getReplica, keyInUse, listSyncConfigs, queueMissing, setCaughtUp, setReplicaState,
+  dropReplica, dueDeletions, getReplica, keyInUse, listSyncConfigs, queueMissing, setCaughtUp, setReplicaState, syncedCopyOfKey,
 } from '../db/replication-repo.ts';
 import { storeOf } from '../storage/connections.ts';
 import type { ObjectStore, StoreLocation } from '../storage/object-store.ts';
@@ -219,10 +219,7 @@ export async function nearestBlobStore(ctx: AppContext, blobId: string, callerEn
 export async function replicaKeyLocation(ctx: AppContext, key: string, bucket: string): Promise<StoreLocation | undefined> {
   const site = await nodeSite(ctx);
   if (!site || (await siteBucket(ctx, site.connection_id)) !== bucket) return undefined;
-  const copy = await ctx.db.selectFrom('blob_replicas').select('blob_id')
-    .where('site_id', '=', site.id).where('object_key', '=', key).where('state', '=', 'synced').where('gone_at', 'is', null)
-    .executeTakeFirst();
-  return copy ? { connectionId: site.connection_id, bucket } : undefined;
+  return (await syncedCopyOfKey(ctx.db, site.id, key)) ? { connectionId: site.connection_id, bucket } : undefined;
 }
 
 /** What getCloudProvider answers: an S3 location's public description (never its credentials). */
