@@ -41,6 +41,7 @@ async function createUser(page: Page, userName: string) {
   await page.getByTestId('user-create').click();
   const form = page.getByTestId('user-form');
   await form.waitFor();
+  await dialogsSettled(page);
   await page.getByTestId('user-name').fill(userName);
   await page.getByTestId('user-real-name').fill(`${userName} 用户`);
   await page.getByTestId('user-password').fill(PASSWORD);
@@ -70,6 +71,7 @@ describe('groups in the browser (zh_CN)', () => {
     await clean(page, 'no groups yet');
     await page.getByTestId('group-create').click();
     await page.getByTestId('group-form').waitFor();
+    await dialogsSettled(page);
     // The form refuses an empty name with its Chinese message before anything is sent.
     await page.getByTestId('group-dialog-ok').click();
     await page.getByText('请输入群组名称').waitFor();

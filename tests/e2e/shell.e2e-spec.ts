@@ -157,12 +157,13 @@ describe('web shell', () => {
     await chooseMenuItem(second, second.getByTestId('user-menu'), '退出登录');
     await second.waitForURL(/\/drive\/login/);
     await page.waitForURL(/\/drive\/login/, { timeout: 10000 });
-    // The session cookie no longer works on the server.
-    const res = await page.evaluate(async () => {
-      const r = await fetch('/hcs/controller/System/Current/User', { headers: { 'X-Requested-With': 'XMLHttpRequest' } });
-      return r.status;
+    // The session cookie no longer works on the server. The check goes through the context's own request client
+    // (same cookie jar) rather than page.evaluate: the login page may still be settling its URL, and a navigation
+    // there destroys the evaluation context (seen in CI).
+    const res = await context.request.get(`${e2e.baseUrl}/hcs/controller/System/Current/User`, {
+      headers: { 'X-Requested-With': 'XMLHttpRequest' },
     });
-    expect(res).toBe(401);
+    expect(res.status()).toBe(401);
     await context.close();
   });
 
