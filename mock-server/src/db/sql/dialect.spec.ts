@@ -173,7 +173,7 @@ describe('sqlite specifics', () => {
     }
   });
 
-  it('creates the data dir 0700 and the file 0600, with WAL, foreign keys, NORMAL sync and a busy timeout', async () => {
+  it('creates the data dir 0700 and the file 0600, with WAL, foreign keys, NORMAL sync, a busy timeout and temporary tables in memory', async () => {
     const parent = tempDir();
     const dir = join(parent, 'data');
     const { db, close } = await openSqlDatabase({ dataDir: dir });
@@ -185,6 +185,7 @@ describe('sqlite specifics', () => {
       expect(await pragma('foreign_keys')).toBe(1);
       expect(await pragma('synchronous')).toBe(1); // NORMAL
       expect(await pragma('busy_timeout')).toBe(5000);
+      expect(await pragma('temp_store')).toBe(2); // MEMORY: the folder-chain walk materialises one per request
     } finally {
       await close();
       rmSync(parent, { recursive: true, force: true });
