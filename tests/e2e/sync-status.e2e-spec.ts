@@ -40,7 +40,7 @@ afterAll(async () => {
 });
 beforeEach(() => onTestFailed(({ task }) => explainFailure(e2e, page, `sync-status-${task.name}`)));
 
-const row = (name: string) => page.locator('.ant-table-row', { has: page.getByTestId(`row-name-${name}`) });
+const row = (name: string) => page.locator('tr[data-row-key]', { has: page.getByTestId(`row-name-${name}`) });
 
 describe('replication status in the files list', () => {
   it('shows synced and failed tags with the reason, in Chinese, only once a config covers the library', async () => {

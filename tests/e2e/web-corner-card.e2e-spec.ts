@@ -64,7 +64,7 @@ describe.each(combos)('the corner transfer card beside a full list, $lang at $vi
       // The last row the user can reach: the table's own scroll at its end, the page scrolled as far as it goes.
       // (The closed transfer panel keeps its own table in the page: look inside the file list only.)
       const list = page.getByTestId('file-browser');
-      await list.locator('.ant-table-body').evaluate((el) => el.scrollTo(0, el.scrollHeight));
+      await list.getByTestId('file-table').evaluate((el) => el.scrollTo(0, el.scrollHeight));
       await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
       const last = list.locator('tr[data-row-key]').last();
       const lastName = await last.locator('[data-testid^="row-name-"]').innerText();

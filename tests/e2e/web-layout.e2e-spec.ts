@@ -81,8 +81,9 @@ describe.each(combos)('layout in $lang at $viewport.width x $viewport.height', (
     await e2e.screenshot(page, `web-layout-list-${tag}`);
     await chooseOption(page, page.locator('.ant-pagination-options .ant-select'), lang === 'zh_CN' ? '50 条/页' : '50 / page');
     await page.getByTestId(`row-name-${files[23]}`).waitFor();
-    expect(await page.locator('.ant-table-tbody-virtual').count()).toBe(0);
-    const check = (await page.locator('.ant-table-tbody .ant-table-selection-column').first().boundingBox())!;
+    // Every row is drawn, in the one table (antd's virtual body at 50 rows had broken the column widths).
+    expect(await page.getByTestId('file-table').locator('tbody tr[data-row-key]').count()).toBeGreaterThanOrEqual(files.length);
+    const check = (await page.getByTestId('file-table').locator('tbody td.hcs-lt-check').first().boundingBox())!;
     expect(check.width, 'checkbox column width').toBeLessThan(80);
     expect((await page.getByTestId(`row-name-${files[23]}`).boundingBox())!.width).toBeGreaterThan(80);
     await clean('the list at 50 rows');

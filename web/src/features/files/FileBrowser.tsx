@@ -272,7 +272,6 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
     window.addEventListener('resize', measure);
     return () => window.removeEventListener('resize', measure);
   }, [view, crumbs.length, hasSelection, rows.length, cornerInset]);
-  const TABLE_HEADER = 47;
 
   const onDrop = async (e: DragEvent) => {
     e.preventDefault();
@@ -451,7 +450,7 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
           onSort={onSort}
           loading={query.isFetching}
           rowProps={gestures}
-          scrollY={listHeight === undefined ? undefined : Math.max(120, listHeight - TABLE_HEADER)}
+          height={listHeight}
         />
       ) : (
         <Suspense fallback={<Spin style={{ display: 'block', margin: '48px auto' }} />}>

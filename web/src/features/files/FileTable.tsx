@@ -1,11 +1,11 @@
 import { memo, type HTMLAttributes } from 'react';
-import { Button, Dropdown, Space, Table, Tag, Tooltip } from 'antd';
-import type { ColumnsType } from 'antd/es/table';
+import { Button, Dropdown, Tag } from 'antd';
 import { FileOutlined, FolderFilled, MoreOutlined, StarFilled, StarOutlined } from '@ant-design/icons';
 import { useTranslation } from 'react-i18next';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
 import { TextLink } from '../../shared/Text.tsx';
+import { ListTable, nextSort, type ListColumn } from '../../shared/ListTable.tsx';
 import type { SortField, SortOrder } from './list-state.ts';
 import { FileThumb } from './FileThumb.tsx';
 import { SyncBadge } from './SyncBadge.tsx';
@@ -44,22 +44,23 @@ export function moreMenuItems(t: (k: string) => string, item: Instance, onAction
 export function FavouriteStar({ item, onAction }: { item: Instance; onAction: (a: RowAction, i: Instance) => void }) {
   const { t } = useTranslation();
   const on = item.isFavourite === true;
+  const label = t(on ? 'favourites.remove' : 'favourites.add');
+  // The browser's own tooltip (title): antd's Tooltip weighed 20 KB of JS gzip on the files screen for this alone.
   return (
-    <Tooltip title={t(on ? 'favourites.remove' : 'favourites.add')}>
-      <span
-        role="button"
-        aria-pressed={on}
-        aria-label={t(on ? 'favourites.remove' : 'favourites.add')}
-        data-testid={`fav-${item.instanceName}`}
-        style={{ cursor: 'pointer', color: on ? '#faad14' : '#bbb' }}
-        onClick={(e) => {
-          e.stopPropagation();
-          onAction('favourite', item);
-        }}
-      >
-        {on ? <StarFilled /> : <StarOutlined />}
-      </span>
-    </Tooltip>
+    <span
+      role="button"
+      aria-pressed={on}
+      aria-label={label}
+      title={label}
+      data-testid={`fav-${item.instanceName}`}
+      style={{ cursor: 'pointer', color: on ? '#faad14' : '#bbb' }}
+      onClick={(e) => {
+        e.stopPropagation();
+        onAction('favourite', item);
+      }}
+    >
+      {on ? <StarFilled /> : <StarOutlined />}
+    </span>
   );
 }
 
@@ -88,51 +89,52 @@ export interface FileTableProps {
   /** More-menu entries on screens listing items from many folders; the delete button shows only with 'delete'. */
   only?: readonly RowAction[];
   /** A column after the name (the folder a search result or favourite is in). */
-  extraColumn?: ColumnsType<Instance>[number];
+  extraColumn?: ListColumn<Instance>;
   /** The folder screen's row gestures: click to select, double-click, context menu, drag and drop. */
   rowProps?: (r: Instance) => HTMLAttributes<HTMLElement>;
-  /** The rows' own scroll height, so the table fits the window and the page itself does not scroll. */
-  scrollY?: number;
+  /** The table's height, header included, so it fits the window and the page itself does not scroll: the rows scroll. */
+  height?: number;
 }
 
+const SIZE_WIDTH = 120;
+const TIME_WIDTH = 180;
+const rowKey = (r: Instance) => r.instanceId;
+
 // Memoised: the files screen re-renders for its dialogs, menus and toasts, and every row and cell need not.
-export const FileTable = memo(function FileTable({ rows, selected, onSelect, onAction, sortField, sortOrder, onSort, loading, only, extraColumn, rowProps, scrollY }: FileTableProps) {
+export const FileTable = memo(function FileTable({ rows, selected, onSelect, onAction, sortField, sortOrder, onSort, loading, only, extraColumn, rowProps, height }: FileTableProps) {
   const { t } = useTranslation();
-  const order = (f: SortField) => (sortField === f ? (sortOrder === 'asc' ? 'ascend' : 'descend') : null);
-  const columns: ColumnsType<Instance> = [
+  const order = (f: SortField) => (onSort ? (sortField === f ? sortOrder : null) : undefined);
+  const columns: ListColumn<Instance>[] = [
     {
       title: t('files.name'),
-      dataIndex: 'instanceName',
       key: 'instanceName',
-      sorter: onSort !== undefined,
-      sortOrder: onSort ? order('instanceName') : null,
-      ellipsis: true,
+      sortOrder: order('instanceName'),
       // The name is what a row is: it keeps its width and its place when the window narrows; the other columns scroll.
       minWidth: NAME_MIN_WIDTH,
       fixed: 'left',
-      render: (_: unknown, r) => (
-        <Space>
+      render: (r) => (
+        <span className="hcs-lt-name">
           {r.classifierId === 'Folder' ? <FolderFilled style={{ color: '#e8a33d' }} /> : <FileThumb row={r} size={64} box={20} fallback={<FileOutlined />} />}
-          <TextLink onClick={() => onAction('open', r)} data-testid={`row-name-${r.instanceName}`}>
+          <TextLink onClick={() => onAction('open', r)} data-testid={`row-name-${r.instanceName}`} title={r.instanceName}>
             {r.instanceName}
           </TextLink>
           <FavouriteStar item={r} onAction={onAction} />
           <SyncBadge item={r} />
-        </Space>
+        </span>
       ),
     },
     ...(extraColumn ? [extraColumn] : []),
-    { title: t('files.size'), dataIndex: 'fSize', key: 'fSize', width: 120, sorter: onSort !== undefined, sortOrder: onSort ? order('fSize') : null, render: (v: number, r) => (r.classifierId === 'Folder' ? '-' : formatSize(v)) },
-    { title: t('files.createTime'), dataIndex: 'createTime', key: 'createTime', width: 180, sorter: onSort !== undefined, sortOrder: onSort ? order('createTime') : null, render: (v: number) => formatDate(v) },
-    { title: t('tags.labels'), key: 'labels', width: LABELS_WIDTH, render: (_: unknown, r) => <LabelTags item={r} /> },
-    { title: t('tags.remark'), dataIndex: 'remark', key: 'remark', width: REMARK_WIDTH, ellipsis: true, render: (v: string | undefined) => v || '' },
+    { title: t('files.size'), key: 'fSize', width: SIZE_WIDTH, sortOrder: order('fSize'), render: (r) => (r.classifierId === 'Folder' ? '-' : formatSize(r.fSize)) },
+    { title: t('files.createTime'), key: 'createTime', width: TIME_WIDTH, sortOrder: order('createTime'), render: (r) => formatDate(r.createTime) },
+    { title: t('tags.labels'), key: 'labels', width: LABELS_WIDTH, render: (r) => <LabelTags item={r} /> },
+    { title: t('tags.remark'), key: 'remark', width: REMARK_WIDTH, ellipsis: true, render: (r) => r.remark || '' },
     {
       title: t('files.actions'),
       key: 'actions',
       width: ACTIONS_WIDTH,
       fixed: 'right',
-      render: (_: unknown, r) => (
-        <Space size={0}>
+      render: (r) => (
+        <span className="hcs-lt-actions">
           <Button type="link" size="small" onClick={() => onAction('download', r)} data-testid={`row-download-${r.instanceName}`}>
             {t('files.download')}
           </Button>
@@ -144,28 +146,29 @@ export const FileTable = memo(function FileTable({ rows, selected, onSelect, onA
           <Dropdown menu={{ items: moreMenuItems(t, r, onAction, only) }} trigger={['click']}>
             <Button type="link" size="small" icon={<MoreOutlined />} aria-label={t('files.more')} data-testid={`row-more-${r.instanceName}`} />
           </Dropdown>
-        </Space>
+        </span>
       ),
     },
   ];
   return (
-    <Table<Instance>
-      rowKey="instanceId"
-      size="middle"
+    <ListTable<Instance>
+      rows={rows}
+      rowKey={rowKey}
       columns={columns}
-      dataSource={rows}
       loading={loading}
-      pagination={false}
-      scroll={{ x: NAME_MIN_WIDTH + 120 + 180 + LABELS_WIDTH + REMARK_WIDTH + ACTIONS_WIDTH + 48 + (extraColumn ? 200 : 0), y: scrollY }}
-      onRow={rowProps}
-      // antd's checkboxes select the run between the last click and a shift-click (spec: multi-select with shift).
-      rowSelection={{ selectedRowKeys: selected.map((s) => s.instanceId), onChange: (_, sel) => onSelect(sel), fixed: 'left' }}
-      onChange={(_p, _f, sorter) => {
-        if (!onSort) return;
-        const s = Array.isArray(sorter) ? sorter[0] : sorter;
-        const key = (s?.columnKey ?? 'instanceName') as SortField;
-        onSort(s?.order ? key : 'instanceName', s?.order === 'descend' ? 'desc' : 'asc');
-      }}
+      height={height}
+      scrollX={NAME_MIN_WIDTH + SIZE_WIDTH + TIME_WIDTH + LABELS_WIDTH + REMARK_WIDTH + ACTIONS_WIDTH + 48 + (extraColumn?.width ?? 0)}
+      rowProps={rowProps}
+      // Shift-click on a checkbox selects the run from the last one clicked (spec: multi-select with shift).
+      selection={{ selected, onChange: onSelect, rowLabel: (r) => r.instanceName }}
+      onSort={
+        onSort &&
+        ((key) => {
+          // As antd's sorter did: ascending, descending, then back to the list's default order (by name, ascending).
+          const next = nextSort(sortField === key ? sortOrder : null);
+          onSort(next ? (key as SortField) : 'instanceName', next ?? 'asc');
+        })
+      }
       data-testid="file-table"
     />
   );

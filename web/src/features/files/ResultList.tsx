@@ -70,7 +70,7 @@ export function ResultList({ rows, total, totalExact = true, pageNo, pageSize, o
             key: 'location',
             width: 200,
             ellipsis: true,
-            render: (_: unknown, r: Instance) => (
+            render: (r: Instance) => (
               <Typography.Link onClick={() => navigate(openPath(r))} data-testid={`row-location-${r.instanceName}`}>
                 {locationOf(r)}
               </Typography.Link>
