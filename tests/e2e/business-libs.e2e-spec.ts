@@ -117,9 +117,12 @@ describe('business libraries in the browser (zh_CN)', () => {
     await clean('home');
     const switcher = page.getByTestId('lib-switcher');
     await switcher.waitFor();
-    await chooseOption(page, switcher, LIB_ZH);
+    await switcher.selectOption({ label: LIB_ZH });
     await page.waitForURL(/\/drive\/businessLibrary\?/);
     await page.getByTestId('business-library-page').waitFor();
+    // The switcher names the library it opened, inside its box (the header's 64px line height once pushed it out).
+    expect(await switcher.evaluate((el: HTMLSelectElement) => el.selectedOptions[0]?.textContent)).toBe(LIB_ZH);
+    expect(await switcher.evaluate((el) => getComputedStyle(el).lineHeight === 'normal' || parseFloat(getComputedStyle(el).lineHeight) <= el.clientHeight)).toBe(true);
     expect(await page.getByTestId('library-title').innerText()).toContain(LIB_ZH);
     // The library's own menu: its Files entry with the classifier under it.
     expect(await page.getByTestId('side-menu').innerText()).toContain('合同');

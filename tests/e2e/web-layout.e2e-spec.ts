@@ -4,7 +4,7 @@
 // arrows are readable beside their counts, and toasts stay clear of the transfer panel's title.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { chooseMenuItem, chooseOption, closeTransferPanel, dialogsSettled, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E } from './harness.ts';
+import { chooseMenuItem, closeTransferPanel, dialogsSettled, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E } from './harness.ts';
 
 let e2e: E2E;
 beforeAll(async () => {
@@ -79,7 +79,7 @@ describe.each(combos)('layout in $lang at $viewport.width x $viewport.height', (
     expect(name.width, 'name column width').toBeGreaterThan(80);
     expect(name.x + name.width).toBeLessThanOrEqual(viewport.width);
     await e2e.screenshot(page, `web-layout-list-${tag}`);
-    await chooseOption(page, page.locator('.ant-pagination-options .ant-select'), lang === 'zh_CN' ? '50 条/页' : '50 / page');
+    await page.getByTestId('pagination-size').selectOption({ label: lang === 'zh_CN' ? '50 条/页' : '50 / page' });
     await page.getByTestId(`row-name-${files[23]}`).waitFor();
     // Every row is drawn, in the one table (antd's virtual body at 50 rows had broken the column widths).
     expect(await page.getByTestId('file-table').locator('tbody tr[data-row-key]').count()).toBeGreaterThanOrEqual(files.length);

@@ -1,6 +1,6 @@
 // Component tests of the list screen against the contract's msw handlers (orval), with answers built per test.
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
-import { act, fireEvent, screen, waitFor } from '@testing-library/react';
+import { act, fireEvent, screen, waitFor, within } from '@testing-library/react';
 import { setupServer } from 'msw/node';
 import { createMemoryRouter, RouterProvider } from 'react-router-dom';
 import { http, HttpResponse } from 'msw';
@@ -102,17 +102,14 @@ describe('FileBrowser list', () => {
     expect(requests.at(-1)!.get('cursor')).toBe('20');
 
     // The jumper goes straight to a far page (offset, no cursor known for it).
-    const jumper = document.querySelector('.ant-pagination-options-quick-jumper input') as HTMLInputElement;
+    const jumper = screen.getByTestId('pagination-jumper');
     fireEvent.change(jumper, { target: { value: '5000' } });
     fireEvent.keyDown(jumper, { key: 'Enter', code: 'Enter', keyCode: 13 });
-    fireEvent.keyUp(jumper, { key: 'Enter', code: 'Enter', keyCode: 13 });
     expect(await screen.findByText('file-099981.txt')).toBeTruthy();
     expect(requests.at(-1)!.get('pageNo')).toBe('5000');
     expect(requests.at(-1)!.get('cursor')).toBeNull();
 
-    const sizeSelect = document.querySelector('.ant-pagination-options .ant-select') as HTMLElement;
-    fireEvent.mouseDown(sizeSelect.querySelector('.ant-select-content, .ant-select-selector') ?? sizeSelect);
-    const options = await screen.findAllByText(/\/ page/);
+    const options = within(screen.getByTestId('pagination-size')).getAllByRole('option');
     expect(options.map((o) => o.textContent)).toEqual(expect.arrayContaining(['10 / page', '20 / page', '30 / page', '40 / page', '50 / page', '100 / page']));
   });
 
@@ -360,9 +357,7 @@ describe('FileBrowser navigation and layout (issue #22 defects 6, 7, 9)', () => 
     server.use(bigFolder().handler);
     await renderBrowser();
     await screen.findByText('file-000001.txt');
-    const sizeSelect = document.querySelector('.ant-pagination-options .ant-select') as HTMLElement;
-    fireEvent.mouseDown(sizeSelect.querySelector('.ant-select-content, .ant-select-selector') ?? sizeSelect);
-    fireEvent.click(await screen.findByText('50 / page'));
+    fireEvent.change(screen.getByTestId('pagination-size'), { target: { value: '50' } });
     expect(await screen.findByText('file-000050.txt')).toBeTruthy();
     expect(screen.getByTestId('file-table').querySelectorAll('tbody tr[data-row-key]')).toHaveLength(50);
   });

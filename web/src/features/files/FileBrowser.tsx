@@ -1,7 +1,7 @@
 // The generic list screen of spec 2 for one library: toolbar (upload, new folder, multi-delete, filter, sort, view),
 // breadcrumbs, table or icon cards, pagination, drop zone, and the dialogs behind the row actions.
 import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ComponentProps, type DragEvent } from 'react';
-import { Breadcrumb, Button, Dropdown, Empty, Modal, Pagination, Segmented, Select, Space, Spin } from 'antd';
+import { Breadcrumb, Button, Dropdown, Empty, Modal, Segmented, Space, Spin } from 'antd';
 // The search box alone: antd's Input namespace also carries TextArea, Password and OTP onto the first load.
 import Search from 'antd/es/input/Search';
 import {
@@ -26,6 +26,8 @@ import type { Instance } from '../../api/gen/model/instance.ts';
 import type { BatchResultResponse } from '../../api/gen/model/batchResultResponse.ts';
 import { encodeWireText } from '../../shared/wire-encoding.ts';
 import { Text } from '../../shared/Text.tsx';
+import { NativeSelect } from '../../shared/NativeSelect.tsx';
+import { ListPagination } from '../../shared/ListPagination.tsx';
 import { codeMessage, errorMessage, LocalizedError } from '../../shared/error-message.ts';
 import { openTransferPanel } from '../../shared/transfer-counters.ts';
 import { downloadItems } from '../../shared/transfers/download.ts';
@@ -367,16 +369,24 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
         <Button danger icon={<DeleteOutlined />} onClick={() => doDelete(selected)} data-testid="delete-selected">
           {t('files.delete')}
         </Button>
-        <Select
+        <NativeSelect<number>
           allowClear
           placeholder={t('files.filter')}
           style={{ width: 130 }}
           value={state.fileFilter}
-          onChange={(v: number | undefined) => update({ fileFilter: v })}
+          onChange={(v) => update({ fileFilter: v })}
           options={CATEGORIES.map((c) => ({ value: c, label: t(`files.category.${c}`) }))}
+          aria-label={t('files.filter')}
           data-testid="category-filter"
         />
-        <Select style={{ width: 120 }} value={state.sortField} onChange={(v: SortField) => update({ sortField: v })} options={sortOptions} data-testid="sort-field" aria-label={t('files.sort.label')} />
+        <NativeSelect<SortField>
+          style={{ width: 120 }}
+          value={state.sortField}
+          onChange={(v) => v && update({ sortField: v })}
+          options={sortOptions}
+          data-testid="sort-field"
+          aria-label={t('files.sort.label')}
+        />
         <Button onClick={() => update({ sortOrder: state.sortOrder === 'asc' ? 'desc' : 'asc' })} data-testid="sort-order">
           {t(state.sortOrder === 'asc' ? 'files.sort.asc' : 'files.sort.desc')}
         </Button>
@@ -460,13 +470,12 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
         </Suspense>
       )}
 
-      <Pagination
-        style={{ marginTop: 8, justifyContent: 'flex-end' }}
+      <ListPagination
+        style={{ marginTop: 8 }}
         current={state.pageNo}
         pageSize={state.pageSize}
         total={page?.total ?? 0}
-        pageSizeOptions={PAGE_SIZES.map(String)}
-        showSizeChanger
+        pageSizeOptions={PAGE_SIZES}
         showQuickJumper
         showTotal={(total) => t('files.total', { total, count: total })}
         onChange={(pageNo, pageSize) => (pageSize !== state.pageSize ? update({ pageSize }) : update({ pageNo }))}

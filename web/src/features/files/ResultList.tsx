@@ -1,11 +1,12 @@
 // Items from many folders on the generic list's table and pagination (favourites, search, a label's items): each
 // opens in its own space and folder, and carries the shared row actions (favourite, labels, versions, properties).
 import { useState } from 'react';
-import { Empty, Pagination, Spin, Typography } from 'antd';
+import { Empty, Spin, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useNavigate } from 'react-router-dom';
 import type { Instance } from '../../api/gen/model/instance.ts';
 import { errorMessage } from '../../shared/error-message.ts';
+import { ListPagination } from '../../shared/ListPagination.tsx';
 import { FileTable, type RowAction } from './FileTable.tsx';
 import { locationOf, useItemActions } from './item-actions.tsx';
 import { FOLDER_PARAM, PAGE_SIZES } from './list-state.ts';
@@ -78,13 +79,12 @@ export function ResultList({ rows, total, totalExact = true, pageNo, pageSize, o
           }}
         />
       )}
-      <Pagination
-        style={{ marginTop: 12, justifyContent: 'flex-end' }}
+      <ListPagination
+        style={{ marginTop: 12 }}
         current={pageNo}
         pageSize={pageSize}
         total={total}
-        pageSizeOptions={PAGE_SIZES.map(String)}
-        showSizeChanger
+        pageSizeOptions={PAGE_SIZES}
         showTotal={(n) => (totalExact ? t('files.total', { total: n, count: n }) : t('search.totalAtLeast', { total: n }))}
         onChange={onPage}
         data-testid="pagination"
