@@ -1,6 +1,6 @@
 // @vitest-environment node
 import { describe, expect, it } from 'vitest';
-import { checkBudgets, heaviestLocale, missingPrecompressed, pageModules, pagesInEntry, routeFiles, type Manifest } from './check-budget.ts';
+import { BUDGETS, checkBudgets, heaviestLocale, missingPrecompressed, pageModules, pagesInEntry, routeFiles, type Manifest } from './check-budget.ts';
 
 // A fabricated build: the entry shares a vendor chunk with the files page; the sign-in page is small; the files page
 // pulls a table chunk that only it imports; a lazy chunk nobody asked for must not count.
@@ -24,6 +24,10 @@ const sizes: Record<string, number> = {
 const sizeOf = (f: string) => sizes[f] ?? 0;
 
 describe('bundle budget check', () => {
+  it("holds the routes to issue #22's limits: 250 KB for the sign-in page, 400 KB for the files screen", () => {
+    expect(Object.fromEntries(BUDGETS.map((b) => [b.route, b.maxBytes]))).toEqual({ '/login': 250_000, '/personalFile': 400_000 });
+  });
+
   it('counts the entry, its static imports and the route lazy chunk with its imports, each file once', () => {
     expect(routeFiles(manifest, ['src/Files.tsx'])).toEqual(['assets/Files.js', 'assets/index.js', 'assets/table.js', 'assets/vendor.js']);
     expect(routeFiles(manifest, ['src/Login.tsx'])).toEqual(['assets/Login.js', 'assets/index.js', 'assets/vendor.js']);
