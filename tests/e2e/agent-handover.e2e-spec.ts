@@ -19,7 +19,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } f
 import type { BrowserContext, Page } from 'playwright-core';
 import { unwrap, type HcsClient } from '@hcs/openapi/client';
 import { HoldGate } from '../helpers/hold-gate.ts';
-import { closeTransferPanel, explainFailure, recordToasts, settledTransferPanel, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
+import { closeTransferPanel, explainFailure, recordToasts, settledTransferPanel, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E, dialogsSettled } from './harness.ts';
 
 const DRIVE = fileURLToPath(new URL('../../cli/bin/drive.js', import.meta.url));
 const AGENT_PORTS = { plugin: 8756, ws: 8801, client: 8754 } as const;
@@ -125,6 +125,7 @@ async function typeLocalPath(page: Page, path: string): Promise<void> {
   await input.waitFor();
   expect(await page.getByTestId('agent-path-roots').innerText()).toContain(roots());
   await input.fill(path);
+  await dialogsSettled(page);
   await page.getByTestId('agent-path-ok').click();
 }
 

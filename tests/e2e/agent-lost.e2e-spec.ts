@@ -21,7 +21,7 @@ import { HoldGate } from '../helpers/hold-gate.ts';
 import { apiAs } from '../helpers/org.ts';
 import { freePort } from '../helpers/server-process.ts';
 import { uploadFile, type ApiCall } from '../helpers/upload.ts';
-import { explainFailure, recordToasts, settledTransferPanel, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E } from './harness.ts';
+import { explainFailure, recordToasts, settledTransferPanel, signInAsAdmin, startE2E, toastsSeen, visibleTextProblems, type E2E, dialogsSettled } from './harness.ts';
 
 const DRIVE = fileURLToPath(new URL('../../cli/bin/drive.js', import.meta.url));
 const MiB = 1024 * 1024;
@@ -228,6 +228,7 @@ describe('losing the local transfer agent mid-transfer', () => {
     const input = page.getByTestId('agent-path-input');
     await input.waitFor();
     await input.fill(huge);
+    await dialogsSettled(page);
     await page.getByTestId('agent-path-ok').click();
     const row = agentRow(page, 'upload', name);
     await row.waitFor();
@@ -285,6 +286,7 @@ describe('losing the local transfer agent mid-transfer', () => {
     const input = page.getByTestId('agent-path-input');
     await input.waitFor();
     await input.fill(dir);
+    await dialogsSettled(page);
     await page.getByTestId('agent-path-ok').click();
     const row = agentRow(page, 'upload', name);
     await row.waitFor();

@@ -69,6 +69,7 @@ describe('business libraries in the browser (zh_CN)', () => {
     await page.getByTestId('lib-name-en').fill('Contracts');
     await clean('new library dialog');
     const made = page.waitForResponse((r) => r.url().includes('/BusinessLibs/add'));
+    await dialogsSettled(page);
     await page.getByRole('button', { name: /确\s*定|OK/ }).click();
     expect((await made).status()).toBe(200);
     await page.getByTestId(`lib-row-${LIB}`).waitFor();
@@ -94,6 +95,7 @@ describe('business libraries in the browser (zh_CN)', () => {
     await page.getByTestId('attr-required-1').check();
     await clean('new classifier dialog');
     const added = page.waitForResponse((r) => r.url().includes('/Classifiers/add'));
+    await dialogsSettled(page);
     await page.locator('.ant-modal').filter({ has: page.getByTestId('classifier-form') }).getByRole('button', { name: /确\s*定|OK/ }).click();
     expect((await added).status()).toBe(200);
     await page.getByTestId('classifier-contract').waitFor();
@@ -103,6 +105,7 @@ describe('business libraries in the browser (zh_CN)', () => {
     await page.getByTestId('classifier-edit-contract').click();
     await page.getByTestId('classifier-name-zh').fill('合同文件');
     const modded = page.waitForResponse((r) => r.url().includes('/Classifiers/mod'));
+    await dialogsSettled(page);
     await page.locator('.ant-modal').filter({ has: page.getByTestId('classifier-form') }).getByRole('button', { name: /确\s*定|OK/ }).click();
     expect((await modded).status()).toBe(200);
     await page.getByTestId('classifier-contract').getByText('合同文件').waitFor();

@@ -6,7 +6,7 @@
 // English in the Chinese UI, and for Chinese in the English one.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { chooseMenuItem, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E } from './harness.ts';
+import { chooseMenuItem, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E, dialogsSettled } from './harness.ts';
 
 let e2e: E2E;
 let context: BrowserContext;
@@ -203,6 +203,7 @@ describe('the five library screens (en_US)', () => {
     await page.getByTestId('property-code').fill('invoiceno');
     await page.getByTestId('property-form').getByText('This attribute code is already used in the library').waitFor();
     await clean('en_US', 'properties en');
+    await dialogsSettled(page);
     await page.locator('.ant-modal').filter({ has: page.getByTestId('property-form') }).getByRole('button', { name: 'Cancel' }).click();
 
     await go(`/businessConfig?libCode=${LIB}`, 'business-config-page');

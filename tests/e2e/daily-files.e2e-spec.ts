@@ -118,6 +118,7 @@ describe('daily files in the browser (zh_CN, 1366×800)', () => {
     await page.getByTestId('new-folder').click();
     await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill(FOLDER);
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-ok').click();
     await row(FOLDER).click();
     await page.getByTestId('breadcrumbs').getByText(FOLDER).waitFor();
@@ -242,7 +243,7 @@ describe('daily files in the browser (zh_CN, 1366×800)', () => {
     const uploaded = async () => (await toastsSeen(page)).filter((t) => t.includes(`${REPORT} 上传成功`)).length;
     const before = await uploaded();
     await upload(REPORT, V2);
-    await page.getByTestId('conflict-new-version').click();
+    await answer(page, 'conflict-new-version');
     // Queued, the upload opens the transfer panel (over the list at this width); done, it says so.
     await page.locator('.ant-drawer-open').waitFor();
     await expect.poll(uploaded, { timeout: 60_000 }).toBe(before + 1);
@@ -279,6 +280,7 @@ describe('daily files in the browser (zh_CN, 1366×800)', () => {
     await chooseMenuItem(page, page.getByTestId('new-document'), 'Word 文档');
     await expect.poll(() => page.getByTestId('name-dialog-input').inputValue()).toBe(WORD);
     await clean(page, 'new document dialog');
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-ok').click();
     await row(WORD).waitFor();
     await toastsClean(page);
@@ -295,6 +297,7 @@ describe('daily files in the browser (zh_CN, 1366×800)', () => {
     await page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)').getByText(WORD, { exact: true }).click();
     await dialog.getByPlaceholder('模板名称（可选）').fill(TEMPLATE);
     await clean(page, 'template dialog');
+    await dialogsSettled(page);
     await dialog.getByRole('button', { name: /确\s*定/ }).click();
     await page.getByTestId('template-page').getByText(TEMPLATE, { exact: true }).waitFor();
     await clean(page, 'templates');
@@ -304,6 +307,7 @@ describe('daily files in the browser (zh_CN, 1366×800)', () => {
     await chooseMenuItem(page, page.getByTestId('new-document'), `模板：${TEMPLATE}`);
     await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill(FROM_TEMPLATE);
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-ok').click();
     await row(FROM_TEMPLATE).waitFor();
     // The new document is the template's bytes.
@@ -356,6 +360,7 @@ describe('daily files in the browser (zh_CN, 1366×800)', () => {
     await goFiles();
     await chooseMenuItem(page, page.getByTestId('new-document'), 'Word 文档');
     await expect.poll(() => page.getByTestId('name-dialog-input').inputValue()).toBe(WORD);
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-ok').click();
     await page.getByTestId('name-dialog-error').waitFor();
     await clean(page, 'document name taken');

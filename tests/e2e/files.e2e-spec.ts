@@ -143,6 +143,7 @@ describe('personal files', () => {
     await page.getByTestId('new-folder').click();
     await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill('Projects');
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-ok').click();
     await row('Projects').waitFor();
   });
@@ -220,12 +221,14 @@ describe('personal files', () => {
     await moreAction('a.txt', 'Rename');
     await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill('renamed.txt');
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-ok').click();
     await waitOrExplain(row('renamed.txt'), 15000);
 
     await moreAction('renamed.txt', 'Copy');
     await page.getByTestId('folder-tree').locator('.ant-tree-switcher').first().click();
     await page.getByTestId('folder-tree').getByText('Projects', { exact: true }).click();
+    await dialogsSettled(page);
     await page.getByTestId('move-copy-ok').click();
     // The dialog closes only once the server has answered the copy.
     await page.getByTestId('folder-tree').waitFor({ state: 'detached' });
@@ -233,6 +236,7 @@ describe('personal files', () => {
     await moreAction('renamed.txt', 'Move');
     await page.getByTestId('folder-tree').locator('.ant-tree-switcher').first().click();
     await page.getByTestId('folder-tree').getByText('Projects', { exact: true }).click();
+    await dialogsSettled(page);
     await page.getByTestId('move-copy-ok').click();
     await row('renamed.txt').waitFor({ state: 'detached' });
 
@@ -242,6 +246,7 @@ describe('personal files', () => {
     await expect.poll(() => page.locator('[data-testid^="row-name-renamed"]').count()).toBe(2);
     const names = await page.locator('[data-testid^="row-name-renamed"]').allInnerTexts();
     await page.getByTestId(`row-delete-${names[1]}`).click();
+    await dialogsSettled(page);
     await page.getByTestId('delete-confirm-ok').click();
     await expect.poll(() => page.locator('[data-testid^="row-name-renamed"]').count()).toBe(1);
     await goRoot();

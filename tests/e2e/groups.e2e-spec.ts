@@ -47,6 +47,7 @@ async function createUser(page: Page, userName: string) {
   await page.getByTestId('user-password').fill(PASSWORD);
   await page.getByTestId('user-confirm-password').fill(PASSWORD);
   await page.getByTestId('user-must-change').uncheck();
+  await dialogsSettled(page);
   await page.getByTestId('user-dialog-ok').click();
   await form.waitFor({ state: 'hidden' });
   await page.getByTestId(`user-row-${userName}`).waitFor();
@@ -73,12 +74,14 @@ describe('groups in the browser (zh_CN)', () => {
     await page.getByTestId('group-form').waitFor();
     await dialogsSettled(page);
     // The form refuses an empty name with its Chinese message before anything is sent.
+    await dialogsSettled(page);
     await page.getByTestId('group-dialog-ok').click();
     await page.getByText('请输入群组名称').waitFor();
     await clean(page, 'new group dialog');
     await page.getByTestId('group-name').fill(GROUP);
     await page.getByTestId('group-description').fill('第三季度');
     const created = page.waitForResponse((r) => r.url().includes('/groupFile/newGroup'));
+    await dialogsSettled(page);
     await page.getByTestId('group-dialog-ok').click();
     const data = ((await (await created).json()) as { data: { groupId: string; rootId: string } }).data;
     groupId = data.groupId;
@@ -161,6 +164,7 @@ describe('groups in the browser (zh_CN)', () => {
     await page.getByTestId('new-folder').click();
     await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill(FOLDER);
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-ok').click();
     await page.getByTestId(`row-name-${FOLDER}`).waitFor();
     await closeTransferPanel(page);

@@ -5,7 +5,7 @@
 // becomes possible). Every screen is checked for raw keys and English in the Chinese UI.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { chooseMenuItem, chooseOption, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E } from './harness.ts';
+import { chooseMenuItem, chooseOption, explainFailure, signInAsAdmin, startE2E, visibleTextProblems, type E2E, dialogsSettled } from './harness.ts';
 
 let e2e: E2E;
 let admin: { context: BrowserContext; page: Page };
@@ -56,6 +56,7 @@ async function createUser(page: Page, userName: string, password: string, mustCh
   await page.getByTestId('user-password').fill(password);
   await page.getByTestId('user-confirm-password').fill(password);
   if (!mustChange) await page.getByTestId('user-must-change').uncheck();
+  await dialogsSettled(page);
   await page.getByTestId('user-dialog-ok').click();
   await form.waitFor({ state: 'hidden' });
   await page.getByTestId(`user-row-${userName}`).waitFor();
@@ -69,10 +70,12 @@ describe('organisation in the browser (zh_CN)', () => {
     // The form refuses an empty name with its Chinese message before anything is sent.
     await page.getByTestId('dept-create').click();
     await page.getByTestId('dept-form').waitFor();
+    await dialogsSettled(page);
     await page.getByTestId('dept-dialog-ok').click();
     await page.getByText('请输入部门名称').waitFor();
     await page.getByTestId('dept-name').fill(DEPT);
     const saved = page.waitForResponse((r) => r.url().includes('/sysGroup/setGroupInfo'));
+    await dialogsSettled(page);
     await page.getByTestId('dept-dialog-ok').click();
     deptId = ((await (await saved).json()) as { data: { id: string } }).data.id;
     expect(deptId).toMatch(/^[A-Za-z0-9_-]+$/);
@@ -97,6 +100,7 @@ describe('organisation in the browser (zh_CN)', () => {
     await page.getByTestId('old-password').fill(FIRST_PASSWORD);
     await page.getByTestId('new-password').fill(NEW_PASSWORD);
     await page.getByTestId('confirm-password').fill(NEW_PASSWORD);
+    await dialogsSettled(page);
     await page.locator('.ant-modal').getByRole('button', { name: /确\s*定/ }).click();
     await page.waitForURL(/\/drive\/login/);
     await page.context().close();
@@ -187,11 +191,13 @@ describe('organisation in the browser (zh_CN)', () => {
     // Line 3 is the taken name, said in Chinese for an account (not a file).
     expect(await page.getByTestId('import-reason-3').innerText()).toBe(`用户名“${MEMBER}”已被占用（已删除的账号在彻底删除前仍占用其用户名）`);
     await clean(page, 'import report', ['frank', 'accounts.csv', 'userName,password,realName,dept,quota,expires,email,phone,labels', 'CSV']);
+    await dialogsSettled(page);
     await page.locator('.ant-modal').getByRole('button', { name: '关闭' }).click();
     await page.getByTestId('user-row-frank').waitFor();
 
     // Delete: the account goes to the deleted list, and comes back whole with restore.
     await chooseMenuItem(page, page.getByTestId('user-more-frank'), '删除');
+    await dialogsSettled(page);
     await page.getByTestId('confirm-ok').click();
     await page.getByTestId('user-row-frank').waitFor({ state: 'detached' });
     await page.getByTestId('tab-deleted').click();
@@ -202,16 +208,19 @@ describe('organisation in the browser (zh_CN)', () => {
 
     // Purge asks where the files go: without a receiving account it refuses, then hands them to the member.
     await chooseMenuItem(page, page.getByTestId('user-more-frank'), '删除');
+    await dialogsSettled(page);
     await page.getByTestId('confirm-ok').click();
     await page.getByTestId('user-row-frank').waitFor({ state: 'detached' });
     await page.getByTestId('tab-deleted').click();
     await page.getByTestId('user-purge-frank').click();
+    await dialogsSettled(page);
     await page.getByTestId('purge-form-ok').click();
     await page.getByText('请选择接收文件的账号').waitFor();
     await page.getByTestId('purge-hand-over').click();
     await page.keyboard.type(MEMBER);
     await page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)').getByText(`${MEMBER} 用户 (${MEMBER})`).click();
     await clean(page, 'purge dialog', ['frank', `${MEMBER} 用户 (${MEMBER})`]);
+    await dialogsSettled(page);
     await page.getByTestId('purge-form-ok').click();
     await page.getByTestId('purge-form').waitFor({ state: 'hidden' });
     await page.getByTestId('user-purge-frank').waitFor({ state: 'detached' });

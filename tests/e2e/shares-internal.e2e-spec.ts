@@ -4,7 +4,7 @@
 // disabled, and the server refuses the call). Every screen is checked for raw keys and English in the Chinese UI.
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { closeTransferPanel, explainFailure, startE2E, visibleTextProblems, type E2E } from './harness.ts';
+import { closeTransferPanel, explainFailure, startE2E, visibleTextProblems, type E2E, dialogsSettled, settledPopup } from './harness.ts';
 import { makeUser, mkdir, type TestUser } from '../helpers/org.ts';
 import { uploadFile } from '../helpers/upload.ts';
 
@@ -57,6 +57,7 @@ describe('internal shares in the browser (zh_CN)', () => {
     await page.getByTestId('share-dialog').waitFor();
     await page.getByText('共享给同事').first().waitFor();
     // Nothing chosen yet: the dialog says so in Chinese and sends nothing.
+    await dialogsSettled(page);
     await page.getByTestId('share-dialog-ok').click();
     await page.getByText('请至少选择一个共享对象').waitFor();
     await page.getByTestId('share-recipients').click();
@@ -64,9 +65,13 @@ describe('internal shares in the browser (zh_CN)', () => {
     await page.getByTestId(`share-candidate-user:${bob.id}`).click();
     await page.keyboard.press('Escape');
     await page.getByTestId('share-role').click();
-    await page.getByTestId('share-role-groupShare_reader').click();
+    // Picked once the list has settled, and the list gone before OK: under load a click during the list's
+    // animation was lost, and the open list then covered the dialog's OK button.
+    await settledPopup(page).getByTestId('share-role-groupShare_reader').click();
+    await expect.poll(() => page.locator('.ant-select-dropdown:not(.ant-select-dropdown-hidden)').count()).toBe(0);
     await clean(page, 'share dialog', ['shbob']);
     const shared = page.waitForResponse((r) => r.url().includes('/hcs/controller/fileSharing'));
+    await dialogsSettled(page);
     await page.getByTestId('share-dialog-ok').click();
     const body = (await (await shared).json()) as { ret: number; data: { recipients: { id: string; roleCode: string }[] } };
     expect(body.ret).toBe(0);

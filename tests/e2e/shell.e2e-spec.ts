@@ -3,7 +3,7 @@
 // sign-out in one tab signing out the other, and the public /fileDownload page. Screenshots go to the artifacts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
-import { chooseMenuItem, startE2E, type E2E } from './harness.ts';
+import { chooseMenuItem, startE2E, type E2E, dialogsSettled } from './harness.ts';
 
 let e2e: E2E;
 beforeAll(async () => {
@@ -123,6 +123,7 @@ describe('web shell', () => {
     await page.reload();
     await chooseMenuItem(page, page.getByTestId('user-menu'), 'Change password');
     const dialog = page.getByRole('dialog');
+    await dialogsSettled(page);
     await dialog.getByRole('button', { name: 'OK' }).click();
     await dialog.getByText('Enter the old password').waitFor();
     await dialog.getByText('Enter a password').waitFor();
@@ -131,6 +132,7 @@ describe('web shell', () => {
     await page.getByTestId('old-password').fill('wrong-old-password');
     await page.getByTestId('new-password').fill('Ab1!');
     await page.getByTestId('confirm-password').fill('Ab1!x');
+    await dialogsSettled(page);
     await dialog.getByRole('button', { name: 'OK' }).click();
     await dialog.getByText('The password needs at least 8 characters').waitFor();
     await dialog.getByText('The two passwords do not match!').waitFor();
@@ -140,10 +142,12 @@ describe('web shell', () => {
     await page.getByTestId('confirm-password').fill('Abcdef12!x');
     expect(await page.getByTestId('strength-meter').getAttribute('data-strength')).toBe('4');
     // A wrong old password: the server refuses, the dialog says so and the user stays signed in.
+    await dialogsSettled(page);
     await dialog.getByRole('button', { name: 'OK' }).click();
     await page.getByTestId('password-failed').waitFor();
     expect(page.url()).toContain('/drive/personalFile');
 
+    await dialogsSettled(page);
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await page.getByText('Your changes are not saved. Close anyway?').waitFor();
     await context.close();

@@ -35,6 +35,7 @@ describe.each(combos)('the corner transfer card beside a full list, $lang at $vi
     await page.getByTestId('new-folder').click();
     await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill(work);
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-ok').click();
     await page.getByTestId(`row-name-${work}`).click();
     await page.getByTestId('breadcrumbs').getByText(work, { exact: true }).waitFor();

@@ -63,6 +63,7 @@ describe.each(combos)('the files screen in daily use, $lang at $viewport.width x
       await page.getByTestId('new-folder').click();
       await dialogsSettled(page);
       await page.getByTestId('name-dialog-input').fill(name);
+      await dialogsSettled(page);
       await page.getByTestId('name-dialog-ok').click();
       await page.getByTestId(`row-name-${name}`).waitFor();
       // The next one opens once this one has gone: reopened while it zooms out, the next is still moving.

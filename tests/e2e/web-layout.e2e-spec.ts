@@ -63,6 +63,7 @@ describe.each(combos)('layout in $lang at $viewport.width x $viewport.height', (
     // A deleted file still counts while it is in the recycle bin: what matters is that the panel asks again.
     await page.getByTestId(`row-delete-a-weight-${tag}.bin`).click();
     const asked = page.waitForRequest((r) => r.url().includes('/userCapacity/userCapInfo/'));
+    await dialogsSettled(page);
     await page.getByTestId('delete-confirm-ok').click();
     await page.getByTestId(`row-name-a-weight-${tag}.bin`).waitFor({ state: 'detached' });
     await asked;
@@ -93,6 +94,7 @@ describe.each(combos)('layout in $lang at $viewport.width x $viewport.height', (
     await page.getByTestId('new-folder').click();
     await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill(folder);
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-ok').click();
     await page.getByTestId(`row-name-${folder}`).click();
     await page.waitForURL(/\?folder=/);

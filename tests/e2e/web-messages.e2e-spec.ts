@@ -99,6 +99,7 @@ describe.each(combos)('messages in $lang at $viewport.width x $viewport.height',
       await page.getByTestId('new-folder').click();
       await dialogsSettled(page);
       await page.getByTestId('name-dialog-input').fill(folder);
+      await dialogsSettled(page);
       await page.getByTestId('name-dialog-ok').click();
       if (round === 0) {
         await page.getByTestId(`row-name-${folder}`).waitFor();

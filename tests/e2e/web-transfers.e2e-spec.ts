@@ -85,6 +85,7 @@ describe.each(combos)('transfers in $lang at $viewport.width x $viewport.height'
     await page.getByTestId('new-folder').click();
     await dialogsSettled(page);
     await page.getByTestId('name-dialog-input').fill(dir);
+    await dialogsSettled(page);
     await page.getByTestId('name-dialog-ok').click();
     await page.getByTestId(`row-name-${dir}`).click();
     await page.getByTestId('breadcrumbs').getByText(dir).waitFor();
@@ -100,6 +101,7 @@ describe.each(combos)('transfers in $lang at $viewport.width x $viewport.height'
     expect(await page.evaluate(() => performance.getEntriesByType('resource').filter((r) => r.name.includes('/s3/')).length)).toBe(uploadsBefore);
     await e2e.screenshot(page, `web-transfers-invalid-names-${tag}`);
     await clean('the invalid-names list', [dir]);
+    await dialogsSettled(page);
     await page.getByRole('button', { name: T.ok }).last().click();
     await page.getByTestId('row-name-second.png').waitFor({ timeout: 30000 });
     await page.getByTestId('row-name-doc.pdf').waitFor();
