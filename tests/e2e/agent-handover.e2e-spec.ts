@@ -116,6 +116,9 @@ const TOAST = {
 
 /** The plugin tip of spec 5, answered with `choice`. */
 async function answerPluginTip(page: Page, choice: 'agent' | 'browser'): Promise<void> {
+  // The tip is a dialog: a press while it zooms in is lost on a loaded machine (seen in CI).
+  await page.getByTestId(`plugin-tip-${choice}`).waitFor();
+  await dialogsSettled(page);
   await page.getByTestId(`plugin-tip-${choice}`).click();
 }
 

@@ -224,6 +224,9 @@ describe('losing the local transfer agent mid-transfer', () => {
     const firstSigned = signed.length;
     gate.arm((q) => q.action === 'uploadPart' && partNumberOf(q) >= HELD_FROM);
     await page.getByTestId('upload-file-input').setInputFiles(huge);
+    // The tip is a dialog: a press while it zooms in is lost on a loaded machine (seen in CI).
+    await page.getByTestId('plugin-tip-agent').waitFor();
+    await dialogsSettled(page);
     await page.getByTestId('plugin-tip-agent').click();
     const input = page.getByTestId('agent-path-input');
     await input.waitFor();
@@ -282,6 +285,9 @@ describe('losing the local transfer agent mid-transfer', () => {
     const firstSigned = signed.length;
     gate.arm((q) => q.action === 'uploadPart' && partNumberOf(q) >= HELD_FROM);
     await page.getByTestId('upload-folder-input').setInputFiles(dir);
+    // The tip is a dialog: a press while it zooms in is lost on a loaded machine (seen in CI).
+    await page.getByTestId('plugin-tip-agent').waitFor();
+    await dialogsSettled(page);
     await page.getByTestId('plugin-tip-agent').click();
     const input = page.getByTestId('agent-path-input');
     await input.waitFor();
