@@ -1,7 +1,7 @@
 // What the rest of the server knows about the signed-in caller.
 import type { FastifyRequest, FastifyReply } from 'fastify';
 import type { AppError } from '../http/errors.ts';
-import type { InstanceRow } from '../db/instances-repo.ts';
+import type { InstanceRow, PrefetchedPage } from '../db/instances-repo.ts';
 
 export interface SessionUser {
   userId: string;
@@ -32,5 +32,7 @@ declare module 'fastify' {
     accessRefused: Map<string, AppError> | null;
     /** The rows (with their ancestors) the access gate read for this request, by id: handlers may reuse them. */
     gateRows: Map<string, InstanceRow> | null;
+    /** A listing's page the gate read with the folder's chain (getChainsWithPage), for the listing to use. */
+    listingPage: PrefetchedPage | null;
   }
 }

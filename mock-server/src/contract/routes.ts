@@ -6,6 +6,7 @@ import { routeHandlers, type RouteHandlers } from '../http/typed.ts';
 import { AppError } from '../http/errors.ts';
 import { insertOpLog } from '../db/oplog-repo.ts';
 import { enforceAccess } from '../files/access-gate.ts';
+import { listingGateReader } from '../files/access.ts';
 import { ipGate } from '../auth/ip-whitelist.ts';
 import { decodeName } from '@hcs/openapi/client';
 import { authenticateVisitor } from '../links/visitors.ts';
@@ -91,7 +92,12 @@ export function registerContractRoutes(
         }
       },
       // Permission marks need the validated request (the ids it names), so they are checked once it is parsed.
-      preHandler: typeof op.access === 'string' ? undefined : async (req) => enforceAccess(ctx.db, req, op.access),
+      // A folder listing's gate also reads the page it will list, in the same statement (listingGateReader).
+      preHandler: typeof op.access === 'string'
+        ? undefined
+        : op.operationId === 'listInstances'
+          ? async (req) => enforceAccess(ctx.db, req, op.access, listingGateReader(ctx.secret, req as Parameters<typeof listingGateReader>[1]))
+          : async (req) => enforceAccess(ctx.db, req, op.access),
       handler: async (req, reply) => {
         if (!handler) {
           throw new AppError('NOT_IMPLEMENTED', `${op.operationId} (${op.method} ${op.path}) is not implemented on this server yet`);

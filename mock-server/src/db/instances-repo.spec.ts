@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { sql } from 'kysely';
 import {
   copyInstance, deleteToRecycle, getOrCreateRoot, insertInstance, listChildren, moveInstance, renameInstance, segmentQuery,
-  getInstanceRow, walkSubtree, encodeCursor, recountChildren, freeName, getWithAncestors, ancestorsOf, getInstanceChains, chainOf, type InstanceRow, type ListQuery,
+  getInstanceRow, walkSubtree, encodeCursor, recountChildren, freeName, getWithAncestors, ancestorsOf, getInstanceChains, getChainsWithPage, chainOf, type InstanceRow, type ListQuery,
 } from './instances-repo.ts';
 import { upsertVerifiedBlob, addBlobRefs, getBlob, newId } from './blobs-repo.ts';
 import { spaceUsage, addUsage } from './quota.ts';
@@ -224,6 +224,45 @@ describe.each(DIALECTS)('on $dialect', ({ dialect, skip }) => {
       const at = c.indexOf('.') + 1;
       const forged = c.slice(0, at) + (c[at] === 'A' ? 'B' : 'A') + c.slice(at + 1);
       await expect(listChildren(db, secret, dir, { ...q, cursor: forged })).rejects.toThrow(/cursor/);
+    });
+
+    it('reads a listing\'s page in the gate\'s statement: the page listChildren reads, on every page and sort', async () => {
+      const sub = await folder(root, 'sub');
+      for (let i = 0; i < 5; i++) await folder(sub, `d${i}`);
+      for (let i = 0; i < 7; i++) await file(sub, `f${i}.${i % 2 ? 'pdf' : 'mp4'}`, 10 - i);
+      const dir = (await getInstanceRow(db, sub.id))!;
+      for (const [sortField, sortOrder] of [['instanceName', 'asc'], ['fSize', 'desc'], ['updateTime', 'asc']] as const) {
+        const q: ListQuery = { parentId: sub.id, sortField, sortOrder, pageNo: 1, pageSize: 4, marksOf: uid };
+        let cursor: string | undefined;
+        const seen: string[] = [];
+        for (;;) {
+          const { rows, page } = await getChainsWithPage(db, secret, [sub.id], { ...q, cursor });
+          // The gate's rows: the folder and its ancestors, as getInstanceChains reads them.
+          expect(rows).toEqual(await getInstanceChains(db, [sub.id]));
+          expect(page, 'a first page or a cursor page is read ahead').toBeDefined();
+          const ahead = await listChildren(db, secret, dir, { ...q, cursor }, page);
+          const own = await listChildren(db, secret, dir, { ...q, cursor });
+          expect(ahead).toEqual(own);
+          seen.push(...own.rows.map((r) => r.name));
+          if (!own.nextCursor) break;
+          cursor = own.nextCursor;
+        }
+        expect(seen).toHaveLength(12);
+        expect(seen.slice(0, 5).every((n) => n.startsWith('d'))).toBe(true);
+      }
+      const q: ListQuery = { parentId: sub.id, sortField: 'instanceName', sortOrder: 'asc', pageNo: 1, pageSize: 4 };
+      // Nothing read ahead where the page's start needs the folder's counts (an offset page) or the cursor is not
+      // this listing's (listChildren refuses it); a page read for another query is never used for this one.
+      expect((await getChainsWithPage(db, secret, [sub.id], { ...q, pageNo: 2 })).page).toBeUndefined();
+      const foreign = (await listChildren(db, secret, dir, { ...q, sortOrder: 'desc' })).nextCursor!;
+      expect((await getChainsWithPage(db, secret, [sub.id], { ...q, cursor: foreign })).page).toBeUndefined();
+      const { page: firstPage } = await getChainsWithPage(db, secret, [sub.id], q);
+      const other = await listChildren(db, secret, dir, { ...q, keyword: 'f1' }, firstPage);
+      expect(other.rows.map((r) => r.name)).toEqual(['f1.pdf']);
+      // What the gate finds hidden from the caller (except) makes the listing read its own page.
+      const d0 = (await listChildren(db, secret, dir, q)).rows[0]!;
+      const hiding = await listChildren(db, secret, dir, { ...q, except: { ids: [d0.id], folders: 1 } }, firstPage);
+      expect(hiding.rows.map((r) => r.id)).not.toContain(d0.id);
     });
 
     it('reads a folder with its ancestors in one query', async () => {

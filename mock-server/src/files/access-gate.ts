@@ -420,6 +420,7 @@ export async function permissionsOfChildren(
  */
 export async function checkAccess(
   db: Db, actor: Actor, permission: Permission, ids: readonly string[], loaded?: Map<string, InstanceRow>, passable = false,
+  read: ChainReader = getInstanceChains,
 ): Promise<Map<string, AppError>> {
   const refused = new Map<string, AppError>();
   const wanted = [...new Set(ids)];
@@ -427,7 +428,7 @@ export async function checkAccess(
   if (wanted.length > MAX_IDS) throw new AppError('PAYLOAD_TOO_LARGE', `at most ${MAX_IDS} ids per request`);
   // The items with their ancestors (one query): handed on through `loaded`, so that a handler needing the same
   // rows (a listing's folder and breadcrumbs) does not read them again.
-  const rows = await getInstanceChains(db, wanted);
+  const rows = await read(db, wanted);
   if (loaded) for (const [id, row] of rows) loaded.set(id, row);
   // The facts for every item and ancestor at once (nothing for the caller's own personal files).
   await prepareAccess(db, actor, rows.values());
@@ -528,8 +529,14 @@ async function enforceShareScope(db: Db, actor: Actor, shareIds: readonly string
   }
 }
 
-/** Enforces an operation's permission marks on a validated request (the route layer's preHandler). */
-export async function enforceAccess(db: Db, req: FastifyRequest, access: Access): Promise<void> {
+/** How the gate reads the items it decides on with their ancestors (getInstanceChains, or a listing's read-ahead). */
+export type ChainReader = (db: Db, ids: readonly string[]) => Promise<Map<string, InstanceRow>>;
+
+/**
+ * Enforces an operation's permission marks on a validated request (the route layer's preHandler). `read` replaces
+ * the gate's read of the items a permission mark names (a listing reads its first page in the same statement).
+ */
+export async function enforceAccess(db: Db, req: FastifyRequest, access: Access, read?: ChainReader): Promise<void> {
   if (typeof access === 'string') return;
   if (!req.user) throw new AppError('UNAUTHENTICATED', 'login.required');
   const sharing = sharingIdsOf(req);
@@ -545,7 +552,7 @@ export async function enforceAccess(db: Db, req: FastifyRequest, access: Access)
     }
     req.gateRows ??= new Map();
     const passable = need.permission === 'view' && PASSABLE.has(req.operationId ?? '');
-    const refused = await checkAccess(db, req.user, need.permission, idsAt(req, need.ids), req.gateRows, passable);
+    const refused = await checkAccess(db, req.user, need.permission, idsAt(req, need.ids), req.gateRows, passable, read);
     if (!need.each) {
       const [first] = refused.values();
       if (first) throw first;

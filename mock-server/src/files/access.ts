@@ -4,12 +4,14 @@
 import type { Db } from '../db/sql/tx.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
-import { chainOf, getInstanceRow, getOrCreateRoot, getWithAncestors, listChildren, type InstanceRow, type ListQuery, type ListResult } from '../db/instances-repo.ts';
+import { chainOf, getChainsWithPage, getInstanceChains, getInstanceRow, getOrCreateRoot, getWithAncestors, listChildren, type InstanceRow, type ListQuery, type ListResult, type PrefetchedPage } from '../db/instances-repo.ts';
+import type { FastifyRequest } from 'fastify';
+import type { operations } from '@hcs/openapi/schema';
 import { usableLib } from '../db/libraries-repo.ts';
 import type { Space } from '../db/quota.ts';
 import { getDept } from '../db/departments-repo.ts';
 import { LIB_SPACE } from '../db/business-libs-repo.ts';
-import { isPassage, listingScope, ownsSpace, permissionsFor, permissionsOn, prepareAccess, type Actor } from './access-gate.ts';
+import { isPassage, listingScope, ownsSpace, permissionsFor, permissionsOn, prepareAccess, type Actor, type ChainReader } from './access-gate.ts';
 
 export type Mode = 'read' | 'write';
 
@@ -102,6 +104,7 @@ async function spaceRoot(
 export async function listFolderFor(
   db: Db, secret: Buffer, user: Caller & Pick<SessionUser, 'isAdmin'>, parentId: string | undefined, libCode: string | undefined,
   instanceType: string | undefined, q: Omit<ListQuery, 'parentId'>, known?: ReadonlyMap<string, InstanceRow> | null, deptId?: string,
+  prefetched?: PrefetchedPage | null,
 ): Promise<{ folder: InstanceRow; ancestors: InstanceRow[]; page: ListResult }> {
   let folder: InstanceRow;
   let ancestors: InstanceRow[] = [];
@@ -122,7 +125,34 @@ export async function listFolderFor(
   // A folder the caller does not view is listed only as a passage to something granted below it.
   if (!viewed && !(await isPassage(db, user, folder))) throw notFound();
   const scope = await listingScope(db, user, folder, viewed);
-  return { folder, ancestors, page: await listChildren(db, secret, folder, { ...q, parentId: folder.id, ...scope }) };
+  return { folder, ancestors, page: await listChildren(db, secret, folder, { ...q, parentId: folder.id, ...scope }, prefetched) };
+}
+
+/** The listing query of a listInstances request (its contract defaults applied), for the handler and the gate alike. */
+export function listQueryOf(q: operations['listInstances']['parameters']['query'], userId: string): Omit<ListQuery, 'parentId'> {
+  return {
+    sortField: q?.sortField ?? 'instanceName', sortOrder: q?.sortOrder ?? 'asc', fileFilter: q?.fileFilter,
+    keyword: q?.keyword?.trim() || undefined, pageNo: q?.pageNo ?? 1, pageSize: q?.pageSize ?? 20, cursor: q?.cursor,
+    marksOf: userId,
+  };
+}
+
+/**
+ * The gate's read for a folder listing: the folder's chain and its page in one statement (getChainsWithPage), the
+ * page kept on the request for listFolderFor. None for the library root (the gate reads nothing) or within a share
+ * (its scope is checked on a read of its own).
+ */
+export function listingGateReader(secret: Buffer, req: FastifyRequest<{ Querystring: operations['listInstances']['parameters']['query'] }>): ChainReader | undefined {
+  const q = req.query;
+  const parentId = q?.parentId;
+  if (!req.user || !parentId || parentId === '0' || q?.fileSharingId) return undefined;
+  const user = req.user;
+  return async (rdb, ids) => {
+    if (ids.length !== 1 || ids[0] !== parentId) return getInstanceChains(rdb, ids);
+    const { rows, page } = await getChainsWithPage(rdb, secret, ids, { ...listQueryOf(q, user.userId), parentId });
+    req.listingPage = page ?? null;
+    return rows;
+  };
 }
 
 export function callerOf(user: SessionUser | null): SessionUser {

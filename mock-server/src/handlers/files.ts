@@ -5,7 +5,7 @@ import { ok } from '../http/envelope.ts';
 import { transaction } from '../db/sql/tx.ts';
 import { chainOf, getInstanceChains, getInstanceRow, getInstanceRows, insertInstance, listSubfolders, renameInstance, setRemark, type InstanceRow } from '../db/instances-repo.ts';
 import { decodeWireName } from '../files/names.ts';
-import { accessible, callerOf, listFolderFor, resolveFolder } from '../files/access.ts';
+import { accessible, callerOf, listFolderFor, listQueryOf, resolveFolder } from '../files/access.ts';
 import { assertSubtreeAllows, currentPermissions, decide, hiddenChildren, prepareAccess, permissionsFor, permissionsOfChildren, shownChain, type Actor } from '../files/access-gate.ts';
 import { downloadInfo, instanceView, viewOf, viewsOf } from '../files/wire.ts';
 import { batch, copyItem, moveItem, recycleItem } from '../files/file-ops.ts';
@@ -26,11 +26,9 @@ export function filesHandlers(ctx: AppContext): Handlers {
     async listInstances(req) {
       const user = callerOf(req.user);
       const q = req.query;
-      const { folder, ancestors, page } = await listFolderFor(db, ctx.secret, user, q.parentId, q.libCode, q.instanceType, {
-        sortField: q.sortField ?? 'instanceName', sortOrder: q.sortOrder ?? 'asc', fileFilter: q.fileFilter,
-        keyword: q.keyword?.trim() || undefined, pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, cursor: q.cursor,
-        marksOf: user.userId,
-      }, req.gateRows, q.deptId);
+      const { folder, ancestors, page } = await listFolderFor(
+        db, ctx.secret, user, q.parentId, q.libCode, q.instanceType, listQueryOf(q, user.userId), req.gateRows, q.deptId, req.listingPage,
+      );
       // A share's recipient is shown the path from the shared item down, not the owner's folders above it.
       const chain = await shownChain(db, user, [...ancestors, folder]);
       const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);

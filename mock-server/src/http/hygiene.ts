@@ -153,6 +153,7 @@ export function installHygiene(app: FastifyInstance): void {
   app.decorateRequest('traceId', '');
   app.decorateRequest('accessRefused', null);
   app.decorateRequest('gateRows', null);
+  app.decorateRequest('listingPage', null);
 
   app.addHook('onRequest', async (req, reply) => {
     // The request id is the client's traceId when well-formed (genReqId in app.ts), so the id in the envelope and
