@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Kysely, sql, type Insertable } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { NodeSqliteDialect } from './node-sqlite-dialect.ts';
+import { NodeSqliteDialect, limitPlaceholders } from './node-sqlite-dialect.ts';
 import { databaseUrlFromEnv, openSqlDatabase } from './open.ts';
 import type { Schema, UsersTable } from './schema.ts';
 import { deferred, describeEachDialect, unique } from './test-databases.ts';
@@ -205,6 +205,35 @@ describe('sqlite specifics', () => {
       expect(dialect.statementCacheStats().size).toBe(2);
       await q(3);
       expect(dialect.statementCacheStats()).toEqual({ size: 2, hits: 1, misses: 4 });
+    } finally {
+      await db.destroy();
+    }
+  });
+
+  it('writes an integer bound to a LIMIT into the statement text, so SQLite does not re-prepare it at each run', async () => {
+    const text = `select * from t where a = ? and b = 'limit ?' -- limit ?\n order by "limit" limit ? offset ?`;
+    expect(limitPlaceholders(text)).toEqual({ at: [text.lastIndexOf('limit ?') + 6], param: [1], count: 3 });
+    expect(limitPlaceholders('select 1 /* limit ? */ limit  ?').param).toEqual([0]);
+    expect(limitPlaceholders("select ? from t where x = 'it''s' limit ?")).toMatchObject({ param: [1], count: 2 });
+    const dialect = new NodeSqliteDialect({ path: ':memory:' });
+    const db = new Kysely<Schema>({ dialect });
+    try {
+      await sql`create table t (n integer)`.execute(db);
+      for (let n = 1; n <= 5; n++) await sql`insert into t (n) values (${n})`.execute(db);
+      const page = async (limit: unknown, offset: number) =>
+        (await sql<{ n: number }>`select n from t where n > ${0} order by n limit ${limit} offset ${offset}`.execute(db)).rows.map((r) => r.n);
+      const before = dialect.statementCacheStats().size;
+      expect(await page(2, 1)).toEqual([2, 3]);
+      expect(await page(2, 3)).toEqual([4, 5]);
+      // One statement per limit value (offset stays a parameter: SQLite does not re-prepare for it).
+      expect(dialect.statementCacheStats().size).toBe(before + 1);
+      expect(await page(3, 0)).toEqual([1, 2, 3]);
+      expect(dialect.statementCacheStats().size).toBe(before + 2);
+      expect(await page(BigInt(1), 0)).toEqual([1]);
+      // What is not an integer stays a parameter, for SQLite to judge as before.
+      await expect(page(1.5, 0)).rejects.toThrow(/datatype mismatch/);
+      // The query builder's limit too.
+      expect((await db.selectFrom('t' as never).select('n' as never).orderBy('n' as never).limit(2).execute()).length).toBe(2);
     } finally {
       await db.destroy();
     }
