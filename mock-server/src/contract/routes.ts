@@ -96,7 +96,7 @@ export function registerContractRoutes(
       preHandler: typeof op.access === 'string'
         ? undefined
         : op.operationId === 'listInstances'
-          ? async (req) => enforceAccess(ctx.db, req, op.access, listingGateReader(ctx.secret, req as Parameters<typeof listingGateReader>[1]))
+          ? async (req) => enforceAccess(ctx.db, req, op.access, listingGateReader(ctx.db, ctx.secret, req as Parameters<typeof listingGateReader>[2]))
           : async (req) => enforceAccess(ctx.db, req, op.access),
       handler: async (req, reply) => {
         if (!handler) {
