@@ -1010,11 +1010,21 @@ export async function getChainsWithPage(db: Db, secret: Buffer, ids: readonly st
     select 0 as hcs_part, ${ROW_SQL}${none} from instances i where i.id in (select id from up)${page}`.execute(db);
   const rows = new Map<string, InstanceRow>();
   const pageRows: MarkedRow[] = [];
+  let part = 1;
+  let inOrder = true;
   for (const r of result.rows) {
-    if (Number(r.hcs_part) === 0) rows.set(r.id, mapRow(r));
-    else pageRows.push(r);
+    const p = Number(r.hcs_part);
+    if (p === 0) {
+      rows.set(r.id, mapRow(r));
+      continue;
+    }
+    // Folders before files, as each segment's own order: should a plan ever interleave the segments (a parallel
+    // Append), the page is not used and the listing reads its own.
+    if (p < part) inOrder = false;
+    part = p;
+    pageRows.push(r);
   }
-  return { rows, page: { key: pageKey(q), rows: pageRows } };
+  return inOrder ? { rows, page: { key: pageKey(q), rows: pageRows } } : { rows };
 }
 
 /**
