@@ -178,17 +178,20 @@ export async function getInstanceRows(db: Db, ids: readonly string[]): Promise<I
  */
 export async function getInstanceChains(db: Db, ids: readonly string[]): Promise<Map<string, InstanceRow>> {
   if (ids.length === 0) return new Map();
-  // UNION (not UNION ALL) drops the ancestors that several ids share, and ends the walk even on a corrupt cycle.
-  const rows = await many(
-    sql<RawRow>`with recursive up(id) as (
-        select id from instances where id in (${sql.join(ids)})
-        union
-        select i.parent_id from instances i join up on i.id = up.id where i.parent_id is not null
-      )
-      select ${ROW_SQL} from instances i where i.id in (select id from up)`,
-    db,
-  );
+  const rows = await many(sql<RawRow>`${chainWalk(ids)} select ${ROW_SQL} from instances i where i.id in (select id from up)`, db);
   return new Map(rows.map((r) => [r.id, r]));
+}
+
+/**
+ * `up(id)`: the ids and all their ancestors' ids. UNION (not UNION ALL) drops the ancestors that several ids share,
+ * and ends the walk even on a corrupt cycle.
+ */
+function chainWalk(ids: readonly string[]): RawBuilder<unknown> {
+  return sql`with recursive up(id) as (
+      select id from instances where id in (${sql.join(ids)})
+      union
+      select i.parent_id from instances i join up on i.id = up.id where i.parent_id is not null
+    )`;
 }
 
 /** One id's row and its ancestors from the root down, from a map of getInstanceChains; undefined if a link is missing. */
@@ -921,13 +924,14 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
   let folderCount: number | undefined = whole ? folder.childFolders - hiddenFolders : undefined;
   let offset = after ? 0 : (q.pageNo - 1) * q.pageSize;
   const marks = q.marksOf ? new Map<string, RowMarks>() : undefined;
-  if (early) {
-    for (const r of early) {
+  const take = (rows: readonly MarkedRow[]): void => {
+    for (const r of rows) {
       const row = mapRow(r);
       out.push(row);
       if (marks) marks.set(row.id, { favourite: Number(r.mark_fav) === 1, labelled: Number(r.mark_lab) === 1 });
     }
-  }
+  };
+  if (early) take(early);
   for (const seg of [1, 0] as const) {
     if (early || out.length >= want) break;
     if (after && seg === 1 && after.b === 0) continue; // the cursor is already in the files segment
@@ -944,11 +948,7 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
     const sq = segmentQuery(q, seg, segAfter, want - out.length, segAfter ? 0 : offset);
     if (!sq) continue;
     offset = 0;
-    for (const r of (await sq.execute(db)).rows as MarkedRow[]) {
-      const row = mapRow(r);
-      out.push(row);
-      if (marks) marks.set(row.id, { favourite: Number(r.mark_fav) === 1, labelled: Number(r.mark_lab) === 1 });
-    }
+    take((await sq.execute(db)).rows as MarkedRow[]);
   }
   const more = out.length > q.pageSize;
   if (more) out.length = q.pageSize;
@@ -1002,11 +1002,7 @@ export async function getChainsWithPage(db: Db, secret: Buffer, ids: readonly st
   // Planned once per connection (segmentQuery's `generic`): with the limit a parameter, PostgreSQL's generic plan
   // costs the page as a tenth of the folder and the statement was planned afresh (or JIT-compiled) on every run.
   const page = segments.length ? sql` union all select * from (select * from (${sql.join(segments, sql` union all `)}) p limit ${sql.lit(want)}) pp` : sql``;
-  const result = await sql<MarkedRow & { hcs_part: number }>`with recursive up(id) as (
-      select id from instances where id in (${sql.join(ids)})
-      union
-      select i.parent_id from instances i join up on i.id = up.id where i.parent_id is not null
-    )
+  const result = await sql<MarkedRow & { hcs_part: number }>`${chainWalk(ids)}
     select 0 as hcs_part, ${ROW_SQL}${none} from instances i where i.id in (select id from up)${page}`.execute(db);
   const rows = new Map<string, InstanceRow>();
   const pageRows: MarkedRow[] = [];
