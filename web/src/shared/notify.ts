@@ -115,6 +115,17 @@ export function toastInfo(text: string, seconds = TOAST_SECONDS): void {
   show(() => void messageApi?.info({ content: text, duration: seconds }));
 }
 
+type ConfirmProps = Parameters<ModalHookAPI['confirm']>[0];
+
+/**
+ * A confirmation dialog drawn by the app's antd root, so it has the app's theme, its language and its motion setting
+ * (none for a reader who asked for reduced motion). antd's static Modal.confirm has none of these: it renders outside
+ * the React tree (the lint refuses it in web/src).
+ */
+export function confirmDialog(props: ConfirmProps): void {
+  show(() => void modalApi?.confirm(props));
+}
+
 /** An alert with one confirm button; resolves when confirmed. */
 export function alertDialog(opts: { title: string; content: string; okText: string }): Promise<void> {
   return new Promise((resolve) =>

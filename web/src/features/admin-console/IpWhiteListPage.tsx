@@ -14,7 +14,7 @@ import type { IpScope } from '../../api/gen/model/ipScope.ts';
 import type { IpTargetType } from '../../api/gen/model/ipTargetType.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { formatDate } from '../../shared/format.ts';
-import { toastError } from '../../shared/notify.ts';
+import { confirmDialog, toastError } from '../../shared/notify.ts';
 
 const TARGETS: readonly IpTargetType[] = ['all', 'role', 'dept', 'user'];
 const SCOPES: readonly IpScope[] = ['drive', 'console'];
@@ -53,7 +53,7 @@ function IpWhiteListScreen() {
     }
   };
   const remove = (r: IpRule) =>
-    Modal.confirm({
+    confirmDialog({
       title: t('adminConsole.deleteConfirm'),
       okText: t('files.ok'),
       cancelText: t('files.cancel'),

@@ -3,7 +3,7 @@
 import './strings.ts';
 import AdminOnly from './AdminOnly.tsx';
 import { useState } from 'react';
-import { Button, DatePicker, Input, InputNumber, Modal, Select, Space, Table, Tag, Typography } from 'antd';
+import { Button, DatePicker, Input, InputNumber, Select, Space, Table, Tag, Typography } from 'antd';
 import type { Dayjs } from 'dayjs';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
@@ -12,7 +12,7 @@ import type { OpLog } from '../../api/gen/model/opLog.ts';
 import type { PageSysOptLogParams } from '../../api/gen/model/pageSysOptLogParams.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { formatDate } from '../../shared/format.ts';
-import { toastError, toastSuccess } from '../../shared/notify.ts';
+import { confirmDialog, toastError, toastSuccess } from '../../shared/notify.ts';
 
 type Filters = Omit<PageSysOptLogParams, 'pageNo' | 'pageSize' | 'cursor'>;
 const PAGE_SIZE = 20;
@@ -48,7 +48,7 @@ function LogManageScreen() {
     });
   };
   const clear = () =>
-    Modal.confirm({
+    confirmDialog({
       title: t('adminConsole.logs.clearConfirm'),
       content: (
         <Space>

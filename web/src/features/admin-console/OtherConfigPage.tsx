@@ -11,7 +11,7 @@ import type { ConfigEntry } from '../../api/gen/model/configEntry.ts';
 import type { ConfigType } from '../../api/gen/model/configType.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { formatDate } from '../../shared/format.ts';
-import { toastError } from '../../shared/notify.ts';
+import { confirmDialog, toastError } from '../../shared/notify.ts';
 
 const TYPES: readonly ConfigType[] = ['string', 'integer', 'boolean', 'enum', 'json'];
 
@@ -75,7 +75,7 @@ function OtherConfigScreen() {
     }
   };
   const remove = (e: ConfigEntry) =>
-    Modal.confirm({
+    confirmDialog({
       title: t('adminConsole.deleteConfirm'),
       okText: t('files.ok'),
       cancelText: t('files.cancel'),

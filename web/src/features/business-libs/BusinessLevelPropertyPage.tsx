@@ -7,7 +7,7 @@ import { useTranslation } from 'react-i18next';
 import { addClassifier, deleteClassifier, modClassifier, setClassifierFeatures } from '../../api/gen/business-libs/business-libs.ts';
 import type { Classifier, Feature } from '../../api/gen/model/index.ts';
 import { errorMessage } from '../../shared/error-message.ts';
-import { toastError, toastSuccess } from '../../shared/notify.ts';
+import { confirmDialog, toastError, toastSuccess } from '../../shared/notify.ts';
 import { FEATURES, LibPicker, NoLibrary, ScreenLinks, statsOf, useAllLibs, useChosenLib, useClassifiers, useLibName, useRefreshLibs, useStats } from './screens.tsx';
 
 interface LevelForm {
@@ -56,7 +56,7 @@ export default function BusinessLevelPropertyPage() {
       for (const [i, x] of order.entries()) if (x.sort !== (i + 1) * 10) await modClassifier({ classifierId: x.classifierId, sort: (i + 1) * 10 }, { quiet: true });
     });
   const remove = (c: Classifier) =>
-    Modal.confirm({
+    confirmDialog({
       title: t('bizscreens.deleteLevelConfirm', { name: name.classifier(c) }),
       okButtonProps: { danger: true },
       onOk: () => run(() => deleteClassifier({ classifierId: c.classifierId }, { quiet: true }), t('bizscreens.saved')),

@@ -8,7 +8,7 @@ import { useQuery } from '@tanstack/react-query';
 import { exisAttrCode, getDataTypes, getGetDataTypesQueryKey, modClassifier } from '../../api/gen/business-libs/business-libs.ts';
 import type { Attribute, Classifier, DataTypeCode } from '../../api/gen/model/index.ts';
 import { errorMessage } from '../../shared/error-message.ts';
-import { toastError, toastSuccess } from '../../shared/notify.ts';
+import { confirmDialog, toastError, toastSuccess } from '../../shared/notify.ts';
 import { LibPicker, NoLibrary, ScreenLinks, statsOf, useAllLibs, useChosenLib, useClassifiers, useLibName, useRefreshLibs, useStats } from './screens.tsx';
 
 interface Row extends Attribute {
@@ -80,7 +80,7 @@ export default function BusinessLibraryPropertyPage() {
     if (await replace(c, list, t('bizscreens.saved'))) setEditing(undefined);
   };
   const remove = (row: Row) =>
-    Modal.confirm({
+    confirmDialog({
       title: t('bizscreens.deletePropertyConfirm', { name: attrName(row), count: valuesOf(row) }),
       okButtonProps: { danger: true },
       onOk: () => replace(row.classifier, row.classifier.attributes.filter((a) => a.attrId !== row.attrId), t('bizscreens.saved')),

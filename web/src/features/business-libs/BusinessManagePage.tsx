@@ -13,7 +13,7 @@ import {
 import { getListBusinessLibsQueryKey } from '../../api/gen/libraries/libraries.ts';
 import type { Attribute, BusinessLibAdmin, Classifier, DataTypeCode, Feature } from '../../api/gen/model/index.ts';
 import { errorMessage } from '../../shared/error-message.ts';
-import { toastError } from '../../shared/notify.ts';
+import { confirmDialog, toastError } from '../../shared/notify.ts';
 import { FEATURES, LIB_ICONS } from './screens.tsx';
 
 interface LibForm {
@@ -77,7 +77,7 @@ export default function BusinessManagePage() {
     if (await run(() => (lib ? updateBusinessLib(lib.libId, body, { quiet: true }) : addBusinessLib({ ...body, libCode: v.libCode }, { quiet: true })))) setEditing(undefined);
   };
   const remove = (lib: BusinessLibAdmin) =>
-    Modal.confirm({
+    confirmDialog({
       title: t('bizlibs.deleteConfirm', { name: lib.libName }),
       okButtonProps: { danger: true },
       onOk: () => run(() => deleteBusinessLib(lib.libId, { quiet: true })),

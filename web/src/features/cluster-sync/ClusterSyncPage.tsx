@@ -18,7 +18,7 @@ import { errorMessage } from '../../shared/error-message.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
 import { useUserInfo } from '../../shared/session.ts';
 import { HcsError } from '../../api/hcs-error.ts';
-import { toastError, toastSuccess } from '../../shared/notify.ts';
+import { confirmDialog, toastError, toastSuccess } from '../../shared/notify.ts';
 
 interface AddForm { libCode: string; folderId?: string; sourceSiteId: string; targetSiteIds: string[] }
 
@@ -83,7 +83,7 @@ function ClusterSync() {
     }
   };
   const remove = (c: SyncConfig) =>
-    Modal.confirm({
+    confirmDialog({
       title: t('clusterSync.deleteConfirm', { lib: c.libCode }),
       okText: t('files.ok'),
       cancelText: t('files.cancel'),

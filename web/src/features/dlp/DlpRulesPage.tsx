@@ -9,7 +9,7 @@ import type { DlpRule } from '../../api/gen/model/dlpRule.ts';
 import type { DlpRuleKind } from '../../api/gen/model/dlpRuleKind.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
-import { toastError } from '../../shared/notify.ts';
+import { confirmDialog, toastError } from '../../shared/notify.ts';
 
 const KINDS: readonly DlpRuleKind[] = ['extension', 'maxSize', 'label', 'keyword'];
 const MB = 1024 * 1024;
@@ -43,7 +43,7 @@ export default function DlpRulesPage() {
     }
   };
   const remove = (r: DlpRule) =>
-    Modal.confirm({
+    confirmDialog({
       title: t('dlp.rules.deleteConfirm'),
       okText: t('files.ok'),
       cancelText: t('files.cancel'),

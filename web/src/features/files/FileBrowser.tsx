@@ -1,7 +1,7 @@
 // The generic list screen of spec 2 for one library: toolbar (upload, new folder, multi-delete, filter, sort, view),
 // breadcrumbs, table or icon cards, pagination, drop zone, and the dialogs behind the row actions.
 import { lazy, Suspense, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ComponentProps, type DragEvent } from 'react';
-import { Breadcrumb, Button, Dropdown, Empty, Modal, Segmented, Space, Spin } from 'antd';
+import { Breadcrumb, Button, Dropdown, Empty, Segmented, Space, Spin } from 'antd';
 // The search box alone: antd's Input namespace also carries TextArea, Password and OTP onto the first load.
 import Search from 'antd/es/input/Search';
 import {
@@ -47,6 +47,7 @@ import { useItemActions } from './item-actions.tsx';
 import type * as DailyUseModule from './DailyUse.tsx';
 import type { GestureHost } from './gestures.ts';
 import { PAGE_SIZES, useFileList, useViewMode, type SortField, type SortOrder } from './list-state.ts';
+import { confirmDialog } from '../../shared/notify.ts';
 
 // The icon view and the dialogs load when first shown: the list is what the screen needs first (issue #22 weight).
 const NewDocumentMenu = lazy(() => import('./NewDocumentMenu.tsx'));
@@ -166,7 +167,7 @@ export function FileBrowser({ libCode, instanceType, store, rootName }: FileBrow
       prompts.upload.notice('warning', 'files.noPermission', { names: blocked.map((b) => b.instanceName).join(', ') });
       return;
     }
-    Modal.confirm({
+    confirmDialog({
       title: t('table.deleteData'),
       content: items.length > 1 ? t('files.deleteCount', { count: items.length }) : items[0]!.instanceName,
       okText: t('files.ok'),

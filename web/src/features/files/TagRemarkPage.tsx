@@ -8,7 +8,7 @@ import { keepPreviousData, useQuery, useQueryClient } from '@tanstack/react-quer
 import { createLabel, deleteLabel, getListLabelsQueryKey, getSearchPageQueryKey, modifyLabel, searchPage } from '../../api/gen/files/files.ts';
 import type { Label } from '../../api/gen/model/label.ts';
 import { errorMessage } from '../../shared/error-message.ts';
-import { toastError } from '../../shared/notify.ts';
+import { confirmDialog, toastError } from '../../shared/notify.ts';
 import { DEFAULT_LABEL_COLOR, useLabels } from './labels.ts';
 import { DEFAULT_PAGE_SIZE } from './list-state.ts';
 import { ResultList } from './ResultList.tsx';
@@ -91,7 +91,7 @@ export default function TagRemarkPage() {
                   data-testid={`tag-delete-${l.name}`}
                   onClick={(e) => {
                     e.stopPropagation();
-                    Modal.confirm({
+                    confirmDialog({
                       title: t('tags.deleteConfirm', { name: l.name }),
                       okText: t('files.ok'),
                       cancelText: t('files.cancel'),

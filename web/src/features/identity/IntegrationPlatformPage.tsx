@@ -14,7 +14,7 @@ import {
 import type { LdapConfigInput, LdapEntry, OidcProvider, OidcProviderInput, SyncReport } from '../../api/gen/model/index.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { formatDate } from '../../shared/format.ts';
-import { toastError, toastSuccess } from '../../shared/notify.ts';
+import { confirmDialog, toastError, toastSuccess } from '../../shared/notify.ts';
 import { addStrings } from '../../shared/page-strings.ts';
 import { GroupMappingFields } from './GroupMappingFields.tsx';
 import zhCN from './strings.zh_CN.json';
@@ -48,7 +48,7 @@ function OidcTab() {
     }
   };
   const remove = (p: OidcProvider) =>
-    Modal.confirm({
+    confirmDialog({
       title: t('identity.oidc.deleteConfirm'),
       okButtonProps: { danger: true },
       onOk: async () => {

@@ -10,7 +10,7 @@
 // typed, at most 3 times in a row; then the page asks to reload.
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
-import { Alert, Breadcrumb, Button, Card, Form, Image, Input, Modal, Progress, Result, Space, Table, Typography } from 'antd';
+import { Alert, Breadcrumb, Button, Card, Form, Image, Input, Progress, Result, Space, Table, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import {
   checkLink, getShareVerifyCode, loginShare, pageShareInstances, shareCreateFolders, shareGetPreview, shareGetZipDownloadUrl, triggerShareLimit,
@@ -27,6 +27,7 @@ import { evaluateSelection } from '../../shared/transfers/selection-rules.ts';
 import { encodeWireText } from '../../shared/wire-encoding.ts';
 import { NotAvailable } from './FeaturePage.tsx';
 import './visit-strings.ts';
+import { confirmDialog } from '../../shared/notify.ts';
 
 const LINK = /^[A-Za-z0-9_-]{16,64}$/;
 const IMAGE = /\.(png|jpe?g|gif|webp|bmp|svg)$/i;
@@ -242,7 +243,7 @@ function Browser({ link, share, call }: { link: string; share: VisitorShare; cal
     if (outcome.kind === 'tooMany') return setNotice({ type: 'warning', text: t('transfer.uploadTooMuch') });
     if (outcome.kind === 'over80G') return setNotice({ type: 'error', text: `${t('transfer.over80G')}: ${outcome.names.join(', ')}` });
     if (outcome.steps.some((s) => s.kind === 'noMoreThan30G')) {
-      const go = await new Promise<boolean>((resolve) => Modal.confirm({ title: t('noMoreThan30G'), onOk: () => resolve(true), onCancel: () => resolve(false) }));
+      const go = await new Promise<boolean>((resolve) => confirmDialog({ title: t('noMoreThan30G'), onOk: () => resolve(true), onCancel: () => resolve(false) }));
       if (!go) return;
     }
     // A folder's tree is made first, in one call that also checks the whole upload against the link's caps and the

@@ -16,7 +16,7 @@ import type { Instance } from '../../api/gen/model/instance.ts';
 import type { ShareRoleCode } from '../../api/gen/model/shareRoleCode.ts';
 import { codeMessage, errorMessage } from '../../shared/error-message.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
-import { toastError, toastSuccess } from '../../shared/notify.ts';
+import { confirmDialog, toastError, toastSuccess } from '../../shared/notify.ts';
 import { roleLabel, ShareDialog, useShareRoles } from '../../shared/ShareDialog.tsx';
 
 type Tab = 'withMe' | 'byMe';
@@ -64,7 +64,7 @@ function ShareList({ tab, onOpen }: { tab: Tab; onOpen: (s: FileSharing) => void
     return r ? roleLabel(r, i18n.language) : (code ?? '');
   };
 
-  const cancel = (s: FileSharing) => Modal.confirm({
+  const cancel = (s: FileSharing) => confirmDialog({
     title: t('shares.cancel'),
     content: t('shares.cancelConfirm', { name: s.instanceName }),
     okButtonProps: { danger: true, 'data-testid': 'share-cancel-ok' } as never,
@@ -224,7 +224,7 @@ function SharedFolder({ share, onBack }: { share: FileSharing; onBack: () => voi
       fail(err, i.instanceName);
     }
   };
-  const doDelete = (i: Instance) => Modal.confirm({
+  const doDelete = (i: Instance) => confirmDialog({
     title: t('shares.delete'),
     content: i.instanceName,
     okButtonProps: { danger: true, 'data-testid': 'shared-delete-ok' } as never,

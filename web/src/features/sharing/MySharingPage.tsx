@@ -13,7 +13,7 @@ import type { ShareLog } from '../../api/gen/model/shareLog.ts';
 import type { ShareStatus } from '../../api/gen/model/shareStatus.ts';
 import { codeMessage, errorMessage } from '../../shared/error-message.ts';
 import { formatDate } from '../../shared/format.ts';
-import { toastError, toastSuccess } from '../../shared/notify.ts';
+import { confirmDialog, toastError, toastSuccess } from '../../shared/notify.ts';
 import { DEFAULT_FORM, formValid, LinkSettingsFields, settingsOf, type LinkForm } from '../../shared/sharing/CreateLinkDialog.tsx';
 import { copyText, LinkResult, linkText } from '../../shared/sharing/LinkResult.tsx';
 
@@ -87,7 +87,7 @@ export default function MySharingPage() {
     }
   };
   const batch = (ids: string[], kind: 'cancel' | 'delete') =>
-    Modal.confirm({
+    confirmDialog({
       title: t(kind === 'cancel' ? 'sharing.cancelConfirm' : 'sharing.deleteConfirm', { count: ids.length }),
       okText: t('files.ok'),
       cancelText: t('files.cancel'),

@@ -15,7 +15,7 @@ import type { CloudConnection } from '../../api/gen/model/cloudConnection.ts';
 import type { StoragePolicy } from '../../api/gen/model/storagePolicy.ts';
 import type { Encryption } from '../../api/gen/model/encryption.ts';
 import { errorMessage } from '../../shared/error-message.ts';
-import { toastError, toastSuccess } from '../../shared/notify.ts';
+import { confirmDialog, toastError, toastSuccess } from '../../shared/notify.ts';
 
 type Sse = CloudConnection['sse'][number];
 interface NewConnection { name: string; endpoint: string; region: string; bucket: string; accessKey: string; secretKey: string; sse: Sse[] }
@@ -74,7 +74,7 @@ export default function CloudStorageManagePage() {
   const openBuckets = (c: CloudConnection) =>
     run(async () => setBuckets({ conn: c, names: ((await listBuckets({ cloudId: c.cloudId }, { quiet: true })).data?.list ?? []).map((b) => b.bucketName), newName: '' }));
   const remove = (c: CloudConnection) =>
-    Modal.confirm({
+    confirmDialog({
       title: t('storage.cloud.deleteConfirm', { name: c.name }),
       okText: t('files.ok'),
       cancelText: t('files.cancel'),

@@ -1,14 +1,14 @@
 // /nodeManage (issue #20): every server process registered in the database, live ones up and silent ones down,
 // refreshed while the screen is open. A down node may be forgotten; a live one would register again.
 import './strings.ts';
-import { Button, Modal, Table, Tag, Typography } from 'antd';
+import { Button, Table, Tag, Typography } from 'antd';
 import { useTranslation } from 'react-i18next';
 import { useQuery } from '@tanstack/react-query';
 import { deleteNode, getListNodesQueryKey, listNodes } from '../../api/gen/storage/storage.ts';
 import type { Node } from '../../api/gen/model/node.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { formatDate } from '../../shared/format.ts';
-import { toastError } from '../../shared/notify.ts';
+import { confirmDialog, toastError } from '../../shared/notify.ts';
 
 export default function NodeManagePage() {
   const { t } = useTranslation();
@@ -18,7 +18,7 @@ export default function NodeManagePage() {
     refetchInterval: 10_000,
   });
   const forget = (n: Node) =>
-    Modal.confirm({
+    confirmDialog({
       title: t('storage.node.deleteConfirm', { name: n.name }),
       okText: t('files.ok'),
       cancelText: t('files.cancel'),

@@ -8,7 +8,7 @@ import { addTemplate, createOfficeFile, deleteTemplate, getListTemplatesQueryKey
 import type { Template } from '../../api/gen/model/template.ts';
 import { errorMessage } from '../../shared/error-message.ts';
 import { formatDate, formatSize } from '../../shared/format.ts';
-import { toastError, toastSuccess } from '../../shared/notify.ts';
+import { confirmDialog, toastError, toastSuccess } from '../../shared/notify.ts';
 import { useUserInfo } from '../../shared/session.ts';
 import { encodeWireText } from '../../shared/wire-encoding.ts';
 
@@ -52,7 +52,7 @@ export default function FileTemplatePage() {
     }
   };
   const remove = (tp: Template) =>
-    Modal.confirm({
+    confirmDialog({
       title: t('templates.deleteConfirm', { name: tp.name }),
       okText: t('files.ok'),
       cancelText: t('files.cancel'),
