@@ -17,7 +17,13 @@ export interface E2E {
   adminUser: string;
   adminPassword: string;
   /** A fresh browser context (its own cookies and storage) with a page open. */
-  newPage(opts?: { locale?: string; viewport?: { width: number; height: number } }): Promise<{ context: BrowserContext; page: Page }>;
+  /**
+   * A fresh browser context. It asks for reduced motion unless told otherwise, so antd draws dialogs, menus and toasts
+   * without animating them (web/src/app/antd-root.tsx): a click can never land on a dialog still zooming in, which on
+   * a loaded machine lost the click (CI: a delete confirmation's OK that never sent). web-motion.e2e-spec.ts covers the
+   * animated default.
+   */
+  newPage(opts?: { locale?: string; viewport?: { width: number; height: number }; reducedMotion?: 'reduce' | 'no-preference' }): Promise<{ context: BrowserContext; page: Page }>;
   screenshot(page: Page, name: string): Promise<string>;
   close(): Promise<void>;
 }
@@ -53,7 +59,12 @@ export async function startE2E(opts: Pick<NonNullable<Parameters<typeof startSer
     adminUser: ADMIN_USER,
     adminPassword: ADMIN_PASSWORD,
     async newPage(o = {}) {
-      const context = await browser.newContext({ locale: o.locale ?? 'zh-CN', viewport: o.viewport ?? { width: 1440, height: 900 }, acceptDownloads: true });
+      const context = await browser.newContext({
+        locale: o.locale ?? 'zh-CN',
+        viewport: o.viewport ?? { width: 1440, height: 900 },
+        acceptDownloads: true,
+        reducedMotion: o.reducedMotion ?? 'reduce',
+      });
       const page = await context.newPage();
       return { context, page };
     },

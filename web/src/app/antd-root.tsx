@@ -2,8 +2,9 @@
 // that draw toasts and alerts (registered with shared/notify.ts). Loaded lazily with every page that is drawn with
 // antd (pages.tsx), never in the entry: the sign-in page is plain HTML and must not download antd (issue #22 budget,
 // web/scripts/check-budget.ts). Nested roots (a page inside the signed-in frame) collapse into the outer one, so
-// there is one theme and one toast holder per screen.
-import { createContext, useContext, useEffect, type ReactNode } from 'react';
+// there is one theme and one toast holder per screen. A reader whose system asks for reduced motion (WCAG 2.3.3) gets
+// antd without its animations: dialogs, menus and toasts appear and go at once.
+import { createContext, useContext, useEffect, useState, type ReactNode } from 'react';
 import { App as AntApp, ConfigProvider } from 'antd';
 import zhCN from 'antd/es/locale/zh_CN';
 import enUS from 'antd/es/locale/en_US';
@@ -19,12 +20,20 @@ function Notifiers() {
   return null;
 }
 
+/**
+ * Whether the system asks for reduced motion, read when the root mounts (a page load). A change applies at the next
+ * load, not live: antd wraps the whole tree in a motion provider when the setting first differs from its default,
+ * which remounts the app and would drop what the user has open (a half-filled dialog).
+ */
+const reducedMotion = () => window.matchMedia?.('(prefers-reduced-motion: reduce)').matches ?? false;
+
 export function AntdRoot({ children }: { children?: ReactNode }) {
   const { i18n } = useTranslation();
+  const [reduced] = useState(reducedMotion);
   if (useContext(Inside)) return <>{children}</>;
   return (
     <Inside.Provider value>
-      <ConfigProvider locale={i18n.language === 'en_US' ? enUS : zhCN} theme={{ token: { colorPrimary: '#c8102e', zIndexPopupBase: 2000 } }}>
+      <ConfigProvider locale={i18n.language === 'en_US' ? enUS : zhCN} theme={{ token: { colorPrimary: '#c8102e', zIndexPopupBase: 2000, motion: !reduced } }}>
         <AntApp message={{ top: TOAST_TOP_PX, duration: TOAST_SECONDS, maxCount: 3 }}>
           <Notifiers />
           {children}
