@@ -95,15 +95,15 @@ export default tseslint.config(
     rules: { 'local/web-layers': ['error', { root: fileURLToPath(new URL('./web/src', import.meta.url)) }] },
   },
   {
-    // antd's static dialogs render outside the app's antd root: without its theme, its language or its motion setting
-    // (a reader who asked for reduced motion still got the animation). shared/notify.ts draws them in the root.
+    // antd's static dialogs render outside the app's antd root: without its theme or its motion setting (a reader who
+    // asked for reduced motion still got the animation). shared/notify.ts draws them in the root.
     files: ['web/src/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
           selector: "MemberExpression[object.name='Modal'][property.name=/^(confirm|info|success|error|warning)$/]",
-          message: "antd's static Modal methods ignore the app's theme, language and motion: use confirmDialog or alertDialog (shared/notify.ts).",
+          message: "antd's static Modal methods ignore the app's theme and motion setting: use confirmDialog or alertDialog (shared/notify.ts).",
         },
       ],
     },

@@ -16,9 +16,8 @@ export interface E2E {
   artifactsDir: string;
   adminUser: string;
   adminPassword: string;
-  /** A fresh browser context (its own cookies and storage) with a page open. */
   /**
-   * A fresh browser context. It asks for reduced motion unless told otherwise, so antd draws dialogs, menus and toasts
+   * A fresh browser context (its own cookies and storage) with a page open. It asks for reduced motion unless told otherwise, so antd draws dialogs, menus and toasts
    * without animating them (web/src/app/antd-root.tsx): a click can never land on a dialog still zooming in, which on
    * a loaded machine lost the click (CI: a delete confirmation's OK that never sent). web-motion.e2e-spec.ts covers the
    * animated default.

@@ -118,9 +118,9 @@ export function toastInfo(text: string, seconds = TOAST_SECONDS): void {
 type ConfirmProps = Parameters<ModalHookAPI['confirm']>[0];
 
 /**
- * A confirmation dialog drawn by the app's antd root, so it has the app's theme, its language and its motion setting
- * (none for a reader who asked for reduced motion). antd's static Modal.confirm has none of these: it renders outside
- * the React tree (the lint refuses it in web/src).
+ * A confirmation dialog drawn by the app's antd root, so it has the app's theme and its motion setting (none for a
+ * reader who asked for reduced motion). antd's static Modal.confirm renders outside the React tree, with antd's
+ * default theme and always animated (the lint refuses it in web/src).
  */
 export function confirmDialog(props: ConfirmProps): void {
   show(() => void modalApi?.confirm(props));
