@@ -112,7 +112,7 @@ describe('drive share link, ls, rm, log, fetch and put', () => {
     const inbox = await alice.api('/hcs/controller/Page', { parentId: (await srv.sql.get('SELECT id FROM instances WHERE name = ?', 'inbox') as { id: string }).id });
     expect(inbox.data.list.map((r: any) => r.instanceName)).toEqual(['a.txt']);
     const rm = await drive(['share', 'rm', made.json[0]!.shareId], { token: alice.token });
-    expect(rm.code).toBe(0);
+    expect(rm.code, rm.stderr).toBe(0);
     const after = await visitor(['put', link, a]);
     expect(after.code).toBe(5);
     expect(after.json.at(-1)).toMatchObject({ code: 'SHARE_NOT_FOUND' });

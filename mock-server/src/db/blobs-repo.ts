@@ -3,11 +3,11 @@
 // the blob's row first (lockBlobBySha, FOR UPDATE on PostgreSQL; SQLite's IMMEDIATE transaction serialises them
 // anyway), so on any number of nodes an upload can never reference an object whose deletion has begun: the
 // collector deletes the row before the object, and a filer that comes after finds no row and keeps its own key.
-import { randomBytes } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { forUpdate, transaction } from './sql/tx.ts';
 import type { BlobsTable } from './sql/schema.ts';
+import { newId } from '../http/hygiene.ts';
 
 export interface BlobRow {
   id: string;
@@ -31,9 +31,7 @@ function map(r: Pick<Selectable<BlobsTable>, (typeof COLS)[number]> | undefined)
   };
 }
 
-export function newId(): string {
-  return randomBytes(12).toString('base64url');
-}
+export { newId };
 
 export async function getBlob(db: Db, id: string): Promise<BlobRow | undefined> {
   return map(await db.selectFrom('blobs').select(COLS).where('id', '=', id).executeTakeFirst());

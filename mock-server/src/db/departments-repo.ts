@@ -1,7 +1,7 @@
 // Departments: the tree (materialised id paths, `/root/a/b/`), its managers, and the nested quota rules. The only SQL
 // that writes the departments and dept_managers tables. A subtree is a path prefix, compared with substr rather than
 // LIKE: ids may hold '_', which LIKE reads as a wildcard.
-import { randomBytes } from 'node:crypto';
+import { newId } from '../http/hygiene.ts';
 import { sql } from 'kysely';
 import { atomically, forUpdate, type Db } from './sql/tx.ts';
 import { uniqueViolation } from './sql/errors.ts';
@@ -133,9 +133,6 @@ export function managesAbove(managed: ReadonlySet<string>, d: Pick<DeptRow, 'cha
   return d.chain.slice(0, -1).some((id) => managed.has(id));
 }
 
-function newId(): string {
-  return randomBytes(12).toString('base64url');
-}
 
 function nameExists(name: string): AppError {
   return new AppError('NAME_EXISTS', `the parent department already has a department named ${name}`, { fields: [{ field: 'name', message: 'exists' }] });

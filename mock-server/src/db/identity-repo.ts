@@ -1,6 +1,6 @@
 // Company sign-in (012_identity): providers, the LDAP connection, sign-ins in flight, the SSO facts of sessions,
 // sync reports, and the accounts and departments that stand for external identities.
-import { randomBytes } from 'node:crypto';
+import { newId } from '../http/hygiene.ts';
 import type { Db } from './sql/tx.ts';
 import { USER_COLUMNS, toUser, type User } from './users-repo.ts';
 
@@ -118,7 +118,7 @@ export async function saveProvider(db: Db, p: ProviderInput, now = Date.now()): 
     ...(p.clientSecretSealed !== undefined ? { client_secret_enc: p.clientSecretSealed } : {}),
   };
   if (p.id === undefined) {
-    const id = randomBytes(9).toString('base64url');
+    const id = newId(9);
     await db.insertInto('oidc_providers').values({ id, ...values, created_at: now }).execute();
     return getProvider(db, id);
   }

@@ -1,5 +1,5 @@
 // Sync configs and blob replicas (migration 016_replication): what is replicated where, and how far each copy got.
-import { randomBytes } from 'node:crypto';
+import { newId } from '../http/hygiene.ts';
 import { sql, type Selectable } from 'kysely';
 import { transaction, type Db } from './sql/tx.ts';
 import { bumpVersion, Versioned } from '../config-store.ts';
@@ -46,7 +46,7 @@ export async function saveSyncConfig(
       if (r) await bumpVersion(trx, SYNC_CONFIGS);
       return r && configOf(r);
     }
-    const r = await trx.insertInto('sync_configs').values({ id: randomBytes(9).toString('base64url'), ...values, created_at: now }).returningAll().executeTakeFirstOrThrow();
+    const r = await trx.insertInto('sync_configs').values({ id: newId(9), ...values, created_at: now }).returningAll().executeTakeFirstOrThrow();
     await bumpVersion(trx, SYNC_CONFIGS);
     return configOf(r);
   });

@@ -1,6 +1,6 @@
 // Storage connections, library storage policies, nodes, clusters and sites (migration 015_storage). Names are unique
 // case-insensitively through name_key (a unique index, so two administrators racing get one NAME_EXISTS, not two rows).
-import { randomBytes } from 'node:crypto';
+import { newId } from '../http/hygiene.ts';
 import type { Selectable } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { transaction } from './sql/tx.ts';
@@ -16,10 +16,6 @@ export type PolicyRow = Selectable<StoragePoliciesTable>;
 export type NodeRow = Selectable<NodesTable>;
 export type ClusterRow = Selectable<ClustersTable>;
 export type SiteRow = Selectable<SitesTable>;
-
-function newId(): string {
-  return randomBytes(9).toString('base64url');
-}
 
 function nameKey(name: string): string {
   return name.trim().toLowerCase();
@@ -72,7 +68,7 @@ export async function createConnection(db: Db, id: string, c: ConnectionInput, n
 }
 
 export function newConnectionId(): string {
-  return newId();
+  return newId(9);
 }
 
 export async function updateConnection(db: Db, id: string, c: Partial<ConnectionInput>, now = Date.now()): Promise<ConnectionRow> {
@@ -189,7 +185,7 @@ export async function getCluster(db: Db, id: string): Promise<ClusterRow | undef
 export async function saveCluster(db: Db, c: { id?: string; name: string }, now = Date.now()): Promise<ClusterRow> {
   return uniqueName('name', async () => {
     if (c.id === undefined) {
-      const row: ClusterRow = { id: newId(), name: c.name, name_key: nameKey(c.name), site_id: null, created_at: now };
+      const row: ClusterRow = { id: newId(9), name: c.name, name_key: nameKey(c.name), site_id: null, created_at: now };
       await db.insertInto('clusters').values(row).execute();
       return row;
     }
@@ -224,7 +220,7 @@ export async function findSiteByName(db: Db, name: string): Promise<SiteRow | un
 export async function saveSite(db: Db, s: { id?: string; name: string; region: string; connectionId: string }, now = Date.now()): Promise<SiteRow> {
   return uniqueName('name', async () => {
     if (s.id === undefined) {
-      const row: SiteRow = { id: newId(), name: s.name, name_key: nameKey(s.name), region: s.region, connection_id: s.connectionId, created_at: now };
+      const row: SiteRow = { id: newId(9), name: s.name, name_key: nameKey(s.name), region: s.region, connection_id: s.connectionId, created_at: now };
       await db.insertInto('sites').values(row).execute();
       return row;
     }

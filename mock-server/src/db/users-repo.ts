@@ -1,6 +1,6 @@
 // Users: the only SQL that reads or writes the users table. Password hashes leave this module only towards
 // the verifier; the row type handed to handlers has no hash in it.
-import { randomBytes } from 'node:crypto';
+import { newId } from '../http/hygiene.ts';
 import { sql, type Selectable } from 'kysely';
 import { forUpdate, type Db } from './sql/tx.ts';
 import type { UsersTable } from './sql/schema.ts';
@@ -131,7 +131,7 @@ export async function createUser(db: Db, input: NewUser, now = Date.now()): Prom
   }
   if (!input.skipPolicy) assertPasswordPolicy(input.password, userName);
   const hash = await hashPassword(input.password);
-  const id = randomBytes(12).toString('base64url');
+  const id = newId();
   try {
     await db
       .insertInto('users')

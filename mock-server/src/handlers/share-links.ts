@@ -16,7 +16,7 @@ import { issueTicket, redeemTicket } from '../files/tickets.ts';
 import { sendZip } from '../files/zip-stream.ts';
 import { assertFits } from '../db/quota.ts';
 import { contentOf, downloadInfo, viewOf } from '../files/wire.ts';
-import { isActiveContent } from '../http/hygiene.ts';
+import { isActiveContent, newId } from '../http/hygiene.ts';
 import { childrenAfter, getInstanceRows, getWithAncestors, insertInstance, renameInstance, spaceOf, type InstanceRow } from '../db/instances-repo.ts';
 import { getUserById, isExpired } from '../db/users-repo.ts';
 import { PREVIEW_INLINE_LIMIT } from './download.ts';
@@ -310,7 +310,7 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
       // What leaves through a download link passes the DLP rules or an approval; an upload link lets nothing out.
       else await assertDlpCleared(db, user.userId, ids);
       const now = Date.now();
-      const id = randomBytes(12).toString('base64url');
+      const id = newId();
       const base: LinkSettings = {
         codeHash: null, expireAt: null, maxViews: null, maxDownloads: null, previewOnly: false, verifyCode: false, watermark: false,
         uploadMaxBytes: null, uploadMaxFiles: null, uploadAllowList: false,

@@ -7,8 +7,15 @@ import { AppError } from './errors.ts';
 
 const TRACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
 
+/**
+ * A random id in base64url that never starts with '-': ids are typed as CLI arguments (`drive share rm <shareId>`),
+ * where a leading '-' reads as an option, so one id in 64 could not be given. Every id the server makes comes here.
+ */
 export function newId(bytes = 12): string {
-  return randomBytes(bytes).toString('base64url');
+  for (;;) {
+    const id = randomBytes(bytes).toString('base64url');
+    if (id[0] !== '-') return id;
+  }
 }
 
 /**
