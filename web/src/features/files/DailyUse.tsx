@@ -18,11 +18,13 @@ export interface DailyUseProps {
   closeMenu: () => void;
 }
 
-// Keys typed into a field, or while a dialog or a menu is up, belong to that.
+// Keys typed into a field, or while a dialog or a menu is up, belong to that. A dialog is up while its box is drawn
+// (.ant-modal), not its frame: antd takes the box away first and the empty frame a moment later (without motion, a
+// key pressed in between was lost).
 function busy(e: KeyboardEvent): boolean {
   const el = e.target as HTMLElement | null;
   if (el?.closest('input, textarea, select, [contenteditable="true"], [role="combobox"], .ant-modal, .ant-drawer, .ant-dropdown')) return true;
-  const overlays = document.querySelectorAll<HTMLElement>('.ant-modal-wrap, .ant-drawer-open, .ant-image-preview-root');
+  const overlays = document.querySelectorAll<HTMLElement>('.ant-modal, .ant-drawer-open, .ant-image-preview-root');
   return [...overlays].some((o) => o.checkVisibility());
 }
 
