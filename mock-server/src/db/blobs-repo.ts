@@ -7,7 +7,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { forUpdate, transaction } from './sql/tx.ts';
 import type { BlobsTable } from './sql/schema.ts';
-import { newId } from '../http/hygiene.ts';
+import { newId } from '../ids.ts';
 
 export interface BlobRow {
   id: string;

@@ -1,7 +1,7 @@
 // Departments: the tree (materialised id paths, `/root/a/b/`), its managers, and the nested quota rules. The only SQL
 // that writes the departments and dept_managers tables. A subtree is a path prefix, compared with substr rather than
 // LIKE: ids may hold '_', which LIKE reads as a wildcard.
-import { newId } from '../http/hygiene.ts';
+import { newId } from '../ids.ts';
 import { sql } from 'kysely';
 import { atomically, forUpdate, type Db } from './sql/tx.ts';
 import { uniqueViolation } from './sql/errors.ts';

@@ -1,6 +1,6 @@
 // Company sign-in (012_identity): providers, the LDAP connection, sign-ins in flight, the SSO facts of sessions,
 // sync reports, and the accounts and departments that stand for external identities.
-import { newId } from '../http/hygiene.ts';
+import { newId } from '../ids.ts';
 import type { Db } from './sql/tx.ts';
 import { USER_COLUMNS, toUser, type User } from './users-repo.ts';
 

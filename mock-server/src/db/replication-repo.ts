@@ -1,5 +1,5 @@
 // Sync configs and blob replicas (migration 016_replication): what is replicated where, and how far each copy got.
-import { newId } from '../http/hygiene.ts';
+import { newId } from '../ids.ts';
 import { sql, type Selectable } from 'kysely';
 import { transaction, type Db } from './sql/tx.ts';
 import { bumpVersion, Versioned } from '../config-store.ts';

@@ -1,6 +1,6 @@
 // Storage connections, library storage policies, nodes, clusters and sites (migration 015_storage). Names are unique
 // case-insensitively through name_key (a unique index, so two administrators racing get one NAME_EXISTS, not two rows).
-import { newId } from '../http/hygiene.ts';
+import { newId } from '../ids.ts';
 import type { Selectable } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { transaction } from './sql/tx.ts';

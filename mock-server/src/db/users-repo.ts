@@ -1,6 +1,6 @@
 // Users: the only SQL that reads or writes the users table. Password hashes leave this module only towards
 // the verifier; the row type handed to handlers has no hash in it.
-import { newId } from '../http/hygiene.ts';
+import { newId } from '../ids.ts';
 import { sql, type Selectable } from 'kysely';
 import { forUpdate, type Db } from './sql/tx.ts';
 import type { UsersTable } from './sql/schema.ts';

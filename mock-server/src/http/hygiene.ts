@@ -1,22 +1,11 @@
 // Request hygiene shared by every route: trace ids, the CSRF header, security headers, and the single
 // error handler that maps any failure to the envelope without leaking internals.
 import type { FastifyInstance, FastifyError, FastifyReply, FastifyServerOptions } from 'fastify';
-import { randomBytes } from 'node:crypto';
 import type { Duplex } from 'node:stream';
 import { AppError } from './errors.ts';
+import { newId } from '../ids.ts';
 
 const TRACE_RE = /^[A-Za-z0-9_-]{1,64}$/;
-
-/**
- * A random id in base64url that never starts with '-': ids are typed as CLI arguments (`drive share rm <shareId>`),
- * where a leading '-' reads as an option, so one id in 64 could not be given. Every id the server makes comes here.
- */
-export function newId(bytes = 12): string {
-  for (;;) {
-    const id = randomBytes(bytes).toString('base64url');
-    if (id[0] !== '-') return id;
-  }
-}
 
 /**
  * The client's traceId header when it is well-formed, else undefined. It becomes the request id of every log line
