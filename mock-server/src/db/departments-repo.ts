@@ -133,7 +133,6 @@ export function managesAbove(managed: ReadonlySet<string>, d: Pick<DeptRow, 'cha
   return d.chain.slice(0, -1).some((id) => managed.has(id));
 }
 
-
 function nameExists(name: string): AppError {
   return new AppError('NAME_EXISTS', `the parent department already has a department named ${name}`, { fields: [{ field: 'name', message: 'exists' }] });
 }
