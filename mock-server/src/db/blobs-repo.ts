@@ -31,8 +31,6 @@ function map(r: Pick<Selectable<BlobsTable>, (typeof COLS)[number]> | undefined)
   };
 }
 
-export { newId };
-
 export async function getBlob(db: Db, id: string): Promise<BlobRow | undefined> {
   return map(await db.selectFrom('blobs').select(COLS).where('id', '=', id).executeTakeFirst());
 }

@@ -11,7 +11,7 @@ import type { ClassifiersTable, LibAttributesTable } from './sql/schema-bizlibs.
 import type { InstancesTable, Schema } from './sql/schema.ts';
 import { AppError } from '../http/errors.ts';
 import { uniqueViolation } from './sql/errors.ts';
-import { newId } from './blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { getBusinessLib, type BusinessLib } from './libraries-repo.ts';
 import { getOrCreateRoot } from './instances-repo.ts';
 import { ROOT_DEPT_ID } from './departments-repo.ts';

@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { uniqueViolation } from './sql/errors.ts';
 import { AppError } from '../http/errors.ts';
-import { newId } from './blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { liveSubtree, type InstanceRow } from './instances-repo.ts';
 import type { DlpRulesTable } from './sql/schema-dlp.ts';
 

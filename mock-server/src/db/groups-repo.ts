@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { atomically, forUpdate } from './sql/tx.ts';
 import { AppError } from '../http/errors.ts';
-import { newId } from './blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { getOrCreateRoot, type InstanceRow } from './instances-repo.ts';
 
 export type GroupLevel = 1 | 2;

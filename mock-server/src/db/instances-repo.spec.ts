@@ -7,7 +7,8 @@ import {
   copyInstance, deleteToRecycle, getOrCreateRoot, insertInstance, listChildren, moveInstance, renameInstance, segmentQuery,
   getInstanceRow, walkSubtree, encodeCursor, recountChildren, freeName, getWithAncestors, ancestorsOf, getInstanceChains, getChainsWithPage, chainOf, type InstanceRow, type ListQuery,
 } from './instances-repo.ts';
-import { upsertVerifiedBlob, addBlobRefs, getBlob, newId } from './blobs-repo.ts';
+import { upsertVerifiedBlob, addBlobRefs, getBlob } from './blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { spaceUsage, addUsage } from './quota.ts';
 import { decodeWireName, nameProblem, numberedName } from '../files/names.ts';
 import { encodeName } from '@hcs/openapi/client';

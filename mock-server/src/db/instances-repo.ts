@@ -18,7 +18,8 @@ import type { Db } from './sql/tx.ts';
 import { atomically, dialectOf } from './sql/tx.ts';
 import { asNameExists } from './sql/errors.ts';
 import { AppError } from '../http/errors.ts';
-import { addBlobRefsBulk, newId } from './blobs-repo.ts';
+import { addBlobRefsBulk } from './blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { addUsage, assertFits, type Space, type SpaceKind } from './quota.ts';
 import { extensionOf, fileTypeOf, filterCategory, nameKey, numberedName, type FileTypeCategory } from '../files/names.ts';
 

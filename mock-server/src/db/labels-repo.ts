@@ -4,7 +4,7 @@ import { sql } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { asNameExists } from './sql/errors.ts';
 import { atomically } from './sql/tx.ts';
-import { newId } from './blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { nameKey } from '../files/names.ts';
 import { AppError } from '../http/errors.ts';
 

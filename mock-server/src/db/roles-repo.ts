@@ -6,7 +6,7 @@ import { PERMISSIONS, type Permission } from '@hcs/openapi/operations';
 import { atomically, type Db } from './sql/tx.ts';
 import type { RolesTable } from './sql/schema.ts';
 import { uniqueViolation } from './sql/errors.ts';
-import { newId } from './blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { AppError } from '../http/errors.ts';
 import type { SpaceKind } from './quota.ts';
 import { SEEDED_ROLES } from './sql/migrations/005_roles.ts';

@@ -4,7 +4,7 @@
 import { sql, type ExpressionBuilder } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { atomically } from './sql/tx.ts';
-import { newId } from './blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { AppError } from '../http/errors.ts';
 import type { Schema, SpaceKind } from './sql/schema.ts';
 import type { ShareRecipientsTable, SharesTable } from './sql/schema-shares.ts';

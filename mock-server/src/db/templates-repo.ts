@@ -2,7 +2,8 @@
 // (counted by countBlobReferences), so the content outlives the file it was made from.
 import type { Db } from './sql/tx.ts';
 import { atomically } from './sql/tx.ts';
-import { addBlobRefs, dropBlobRefs, newId } from './blobs-repo.ts';
+import { addBlobRefs, dropBlobRefs } from './blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { AppError } from '../http/errors.ts';
 import type { TemplatesTable } from './sql/schema.ts';
 

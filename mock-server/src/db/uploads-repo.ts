@@ -11,7 +11,7 @@ import { randomInt } from 'node:crypto';
 import { sql, type Selectable } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import type { UploadSessionsTable } from './sql/schema.ts';
-import { newId } from './blobs-repo.ts';
+import { newId } from '../ids.ts';
 
 /** Absolute lifetime of a session from its creation; activity never extends it. */
 export const SESSION_TTL_MS = 24 * 3600 * 1000;

@@ -6,7 +6,7 @@ import { describeEachDialect } from '../db/sql/test-databases.ts';
 import type { Db } from '../db/sql/tx.ts';
 import { getOrCreateRoot, getWithAncestors, insertInstance, type InstanceRow } from '../db/instances-repo.ts';
 import { addGrants } from '../db/roles-repo.ts';
-import { newId } from '../db/blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { checkAccess, hiddenChildren, permissionsOfChildren, type Actor } from './access-gate.ts';
 
 /** The handle with every statement it runs counted. */

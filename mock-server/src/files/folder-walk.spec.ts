@@ -2,7 +2,7 @@
 import { describe, it, expect, beforeEach, afterEach } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { getOrCreateRoot, insertInstance, type InstanceRow } from '../db/instances-repo.ts';
-import { newId } from '../db/blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../db/sql/test-databases.ts';
 import type { Db } from '../db/sql/tx.ts';
 import { walkFolder } from './folder-walk.ts';

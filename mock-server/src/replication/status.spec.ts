@@ -3,7 +3,8 @@
 import { describe, it, expect, beforeEach, afterEach, vi } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { getOrCreateRoot, insertInstance, type InstanceRow } from '../db/instances-repo.ts';
-import { addBlobRefs, newId, upsertVerifiedBlob } from '../db/blobs-repo.ts';
+import { addBlobRefs, upsertVerifiedBlob } from '../db/blobs-repo.ts';
+import { newId } from '../ids.ts';
 import { deleteSyncConfig, getSyncConfig, saveSyncConfig, setCaughtUp, setReplicaState, syncConfigsOfLibrary, type SyncConfig } from '../db/replication-repo.ts';
 import { bumpVersion, VERSION_CHECK_MS } from '../config-store.ts';
 import { DIALECTS, openTestDatabase, type TestDatabase } from '../db/sql/test-databases.ts';
