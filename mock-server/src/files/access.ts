@@ -1,7 +1,7 @@
 // Who may touch an instance: visibility is holding `view` in the access decision (access-gate.ts decide), so a
 // space's owner, granted users and departments, department members (defaultrole) and group members see it. A
 // refusal reads as NOT_FOUND so ids of other people's files reveal nothing.
-import { dialectOf, type Db } from '../db/sql/tx.ts';
+import type { Db } from '../db/sql/tx.ts';
 import type { SessionUser } from '../auth/types.ts';
 import { AppError } from '../http/errors.ts';
 import { chainOf, getChainsWithPage, getInstanceChains, getInstanceRow, getOrCreateRoot, getWithAncestors, listChildren, type InstanceRow, type ListQuery, type ListResult, type PrefetchedPage } from '../db/instances-repo.ts';
@@ -138,16 +138,16 @@ export function listQueryOf(q: operations['listInstances']['parameters']['query'
 }
 
 /**
- * The gate's read for a folder listing on PostgreSQL: the folder's chain and its page in one statement
- * (getChainsWithPage), the page kept on the request for listFolderFor. None on SQLite, which has no round trip to
- * save: there the one statement was slower than the two (listing bench, two runs each way: page 1 942-1178 against
- * 1355-1376 req/s). None for the library root (the gate reads nothing) or within a share (its scope is checked on a
- * read of its own).
+ * The gate's read for a folder listing: the folder's chain and its page in one statement (getChainsWithPage), the
+ * page kept on the request for listFolderFor. Used on PostgreSQL only (contract/routes.ts decides once): SQLite has
+ * no round trip to save, and there the one statement was slower than the two (listing bench, two runs each way:
+ * page 1 942-1178 against 1355-1376 req/s). None for the library root (the gate reads nothing) or within a share (its
+ * scope is checked on a read of its own).
  */
-export function listingGateReader(db: Db, secret: Buffer, req: FastifyRequest<{ Querystring: operations['listInstances']['parameters']['query'] }>): ChainReader | undefined {
+export function listingGateReader(secret: Buffer, req: FastifyRequest<{ Querystring: operations['listInstances']['parameters']['query'] }>): ChainReader | undefined {
   const q = req.query;
   const parentId = q?.parentId;
-  if (dialectOf(db) !== 'postgres' || !req.user || !parentId || parentId === '0' || q?.fileSharingId) return undefined;
+  if (!req.user || !parentId || parentId === '0' || q?.fileSharingId) return undefined;
   const user = req.user;
   return async (rdb, ids) => {
     if (ids.length !== 1 || ids[0] !== parentId) return getInstanceChains(rdb, ids);
