@@ -29,14 +29,17 @@ describe('runtime flags', () => {
   it('restarts in place with the heap flags, arguments unchanged', async () => {
     const r = await probe([]);
     expect(r.pid).toBe(r.spawnedPid);
-    expect(r.execArgv).toEqual(['--max-semi-space-size=16', '--heap-growing-percent=50']);
+    expect(r.execArgv).toEqual(['--max-semi-space-size=16', '--heap-growing-percent=50', '--no-allocation-site-pretenuring']);
     expect(r.argv).toEqual(['a', 'b c']);
     expect(r.mmap).toBe('262144');
   });
 
   it('keeps what the operator chose, on the command line or in NODE_OPTIONS', async () => {
-    expect((await probe(['--max-semi-space-size=32'])).execArgv.sort()).toEqual(['--heap-growing-percent=50', '--max-semi-space-size=32']);
-    expect((await probe([], { NODE_OPTIONS: '--max-semi-space-size=8' })).execArgv).toEqual(['--heap-growing-percent=50']);
+    expect((await probe(['--max-semi-space-size=32'])).execArgv.sort()).toEqual(['--heap-growing-percent=50', '--max-semi-space-size=32', '--no-allocation-site-pretenuring']);
+    expect((await probe([], { NODE_OPTIONS: '--max-semi-space-size=8' })).execArgv).toEqual(['--heap-growing-percent=50', '--no-allocation-site-pretenuring']);
+    // A switch either way, in either spelling.
+    expect((await probe(['--allocation-site-pretenuring'])).execArgv.sort()).toEqual(['--allocation-site-pretenuring', '--heap-growing-percent=50', '--max-semi-space-size=16']);
+    expect((await probe(['--no_allocation_site_pretenuring', '--heap_growing_percent=80'])).execArgv.sort()).toEqual(['--heap_growing_percent=80', '--max-semi-space-size=16', '--no_allocation_site_pretenuring']);
     expect((await probe([], { MALLOC_MMAP_THRESHOLD_: '65536' })).mmap).toBe('65536');
   });
 
