@@ -24,8 +24,9 @@
 // whose objects do live long: 10,000 small-file uploads averaged 658 files/s against 701 with pretenuring (five
 // alternating runs each, -6%, inside their +-10% spread); streamed zips measured no different.
 //
-// These flags can only be given at process start (v8.setFlagsFromString has no effect on a heap already
-// configured), so the process replaces itself once with the flags added: same pid, same stdio, same arguments.
+// The heap sizes can only be given at process start (v8.setFlagsFromString has no effect on a heap already
+// configured), and the pretenuring switch goes with them so that no site is pretenured before it applies: the
+// process replaces itself once with the flags added: same pid, same stdio, same arguments.
 // Flags the operator already passed (command line, or NODE_OPTIONS where Node allows them) are kept as given;
 // HCS_NODE_TUNING=off disables this.
 // A value of undefined is a switch: given as the name alone.
