@@ -1,7 +1,7 @@
 // Sessions and sign-in. Browsers hold an HttpOnly SameSite=Lax cookie (HCS_SESSION); the CLI sends its token
 // in the `token` header and asks for that kind of session with `X-HCS-Client: cli` at sign-in. Either way the
 // server keeps only the token's SHA-256, with an idle and an absolute expiry, and a revocation time.
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { AuthService, SessionUser } from './types.ts';
@@ -112,8 +112,9 @@ export interface Auth extends AuthService {
   stop(): Promise<void>;
 }
 
+/** The session id a token stands for (hex SHA-256). One-shot: every signed-in request hashes its token. */
 export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
+  return hash('sha256', token, 'hex');
 }
 
 /** The Auth built by createAuth; handlers that need more than authenticate/peek use this. */
