@@ -79,27 +79,36 @@ export function isActiveContent(file: { name?: string; contentType?: string }): 
   return !!type && ACTIVE_TYPE.test(type);
 }
 
-/**
- * The headers every response gets (onSend adds them; a route that hijacks its reply to stream on its own
- * writes them itself, since hijacked replies skip onSend).
- */
-export function securityHeaders(url: string, contentType: string): Record<string, string> {
+/** The headers of one kind of response: storage's bytes or not, an HTML document or not, an /hcs call or not. */
+function headersOf(storage: boolean, html: boolean, api: boolean): Readonly<Record<string, string>> {
   const h: Record<string, string> = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'same-origin' };
-  if (url.startsWith('/s3')) {
+  if (storage) {
     // Storage serves users' bytes on the drive's origin: never the app's policy (which trusts 'self' scripts).
     Object.assign(h, STORED_CONTENT_HEADERS);
   } else {
     h['X-Frame-Options'] = 'SAMEORIGIN';
     h['Cross-Origin-Opener-Policy'] = 'same-origin';
   }
-  if (contentType.startsWith('text/html') && !url.startsWith('/s3')) {
+  if (html && !storage) {
     h['Content-Security-Policy'] =
       "default-src 'self'; img-src 'self' data: blob: *; media-src 'self' blob: *; connect-src 'self' *; " +
       // hcs-drive: is the local agent's wake-up scheme (spec 4), opened in a hidden frame; it loads nothing.
       "style-src 'self' 'unsafe-inline'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self' blob:; frame-src 'self' blob: * hcs-drive:; object-src 'none'; base-uri 'self'";
   }
-  if (url.startsWith('/hcs/')) h['Cache-Control'] = 'no-store';
-  return h;
+  if (api) h['Cache-Control'] = 'no-store';
+  return Object.freeze(h);
+}
+
+/** Every kind's headers, made once: the set is answered on every response (index: storage * 4 + html * 2 + api). */
+const HEADER_SETS = Array.from({ length: 8 }, (_, k) => headersOf((k & 4) !== 0, (k & 2) !== 0, (k & 1) !== 0));
+
+/**
+ * The headers every response gets (onSend adds them; a route that hijacks its reply to stream on its own
+ * writes them itself, since hijacked replies skip onSend). Shared and frozen: spread them to add more.
+ */
+export function securityHeaders(url: string, contentType: string): Readonly<Record<string, string>> {
+  const storage = url.startsWith('/s3');
+  return HEADER_SETS[(storage ? 4 : 0) + (contentType.startsWith('text/html') ? 2 : 0) + (url.startsWith('/hcs/') ? 1 : 0)]!;
 }
 
 /**
