@@ -12,11 +12,12 @@
 //
 // Subtrees and ancestors are read with one recursive query each, never one query per row or level: on PostgreSQL
 // every query is a network round trip.
-import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { atomically, dialectOf } from './sql/tx.ts';
 import { asNameExists } from './sql/errors.ts';
+import { shapedStatement } from './sql/shaped.ts';
 import { AppError } from '../http/errors.ts';
 import { addBlobRefsBulk } from './blobs-repo.ts';
 import { newId } from '../ids.ts';
@@ -179,9 +180,13 @@ export async function getInstanceRows(db: Db, ids: readonly string[]): Promise<I
  */
 export async function getInstanceChains(db: Db, ids: readonly string[]): Promise<Map<string, InstanceRow>> {
   if (ids.length === 0) return new Map();
-  const rows = await many(sql<RawRow>`${chainWalk(ids)} select ${ROW_SQL} from instances i where i.id in (select id from up)`, db);
-  return new Map(rows.map((r) => [r.id, r]));
+  // Its text depends only on how many ids it names (the access gate's read before almost every call: one).
+  const { rows } = await chainStatement.execute(db, String(ids.length), undefined, ...ids);
+  return new Map(rows.map((r) => [r.id, mapRow(r)]));
 }
+
+const chainStatement = shapedStatement((_: undefined, ...ids: string[]) =>
+  sql<RawRow>`${chainWalk(ids)} select ${ROW_SQL} from instances i where i.id in (select id from up)`);
 
 /**
  * `up(id)`: the ids and all their ancestors' ids. UNION (not UNION ALL) drops the ancestors that several ids share,
@@ -789,7 +794,7 @@ export interface ListResult {
   rows: InstanceRow[];
   total: number;
   nextCursor: string | null;
-  /** Present when the query asked for `marksOf`: each listed row's marks, by id. */
+  /** Present when the query asked for `marksOf`: the listed rows' marks, by id (a row with none is left out). */
   marks?: Map<string, RowMarks>;
 }
 
@@ -803,16 +808,29 @@ function contextOf(q: ListQuery): string {
   return JSON.stringify([q.parentId, q.sortField, q.sortOrder, q.fileFilter ?? 0, q.keyword ?? '']);
 }
 
-/** The secret as a key object, made once: importing a raw key for every HMAC was a visible share of a listing's CPU. */
-const macKeys = new WeakMap<Buffer, KeyObject>();
+/** HMAC-SHA256's padded keys (RFC 2104) for a secret, made once. */
+const macPads = new WeakMap<Buffer, { inner: Buffer; outer: Buffer }>();
 
-function mac(secret: Buffer, context: string, payload: string): Buffer {
-  let key = macKeys.get(secret);
-  if (!key) {
-    key = createSecretKey(secret);
-    macKeys.set(secret, key);
+/**
+ * HMAC-SHA256 (RFC 2104: H(K ^ opad || H(K ^ ipad || m))) of a cursor, truncated to 128 bits, as two one-shot
+ * hashes: createHmac makes a native object for every call, and every listing signs its next cursor (and checks the
+ * one it was given). instances-repo.spec checks it against createHmac.
+ */
+export function cursorMac(secret: Buffer, context: string, payload: string): Buffer {
+  let pads = macPads.get(secret);
+  if (!pads) {
+    const key = secret.length > 64 ? hash('sha256', secret, 'buffer') : secret;
+    const inner = Buffer.alloc(64, 0x36);
+    const outer = Buffer.alloc(64, 0x5c);
+    for (let i = 0; i < key.length; i++) {
+      inner[i]! ^= key[i]!;
+      outer[i]! ^= key[i]!;
+    }
+    macPads.set(secret, (pads = { inner, outer }));
   }
-  return createHmac('sha256', key).update(context).update('\n').update(payload).digest().subarray(0, 16);
+  const message = Buffer.from(`${context}\n${payload}`);
+  const innerHash = hash('sha256', Buffer.concat([pads.inner, message], 64 + message.length), 'buffer');
+  return hash('sha256', Buffer.concat([pads.outer, innerHash], 96), 'buffer').subarray(0, 16);
 }
 
 function sortValue(q: Pick<ListQuery, 'sortField'>, row: InstanceRow): string | number {
@@ -827,14 +845,14 @@ export function encodeCursor(secret: Buffer, q: ListQuery, row: InstanceRow): st
   const pos: Position | { b: 0 | 1; r: string } =
     typeof value === 'string' && value.length > 150 ? { b: row.isFolder ? 1 : 0, r: row.id } : { b: row.isFolder ? 1 : 0, v: value, i: row.id };
   const payload = Buffer.from(JSON.stringify(pos)).toString('base64url');
-  return `${payload}.${mac(secret, contextOf(q), payload).toString('base64url')}`;
+  return `${payload}.${cursorMac(secret, contextOf(q), payload).toString('base64url')}`;
 }
 
 /** The position a signed cursor holds (or the id it names, `r`), or undefined when it is not a cursor of this listing. */
 function verifyCursor(secret: Buffer, q: ListQuery, cursor: string): { b: 0 | 1; v?: string | number; i?: string; r?: string } | undefined {
   const [payload, sig] = cursor.split('.');
   if (!payload || !sig) return undefined;
-  const expected = mac(secret, contextOf(q), payload);
+  const expected = cursorMac(secret, contextOf(q), payload);
   const given = Buffer.from(sig, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { b: 0 | 1; v?: string | number; i?: string; r?: string };
@@ -929,7 +947,8 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
     for (const r of rows) {
       const row = mapRow(r);
       out.push(row);
-      if (marks) marks.set(row.id, { favourite: Number(r.mark_fav) === 1, labelled: Number(r.mark_lab) === 1 });
+      // Only marked rows are kept: most rows of most pages carry no mark, and a row absent here has none.
+      if (marks && (Number(r.mark_fav) === 1 || Number(r.mark_lab) === 1)) marks.set(row.id, { favourite: Number(r.mark_fav) === 1, labelled: Number(r.mark_lab) === 1 });
     }
   };
   if (early) take(early);
@@ -946,10 +965,9 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
         continue;
       }
     }
-    const sq = segmentQuery(q, seg, segAfter, want - out.length, segAfter ? 0 : offset);
-    if (!sq) continue;
+    const rows = await segmentRows(db, q, seg, segAfter, want - out.length, segAfter ? 0 : offset);
     offset = 0;
-    take((await sq.execute(db)).rows as MarkedRow[]);
+    take(rows);
   }
   const more = out.length > q.pageSize;
   if (more) out.length = q.pageSize;
@@ -958,6 +976,35 @@ export async function listChildren(db: Db, secret: Buffer, folder: InstanceRow, 
   if (whole) total = folderCount! + (q.fileFilter === 1 ? 0 : folder.childFiles - hiddenFiles);
   else total = (folderCount ?? (await segmentCount(db, q, 1))) + (await segmentCount(db, q, 0));
   return { rows: out, total, nextCursor: more && last ? encodeCursor(secret, q, last) : null, ...(marks && { marks }) };
+}
+
+/** What a plain listing's segment statement is built from: everything but its bound values (see segmentRows). */
+interface SegmentShape {
+  q: ListQuery;
+  seg: 0 | 1;
+  after: Position | undefined;
+  limit: number;
+}
+
+const plainSegment = shapedStatement((c: SegmentShape, parentId: string, marksOf: string, v: unknown, i: unknown) =>
+  segmentQuery({ ...c.q, parentId, marksOf: c.q.marksOf === undefined ? undefined : marksOf }, c.seg, c.after && { b: c.after.b, v: v as string, i: i as string }, c.limit, 0)!);
+
+/**
+ * The rows of one page segment (segmentQuery). A plain listing's statement (the whole folder or its folders, from
+ * its start or a cursor: every listing but a search, a category, a passage, one hiding rows or an offset page) is
+ * compiled once per shape: its text then depends on the sort, the segment, the cursor's segment, the marks and the
+ * limit only.
+ */
+async function segmentRows(db: Db, q: ListQuery, seg: 0 | 1, after: Position | undefined, limit: number, offset: number): Promise<MarkedRow[]> {
+  if (offset > 0 || q.keyword || q.except || q.only || (q.fileFilter !== undefined && q.fileFilter !== 1)) {
+    const sq = segmentQuery(q, seg, after, limit, offset);
+    return sq ? ((await sq.execute(db)).rows as MarkedRow[]) : [];
+  }
+  if (!segmentApplies(q, seg)) return [];
+  if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`a page limit must be a positive integer, not ${limit}`);
+  const shape = `${q.sortField} ${q.sortOrder} ${seg} ${after ? after.b : '-'} ${q.marksOf === undefined ? '-' : 'm'} ${limit}`;
+  const { rows } = await plainSegment.execute(db, shape, { q, seg, after, limit }, q.parentId, q.marksOf ?? '', after?.v, after?.i);
+  return rows as MarkedRow[];
 }
 
 /** A page row with the caller's marks (segmentQuery with `marksOf`). */
@@ -1050,7 +1097,7 @@ export async function childrenAfter(db: Db, parentId: string, after: { isFolder:
     if (out.length >= limit) break;
     if (after && seg === 1 && !after.isFolder) continue;
     const pos = after && (after.isFolder ? 1 : 0) === seg ? { b: seg, v: after.nameKey, i: after.id } : undefined;
-    out.push(...(await many(segmentQuery(q, seg, pos, limit - out.length, 0)!, db)));
+    for (const r of await segmentRows(db, q, seg, pos, limit - out.length, 0)) out.push(mapRow(r));
   }
   return out;
 }

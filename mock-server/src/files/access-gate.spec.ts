@@ -9,15 +9,18 @@ import { addGrants } from '../db/roles-repo.ts';
 import { newId } from '../ids.ts';
 import { checkAccess, hiddenChildren, permissionsOfChildren, type Actor } from './access-gate.ts';
 
-/** The handle with every statement it runs counted. */
+/**
+ * The handle with every statement it runs counted: at its result, which every statement has, where a statement
+ * compiled once per shape (db/sql/shaped.ts) passes transformQuery only when it is compiled.
+ */
 function counting(db: Db): { db: Db; count: () => number } {
   let n = 0;
   const plugin: KyselyPlugin = {
-    transformQuery: (args) => {
+    transformQuery: (args) => args.node,
+    transformResult: async (args) => {
       n++;
-      return args.node;
+      return args.result;
     },
-    transformResult: async (args) => args.result,
   };
   return { db: db.withPlugin(plugin), count: () => n };
 }
