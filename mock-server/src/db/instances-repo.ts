@@ -1021,6 +1021,30 @@ function pageKey(q: ListQuery): string {
   return JSON.stringify([contextOf(q), q.pageNo, q.pageSize, q.cursor ?? '', q.marksOf ?? '']);
 }
 
+/** getChainsWithPage's statement: the rows of `ids` and their ancestors (hcs_part 0), then the page's folders (1) and files (2). */
+function chainsWithPageSql(ids: readonly string[], q: ListQuery, after: Position | undefined, want: number, generic: boolean): RawBuilder<MarkedRow & { hcs_part: number }> {
+  const segments: RawBuilder<unknown>[] = [];
+  for (const seg of [1, 0] as const) {
+    if (after && seg === 1 && after.b === 0) continue;
+    const sq = segmentQuery(q, seg, after && after.b === seg ? after : undefined, want, 0, generic);
+    if (sq) segments.push(sql`select ${seg === 1 ? sql`1` : sql`2`} as hcs_part, s${sql.raw(String(seg))}.* from (${sq}) s${sql.raw(String(seg))}`);
+  }
+  const none = q.marksOf ? sql`, null as mark_fav, null as mark_lab` : sql``;
+  // The segments in order (folders, then files), cut at one page: PostgreSQL's Append reads its inputs one after
+  // the other and the Limit above stops it, so the files are not read when the folders fill the page.
+  // Planned once per connection (segmentQuery's `generic`): with the limit a parameter, PostgreSQL's generic plan
+  // costs the page as a tenth of the folder and the statement was planned afresh (or JIT-compiled) on every run.
+  const page = segments.length ? sql` union all select * from (select * from (${sql.join(segments, sql` union all `)}) p limit ${sql.lit(want)}) pp` : sql``;
+  return sql<MarkedRow & { hcs_part: number }>`${chainWalk(ids)}
+    select 0 as hcs_part, ${ROW_SQL}${none} from instances i where i.id in (select id from up)${page}`;
+}
+
+/** chainsWithPageSql of a listing without a keyword or a category, compiled once per shape (db/sql/shaped.ts). */
+const plainChainsWithPage = shapedStatement(
+  (c: { q: ListQuery; after: Position | undefined; want: number; generic: boolean }, parentId: string, marksOf: string, v: unknown, i: unknown, ...ids: string[]) =>
+    chainsWithPageSql(ids, { ...c.q, parentId, marksOf: c.q.marksOf === undefined ? undefined : marksOf }, c.after && { b: c.after.b, v: v as string, i: i as string }, c.want, c.generic),
+);
+
 /**
  * The access gate's read (getInstanceChains of `ids`) and, in the same statement, the page of listing `q` as
  * listChildren reads it when nothing is hidden from the caller: one round trip instead of two. On PostgreSQL each
@@ -1038,20 +1062,12 @@ export async function getChainsWithPage(db: Db, secret: Buffer, ids: readonly st
   if (ids.length === 0 || (q.cursor && !after) || (!q.cursor && q.pageNo > 1) || q.except || q.only) return { rows: await getInstanceChains(db, ids) };
   const want = q.pageSize + 1;
   const generic = dialectOf(db) === 'postgres';
-  const segments: RawBuilder<unknown>[] = [];
-  for (const seg of [1, 0] as const) {
-    if (after && seg === 1 && after.b === 0) continue;
-    const sq = segmentQuery(q, seg, after && after.b === seg ? after : undefined, want, 0, generic);
-    if (sq) segments.push(sql`select ${seg === 1 ? sql`1` : sql`2`} as hcs_part, s${sql.raw(String(seg))}.* from (${sq}) s${sql.raw(String(seg))}`);
-  }
-  const none = q.marksOf ? sql`, null as mark_fav, null as mark_lab` : sql``;
-  // The segments in order (folders, then files), cut at one page: PostgreSQL's Append reads its inputs one after
-  // the other and the Limit above stops it, so the files are not read when the folders fill the page.
-  // Planned once per connection (segmentQuery's `generic`): with the limit a parameter, PostgreSQL's generic plan
-  // costs the page as a tenth of the folder and the statement was planned afresh (or JIT-compiled) on every run.
-  const page = segments.length ? sql` union all select * from (select * from (${sql.join(segments, sql` union all `)}) p limit ${sql.lit(want)}) pp` : sql``;
-  const result = await sql<MarkedRow & { hcs_part: number }>`${chainWalk(ids)}
-    select 0 as hcs_part, ${ROW_SQL}${none} from instances i where i.id in (select id from up)${page}`.execute(db);
+  const result = q.keyword || (q.fileFilter !== undefined && q.fileFilter !== 1)
+    ? await chainsWithPageSql(ids, q, after, want, generic).execute(db)
+    : await plainChainsWithPage.execute(
+      db, `${ids.length} ${q.sortField} ${q.sortOrder} ${q.fileFilter ?? '-'} ${after ? after.b : '-'} ${q.marksOf === undefined ? '-' : 'm'} ${want} ${generic ? 'g' : '-'}`,
+      { q, after, want, generic }, q.parentId, q.marksOf ?? '', after?.v, after?.i, ...ids,
+    );
   const rows = new Map<string, InstanceRow>();
   const pageRows: MarkedRow[] = [];
   let part = 1;
