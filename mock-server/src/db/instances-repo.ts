@@ -891,9 +891,14 @@ function segmentFilter(q: ListQuery, isFolder: 0 | 1): RawBuilder<unknown> {
   return sql.join(parts, sql` and `);
 }
 
+/** A search within the folder: a keyword, or a file category (the folders category is its folder segment whole). */
+function searches(q: ListQuery): boolean {
+  return !!q.keyword || (q.fileFilter !== undefined && q.fileFilter !== 1);
+}
+
 /** True when the listing is the whole folder (or all its folders), so its child counts give the total. */
 function countsSuffice(q: ListQuery): boolean {
-  return !q.keyword && !q.only && (q.fileFilter === undefined || q.fileFilter === 1);
+  return !searches(q) && !q.only;
 }
 
 async function segmentCount(db: Db, q: ListQuery, seg: 0 | 1): Promise<number> {
@@ -996,7 +1001,7 @@ const plainSegment = shapedStatement((c: SegmentShape, parentId: string, marksOf
  * limit only.
  */
 async function segmentRows(db: Db, q: ListQuery, seg: 0 | 1, after: Position | undefined, limit: number, offset: number): Promise<MarkedRow[]> {
-  if (offset > 0 || q.keyword || q.except || q.only || (q.fileFilter !== undefined && q.fileFilter !== 1)) {
+  if (offset > 0 || searches(q) || q.except || q.only) {
     const sq = segmentQuery(q, seg, after, limit, offset);
     return sq ? ((await sq.execute(db)).rows as MarkedRow[]) : [];
   }
@@ -1062,7 +1067,7 @@ export async function getChainsWithPage(db: Db, secret: Buffer, ids: readonly st
   if (ids.length === 0 || (q.cursor && !after) || (!q.cursor && q.pageNo > 1) || q.except || q.only) return { rows: await getInstanceChains(db, ids) };
   const want = q.pageSize + 1;
   const generic = dialectOf(db) === 'postgres';
-  const result = q.keyword || (q.fileFilter !== undefined && q.fileFilter !== 1)
+  const result = searches(q)
     ? await chainsWithPageSql(ids, q, after, want, generic).execute(db)
     : await plainChainsWithPage.execute(
       db, `${ids.length} ${q.sortField} ${q.sortOrder} ${q.fileFilter ?? '-'} ${after ? after.b : '-'} ${q.marksOf === undefined ? '-' : 'm'} ${want} ${generic ? 'g' : '-'}`,
