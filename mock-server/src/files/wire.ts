@@ -17,10 +17,13 @@ export async function parentNamesOf(db: Db, row: InstanceRow): Promise<string[]>
 }
 
 /**
+ * `parentNames`: the names of the folders above the row, below the library root, or those names already joined
+ * with '/' (a listing joins its folder's once for all its rows).
  * `allowed`: what the caller may do on the row (access-gate.ts decide); rows carry editIsDisabled (no `edit`) and
  * isDisabled (no `delete`) from it. Without it only a library root is marked (it is never renamed or deleted).
  */
-export function instanceView(row: InstanceRow, parentNames: string[], allowed?: ReadonlySet<Permission>) {
+export function instanceView(row: InstanceRow, parentNames: readonly string[] | string, allowed?: ReadonlySet<Permission>) {
+  const folderPath = typeof parentNames === 'string' ? parentNames : parentNames.join('/');
   return {
     instanceId: row.id,
     instanceName: row.name,
@@ -38,8 +41,8 @@ export function instanceView(row: InstanceRow, parentNames: string[], allowed?: 
     createTime: row.createdAt,
     updateTime: row.updatedAt,
     version: row.version,
-    linkpath: row.parentId === null ? '' : [...parentNames, row.name].join('/'),
-    parentNames: parentNames.join('/'),
+    linkpath: row.parentId === null ? '' : folderPath === '' ? row.name : `${folderPath}/${row.name}`,
+    parentNames: folderPath,
     editIsDisabled: row.parentId === null || (allowed !== undefined && !allowed.has('edit')),
     isDisabled: row.parentId === null || (allowed !== undefined && !allowed.has('delete')),
     remark: row.remark,

@@ -31,13 +31,13 @@ export function filesHandlers(ctx: AppContext): Handlers {
       );
       // A share's recipient is shown the path from the shared item down, not the owner's folders above it.
       const chain = await shownChain(db, user, [...ancestors, folder]);
-      const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);
+      const folderPath = chain.filter((a) => a.parentId !== null).map((a) => a.name).join('/');
       // Children the caller may not view were left out by the query itself, as if they did not exist.
       const rows = page.rows;
       const allowed = await permissionsOfChildren(db, user, folder, ancestors, rows);
       const replication = await listingSync(db, folder, ancestors, rows);
       const views = rows.map((r, i) => {
-        const view: ReturnType<typeof instanceView> & { replication?: ReplicationState } = instanceView(r, names, allowed[i]);
+        const view: ReturnType<typeof instanceView> & { replication?: ReplicationState } = instanceView(r, folderPath, allowed[i]);
         const rep = replication(r);
         if (rep) view.replication = rep;
         return view;

@@ -12,6 +12,9 @@ import { viewOf } from '../files/wire.ts';
 
 export const DEFAULT_LABEL_COLOR = '#1677ff';
 
+/** The labels of an unlabelled row: one shared, frozen empty list instead of one per row of every page. */
+const NO_LABELS = Object.freeze([]) as unknown as LabelRef[];
+
 /**
  * The caller's labels and favourite mark on each view, in one query for the whole list. With `known` (the page
  * query's own marks, instances-repo's `marksOf`) only labelled rows are looked up, and none at all when no row is.
@@ -26,14 +29,14 @@ export async function personalise<T extends { instanceId: string }>(
     const labelled = views.filter((v) => known.get(v.instanceId)?.labelled).map((v) => v.instanceId);
     const { labels } = labelled.length ? await personalMarks(db, userId, labelled) : { labels: new Map<string, LabelRef[]>() };
     for (const v of out) {
-      v.labels = labels.get(v.instanceId) ?? [];
+      v.labels = labels.get(v.instanceId) ?? NO_LABELS;
       v.isFavourite = known.get(v.instanceId)?.favourite ?? false;
     }
     return out;
   }
   const { labels, favourites } = await personalMarks(db, userId, views.map((v) => v.instanceId));
   for (const v of out) {
-    v.labels = labels.get(v.instanceId) ?? [];
+    v.labels = labels.get(v.instanceId) ?? NO_LABELS;
     v.isFavourite = favourites.has(v.instanceId);
   }
   return out;
