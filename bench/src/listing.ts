@@ -21,25 +21,37 @@ interface Load {
   p99: number;
 }
 
-async function load(url: string, headers: Record<string, string>): Promise<Load> {
-  const r = await autocannon({ url, connections: 64, duration: 5, headers });
+async function load(url: string, headers: Record<string, string>, duration = 4): Promise<Load> {
+  const r = await autocannon({ url, connections: 64, duration, headers });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
 }
 
-const median = (xs: Load[]): Load => [...xs].sort((a, b) => a.rps - b.rps)[Math.floor(xs.length / 2)]!;
+const PAIRS = 5;
+const middle = <T>(xs: readonly T[], by: (x: T) => number): T => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
 
 /**
- * The server and the bare route taken in turns, three times each, and the median of each: a machine whose load
- * drifts during the run (a shared CI box) then shifts both figures alike instead of the one measured second.
+ * The server and the bare route measured in back-to-back pairs (each 4 s at 64 connections, the order swapped every
+ * pair), after a warm-up run of each (the bare route is a process started just before, its code not yet optimised).
+ * The ratio is the median of the pairs' ratios: a pair's two runs share the machine's state, so a drift or a burst
+ * of other work that spans a pair cancels out in its ratio, and up to two pairs of five that a burst hit on one side
+ * only are outvoted. (Three 5 s runs of each side and the ratio of the two medians, as before, moved by up to 0.2
+ * between runs of the same code on this 2-core machine.) Each side's figures are its median run.
  */
-async function compare(fullUrl: string, bareUrl: string, headers: Record<string, string>): Promise<{ full: Load; base: Load }> {
-  const full: Load[] = [];
-  const base: Load[] = [];
-  for (let i = 0; i < 3; i++) {
-    full.push(await load(fullUrl, headers));
-    base.push(await load(bareUrl, {}));
+async function compare(fullUrl: string, bareUrl: string, headers: Record<string, string>): Promise<{ full: Load; base: Load; ratio: number }> {
+  await load(fullUrl, headers, 3);
+  await load(bareUrl, {}, 3);
+  const pairs: { full: Load; base: Load }[] = [];
+  for (let i = 0; i < PAIRS; i++) {
+    if (i % 2 === 0) {
+      const full = await load(fullUrl, headers);
+      pairs.push({ full, base: await load(bareUrl, {}) });
+    } else {
+      const base = await load(bareUrl, {});
+      pairs.push({ base, full: await load(fullUrl, headers) });
+    }
   }
-  return { full: median(full), base: median(base) };
+  const ratio = middle(pairs.map((p) => p.full.rps / p.base.rps), (r) => r);
+  return { full: middle(pairs.map((p) => p.full), (l) => l.rps), base: middle(pairs.map((p) => p.base), (l) => l.rps), ratio };
 }
 
 export async function benchListing(server: ServerProc, cli: CliEnv, db: { dataDir: string; databaseUrl: string | undefined }, rows: Row[]): Promise<void> {
@@ -91,10 +103,9 @@ export async function benchListing(server: ServerProc, cli: CliEnv, db: { dataDi
   ];
   try {
     for (const [label, qs, bareQs] of cases) {
-      const { full, base } = await compare(`${server.url}/hcs/controller/Page?parentId=${parentId}&pageSize=50${qs ? '&' + qs : ''}`, `${bareUrl}${bareQs ? '?' + bareQs : ''}`, headers);
-      const ratio = full.rps / base.rps;
+      const { full, base, ratio } = await compare(`${server.url}/hcs/controller/Page?parentId=${parentId}&pageSize=50${qs ? '&' + qs : ''}`, `${bareUrl}${bareQs ? '?' + bareQs : ''}`, headers);
       rows.push({
-        name: `list ${label} of 50 from ${ENTRIES} entries, 64 connections (median of 3 alternating 5 s runs)`,
+        name: `list ${label} of 50 from ${ENTRIES} entries, 64 connections (median of ${PAIRS} paired 4 s runs)`,
         value: `${full.rps.toFixed(0)} req/s, p50 ${full.p50} ms, p99 ${full.p99} ms`,
         baseline: `bare keyset SELECT ${base.rps.toFixed(0)} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`,
         ratio,
