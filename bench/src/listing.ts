@@ -37,7 +37,7 @@ const middle = <T>(xs: readonly T[], by: (x: T) => number): T => [...xs].sort((a
  * only are outvoted. (Three 5 s runs of each side and the ratio of the two medians, as before, moved by up to 0.2
  * between runs of the same code on this 2-core machine.) Each side's figures are its median run.
  */
-async function compare(fullUrl: string, bareUrl: string, headers: Record<string, string>): Promise<{ full: Load; base: Load; ratio: number }> {
+async function compare(fullUrl: string, bareUrl: string, headers: Record<string, string>): Promise<{ full: Load; base: Load; ratio: number; ratios: number[] }> {
   await load(fullUrl, headers, 3);
   await load(bareUrl, {}, 3);
   const pairs: { full: Load; base: Load }[] = [];
@@ -50,8 +50,8 @@ async function compare(fullUrl: string, bareUrl: string, headers: Record<string,
       pairs.push({ base, full: await load(fullUrl, headers) });
     }
   }
-  const ratio = middle(pairs.map((p) => p.full.rps / p.base.rps), (r) => r);
-  return { full: middle(pairs.map((p) => p.full), (l) => l.rps), base: middle(pairs.map((p) => p.base), (l) => l.rps), ratio };
+  const ratios = pairs.map((p) => p.full.rps / p.base.rps).sort((a, b) => a - b);
+  return { full: middle(pairs.map((p) => p.full), (l) => l.rps), base: middle(pairs.map((p) => p.base), (l) => l.rps), ratio: middle(ratios, (r) => r), ratios };
 }
 
 export async function benchListing(server: ServerProc, cli: CliEnv, db: { dataDir: string; databaseUrl: string | undefined }, rows: Row[]): Promise<void> {
@@ -103,10 +103,11 @@ export async function benchListing(server: ServerProc, cli: CliEnv, db: { dataDi
   ];
   try {
     for (const [label, qs, bareQs] of cases) {
-      const { full, base, ratio } = await compare(`${server.url}/hcs/controller/Page?parentId=${parentId}&pageSize=50${qs ? '&' + qs : ''}`, `${bareUrl}${bareQs ? '?' + bareQs : ''}`, headers);
+      const { full, base, ratio, ratios } = await compare(`${server.url}/hcs/controller/Page?parentId=${parentId}&pageSize=50${qs ? '&' + qs : ''}`, `${bareUrl}${bareQs ? '?' + bareQs : ''}`, headers);
       rows.push({
         name: `list ${label} of 50 from ${ENTRIES} entries, 64 connections (median of ${PAIRS} paired 4 s runs)`,
-        value: `${full.rps.toFixed(0)} req/s, p50 ${full.p50} ms, p99 ${full.p99} ms`,
+        // The spread of the pairs' ratios says how far one run's figure can be trusted.
+        value: `${full.rps.toFixed(0)} req/s, p50 ${full.p50} ms, p99 ${full.p99} ms (pairs' ratios ${ratios.map((r) => r.toFixed(2)).join(', ')})`,
         baseline: `bare keyset SELECT ${base.rps.toFixed(0)} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`,
         ratio,
         target: '>= 0.6',
