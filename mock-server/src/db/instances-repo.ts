@@ -12,7 +12,7 @@
 //
 // Subtrees and ancestors are read with one recursive query each, never one query per row or level: on PostgreSQL
 // every query is a network round trip.
-import { hash, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from './sql/tx.ts';
 import { atomically, dialectOf } from './sql/tx.ts';
@@ -808,29 +808,16 @@ function contextOf(q: ListQuery): string {
   return JSON.stringify([q.parentId, q.sortField, q.sortOrder, q.fileFilter ?? 0, q.keyword ?? '']);
 }
 
-/** HMAC-SHA256's padded keys (RFC 2104) for a secret, made once. */
-const macPads = new WeakMap<Buffer, { inner: Buffer; outer: Buffer }>();
+/** The secret as a key object, made once: importing a raw key for every HMAC was a visible share of a listing's CPU. */
+const macKeys = new WeakMap<Buffer, KeyObject>();
 
-/**
- * HMAC-SHA256 (RFC 2104: H(K ^ opad || H(K ^ ipad || m))) of a cursor, truncated to 128 bits, as two one-shot
- * hashes: createHmac makes a native object for every call, and every listing signs its next cursor (and checks the
- * one it was given). instances-repo.spec checks it against createHmac.
- */
-export function cursorMac(secret: Buffer, context: string, payload: string): Buffer {
-  let pads = macPads.get(secret);
-  if (!pads) {
-    const key = secret.length > 64 ? hash('sha256', secret, 'buffer') : secret;
-    const inner = Buffer.alloc(64, 0x36);
-    const outer = Buffer.alloc(64, 0x5c);
-    for (let i = 0; i < key.length; i++) {
-      inner[i]! ^= key[i]!;
-      outer[i]! ^= key[i]!;
-    }
-    macPads.set(secret, (pads = { inner, outer }));
+function mac(secret: Buffer, context: string, payload: string): Buffer {
+  let key = macKeys.get(secret);
+  if (!key) {
+    key = createSecretKey(secret);
+    macKeys.set(secret, key);
   }
-  const message = Buffer.from(`${context}\n${payload}`);
-  const innerHash = hash('sha256', Buffer.concat([pads.inner, message], 64 + message.length), 'buffer');
-  return hash('sha256', Buffer.concat([pads.outer, innerHash], 96), 'buffer').subarray(0, 16);
+  return createHmac('sha256', key).update(context).update('\n').update(payload).digest().subarray(0, 16);
 }
 
 function sortValue(q: Pick<ListQuery, 'sortField'>, row: InstanceRow): string | number {
@@ -845,14 +832,14 @@ export function encodeCursor(secret: Buffer, q: ListQuery, row: InstanceRow): st
   const pos: Position | { b: 0 | 1; r: string } =
     typeof value === 'string' && value.length > 150 ? { b: row.isFolder ? 1 : 0, r: row.id } : { b: row.isFolder ? 1 : 0, v: value, i: row.id };
   const payload = Buffer.from(JSON.stringify(pos)).toString('base64url');
-  return `${payload}.${cursorMac(secret, contextOf(q), payload).toString('base64url')}`;
+  return `${payload}.${mac(secret, contextOf(q), payload).toString('base64url')}`;
 }
 
 /** The position a signed cursor holds (or the id it names, `r`), or undefined when it is not a cursor of this listing. */
 function verifyCursor(secret: Buffer, q: ListQuery, cursor: string): { b: 0 | 1; v?: string | number; i?: string; r?: string } | undefined {
   const [payload, sig] = cursor.split('.');
   if (!payload || !sig) return undefined;
-  const expected = cursorMac(secret, contextOf(q), payload);
+  const expected = mac(secret, contextOf(q), payload);
   const given = Buffer.from(sig, 'base64url');
   if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
   return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as { b: 0 | 1; v?: string | number; i?: string; r?: string };
