@@ -67,8 +67,14 @@ describe('.ci/run', () => {
     const drive = readFileSync(join(root, '.ci/drive'), 'utf8');
     expect(drive).toMatch(/test\)[\s\S]*?exec npm test/);
     const scripts = (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-    // The unit tests run beside the SQLite pass, then the PostgreSQL pass beside the browser suite (tests/run-together.ts).
-    expect(scripts.test).toContain('node tests/run-together.ts "npm run test:unit" "npm run test:int" && node tests/run-together.ts "npm run test:int:pg" ');
+    // The suites run in lanes (tests/run-suites.ts): the unit tests, the browser suite, and the integration suites on
+    // SQLite and on PostgreSQL, each long one in shards.
+    expect(scripts.test).toMatch(/&& node tests\/run-suites\.ts$/);
+    const suites = readFileSync(join(root, 'tests/run-suites.ts'), 'utf8');
+    expect(suites).toContain("'npm run test:unit'");
+    expect(suites).toContain('node tests/pg/suite.ts postgres --project tests ${s}');
+    expect(suites).toContain('node tests/pg/suite.ts sqlite --project tests ${s}');
+    expect(suites).toContain('node tests/pg/suite.ts sqlite --project e2e ${s}');
     expect(scripts['test:int:pg']).toBe('node tests/pg/suite.ts postgres --project tests');
   });
 });

@@ -1,0 +1,28 @@
+// npm test's suites, in lanes: `node tests/run-suites.ts` (after the build; npm test runs it).
+//
+// The suites are the unit tests, the integration suites (integration, contract, CLI, crash, two nodes) on SQLite and
+// again on PostgreSQL when HCS_TEST_DATABASE_URL is set, and the browser suite on SQLite. Each vitest run is serial
+// within itself (one server at a time), and the three long ones are split into shards (vitest --shard, by file), so
+// that a lane whose shard ends early takes the next one: on CI's two cores the lanes stay busy to the end, where two
+// fixed pairs of suites left one lane idle for minutes while the longer of each pair finished.
+//
+// HCS_TEST_LANES sets how many run at once (default: half the CPUs, at least 2).
+import { availableParallelism } from 'node:os';
+import { runTogether } from './together.ts';
+
+const SHARDS = { e2e: 6, pg: 6, sqlite: 3 };
+const shards = (n: number, command: (shard: string) => string) => Array.from({ length: n }, (_, i) => command(`--shard=${i + 1}/${n}`));
+
+const e2e = shards(SHARDS.e2e, (s) => `node tests/pg/suite.ts sqlite --project e2e ${s}`);
+const pg = shards(SHARDS.pg, (s) => `node tests/pg/suite.ts postgres --project tests ${s}`);
+const sqlite = shards(SHARDS.sqlite, (s) => `node tests/pg/suite.ts sqlite --project tests ${s}`);
+
+// The longest first: the unit tests (one run, threads of its own), then the browser and PostgreSQL shards in turn,
+// then the SQLite integration shards.
+const commands = ['npm run test:unit'];
+for (let i = 0; i < Math.max(e2e.length, pg.length); i++) commands.push(...[e2e[i], pg[i]].filter((c): c is string => c !== undefined));
+commands.push(...sqlite);
+
+const fromEnv = Number(process.env.HCS_TEST_LANES);
+const lanes = Number.isInteger(fromEnv) && fromEnv >= 1 ? fromEnv : Math.max(2, Math.floor(availableParallelism() / 2));
+process.exit(await runTogether(commands, lanes));

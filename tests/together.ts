@@ -1,0 +1,70 @@
+// Runs commands side by side in a few lanes: each command starts when a lane is free, in the order given, so a short
+// suite that ends early hands its lane to the next one instead of leaving it idle until the longest is done. Each
+// command's output goes to its own log, printed whole when it ends, so outputs never interleave. Used by
+// tests/run-together.ts (any commands) and tests/run-suites.ts (npm test's suites).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Runs `commands` at most `lanes` at a time; resolves to the first failure's exit status, or 0. */
+export async function runTogether(commands: readonly string[], lanes = commands.length): Promise<number> {
+  const dir = mkdtempSync(join(tmpdir(), 'hcs-together-'));
+  const started = Date.now();
+  const seconds = () => Math.round((Date.now() - started) / 1000);
+  const children: ChildProcess[] = [];
+  let stopping = false;
+
+  // Stopping the runner stops the commands (their servers and browsers with them) and starts no more.
+  for (const sig of ['SIGINT', 'SIGTERM'] as const)
+    process.on(sig, () => {
+      stopping = true;
+      for (const c of children)
+        if (c.pid !== undefined && c.exitCode === null && c.signalCode === null) {
+          try {
+            process.kill(-c.pid, sig);
+          } catch {
+            // already gone
+          }
+        }
+      process.exit(130);
+    });
+
+  const run = (command: string, n: number) =>
+    new Promise<{ status: number; took: number }>((resolve) => {
+      const log = join(dir, `${n}.log`);
+      const out = createWriteStream(log);
+      const from = Date.now();
+      console.log(`[together] ${seconds()} s: started ${command} (output: ${log})`);
+      // Its own process group, so that stopping the runner can stop the command's whole tree (the shell, vitest,
+      // its servers and browsers); a signal to the runner alone would otherwise leave them running.
+      const child = spawn(command, { shell: true, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, FORCE_COLOR: '0' } });
+      children.push(child);
+      child.stdout.pipe(out, { end: false });
+      child.stderr.pipe(out, { end: false });
+      child.on('close', (code, signal) => {
+        out.end(() => {
+          const status = code ?? (signal ? 1 : 0);
+          const took = Math.round((Date.now() - from) / 1000);
+          console.log(`\n[together] ===== ${command}: exit ${status}${signal ? ` (${signal})` : ''} after ${took} s (at ${seconds()} s) =====`);
+          process.stdout.write(readFileSync(log));
+          resolve({ status, took });
+        });
+      });
+    });
+
+  const results: Array<{ status: number; took: number } | undefined> = [];
+  let next = 0;
+  const lane = async () => {
+    while (!stopping && next < commands.length) {
+      const n = next++;
+      results[n] = await run(commands[n]!, n);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(lanes, commands.length)) }, lane));
+  const statuses = results.map((r) => r?.status ?? 1);
+  console.log(`[together] ${commands.length} commands in ${seconds()} s, ${lanes} at a time:`);
+  for (const [i, c] of commands.entries()) console.log(`[together]   ${c} -> exit ${statuses[i]} after ${results[i]?.took ?? '-'} s`);
+  const failed = statuses.findIndex((s) => s !== 0);
+  return failed === -1 ? 0 : statuses[failed]!;
+}
