@@ -184,8 +184,9 @@ describe('personal files', () => {
 
   it('pauses and resumes a large upload, and resumes one across a page reload', async () => {
     const big = join(work, 'big.bin');
-    writeFileSync(big, randomBytes(160 * 1024 * 1024));
-    // Part 3 onwards (of 20) is held: the pause lands while the upload runs.
+    // 8 parts of 8 MiB: enough for a pause after part 2 and a reload after part 5, each while later parts are held.
+    writeFileSync(big, randomBytes(64 * MiB));
+    // Part 3 onwards (of 8) is held: the pause lands while the upload runs.
     gate.arm((r) => r.method() === 'PUT' && partNumberOf(r) >= 3);
     await page.getByTestId('upload-file-input').setInputFiles(big);
     await openPanel();
