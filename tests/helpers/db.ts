@@ -11,7 +11,7 @@ import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import { CompiledQuery, type Kysely } from 'kysely';
 import pg from 'pg';
 import { dialectOf } from '../../mock-server/src/db/sql/tx.ts';
-import { createTestPgDatabase, dropTestPgDatabase, postgresSkipReason } from './pg.ts';
+import { createMigratedTestPgDatabase, dropTestPgDatabase, postgresSkipReason } from './pg.ts';
 
 /** True when the suite runs on PostgreSQL (HCS_TEST_DATABASE_URL). */
 export const ON_POSTGRES = postgresSkipReason() === undefined;
@@ -27,7 +27,7 @@ export async function databaseEnvFor(dataDir: string): Promise<Record<string, st
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const file = join(dataDir, URL_FILE);
   if (existsSync(file)) return { HCS_DATABASE_URL: readFileSync(file, 'utf8').trim() };
-  const created = await createTestPgDatabase();
+  const created = await createMigratedTestPgDatabase();
   writeFileSync(file, created.url, { mode: 0o600 });
   return { HCS_DATABASE_URL: created.url };
 }

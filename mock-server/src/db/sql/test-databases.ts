@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe } from 'vitest';
-import { createTestPgDatabase, postgresSkipReason } from '../../../../tests/helpers/pg.ts';
+import { createMigratedTestPgDatabase, postgresSkipReason } from '../../../../tests/helpers/pg.ts';
 import { openSqlDatabase, type SqlDatabase } from './open.ts';
 import type { SqlDialect } from './tx.ts';
 
@@ -26,7 +26,7 @@ export async function openTestDatabase(dialect: SqlDialect, options: { poolSize?
       },
     };
   }
-  const pg = await createTestPgDatabase();
+  const pg = await createMigratedTestPgDatabase();
   try {
     const opened = await openSqlDatabase({ dataDir: tmpdir(), databaseUrl: pg.url, poolSize: options.poolSize ?? 16 });
     return {
