@@ -8,19 +8,21 @@
 //
 // HCS_TEST_LANES sets how many run at once (default: half the CPUs, at least 2).
 import { availableParallelism } from 'node:os';
-import { runTogether } from './together.ts';
+import { runTogether, type Command } from './together.ts';
 
 const SHARDS = { e2e: 6, pg: 6, sqlite: 3 };
 const shards = (n: number, command: (shard: string) => string) => Array.from({ length: n }, (_, i) => command(`--shard=${i + 1}/${n}`));
 
-const e2e = shards(SHARDS.e2e, (s) => `node tests/pg/suite.ts sqlite --project e2e ${s}`);
+// One browser shard at a time: the agent tests speak to the spec's fixed local ports (agent-handover.e2e-spec.ts), and
+// a page of another shard could find that agent there.
+const e2e = shards(SHARDS.e2e, (s) => `node tests/pg/suite.ts sqlite --project e2e ${s}`).map((command) => ({ command, group: 'browser' }));
 const pg = shards(SHARDS.pg, (s) => `node tests/pg/suite.ts postgres --project tests ${s}`);
 const sqlite = shards(SHARDS.sqlite, (s) => `node tests/pg/suite.ts sqlite --project tests ${s}`);
 
 // The longest first: the unit tests (one run, threads of its own), then the browser and PostgreSQL shards in turn,
 // then the SQLite integration shards.
-const commands = ['npm run test:unit'];
-for (let i = 0; i < Math.max(e2e.length, pg.length); i++) commands.push(...[e2e[i], pg[i]].filter((c): c is string => c !== undefined));
+const commands: Command[] = ['npm run test:unit'];
+for (let i = 0; i < Math.max(e2e.length, pg.length); i++) commands.push(...[e2e[i], pg[i]].filter((c) => c !== undefined));
 commands.push(...sqlite);
 
 const fromEnv = Number(process.env.HCS_TEST_LANES);

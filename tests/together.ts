@@ -1,5 +1,7 @@
 // Runs commands side by side in a few lanes: each command starts when a lane is free, in the order given, so a short
-// suite that ends early hands its lane to the next one instead of leaving it idle until the longest is done. Each
+// suite that ends early hands its lane to the next one instead of leaving it idle until the longest is done.
+// Commands of one group (the browser suite's shards: its agent tests use the spec's fixed local ports) run one at a
+// time. Each
 // command's output goes to its own log, printed whole when it ends, so outputs never interleave. Used by
 // tests/run-together.ts (any commands) and tests/run-suites.ts (npm test's suites).
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -7,8 +9,16 @@ import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** Runs `commands` at most `lanes` at a time; resolves to the first failure's exit status, or 0. */
-export async function runTogether(commands: readonly string[], lanes = commands.length): Promise<number> {
+/** A command, and optionally a group: commands of one group never run at the same time (they share something). */
+export type Command = string | { command: string; group: string };
+
+/**
+ * Runs `commands` at most `lanes` at a time, each when a lane is free and no other command of its group is running
+ * (the first such in the order given); resolves to the first failure's exit status, or 0.
+ */
+export async function runTogether(list: readonly Command[], lanes = list.length): Promise<number> {
+  const commands = list.map((c) => (typeof c === 'string' ? c : c.command));
+  const groups = list.map((c) => (typeof c === 'string' ? undefined : c.group));
   const dir = mkdtempSync(join(tmpdir(), 'hcs-together-'));
   const started = Date.now();
   const seconds = () => Math.round((Date.now() - started) / 1000);
@@ -16,19 +26,19 @@ export async function runTogether(commands: readonly string[], lanes = commands.
   let stopping = false;
 
   // Stopping the runner stops the commands (their servers and browsers with them) and starts no more.
-  for (const sig of ['SIGINT', 'SIGTERM'] as const)
-    process.on(sig, () => {
-      stopping = true;
-      for (const c of children)
-        if (c.pid !== undefined && c.exitCode === null && c.signalCode === null) {
-          try {
-            process.kill(-c.pid, sig);
-          } catch {
-            // already gone
-          }
+  const stop = (sig: NodeJS.Signals) => {
+    stopping = true;
+    for (const c of children)
+      if (c.pid !== undefined && c.exitCode === null && c.signalCode === null) {
+        try {
+          process.kill(-c.pid, sig);
+        } catch {
+          // already gone
         }
-      process.exit(130);
-    });
+      }
+    process.exit(130);
+  };
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.on(sig, stop);
 
   const run = (command: string, n: number) =>
     new Promise<{ status: number; took: number }>((resolve) => {
@@ -54,14 +64,30 @@ export async function runTogether(commands: readonly string[], lanes = commands.
     });
 
   const results: Array<{ status: number; took: number } | undefined> = [];
-  let next = 0;
-  const lane = async () => {
-    while (!stopping && next < commands.length) {
-      const n = next++;
-      results[n] = await run(commands[n]!, n);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(lanes, commands.length)) }, lane));
+  const waiting = commands.map((_, n) => n);
+  const busy = new Set<string>();
+  let running = 0;
+  await new Promise<void>((done) => {
+    const fill = () => {
+      while (!stopping && running < Math.max(1, lanes)) {
+        const at = waiting.findIndex((n) => groups[n] === undefined || !busy.has(groups[n]!));
+        if (at === -1) break;
+        const [n] = waiting.splice(at, 1) as [number];
+        const group = groups[n];
+        if (group !== undefined) busy.add(group);
+        running++;
+        void run(commands[n]!, n).then((r) => {
+          results[n] = r;
+          running--;
+          if (group !== undefined) busy.delete(group);
+          fill();
+        });
+      }
+      if (running === 0) done();
+    };
+    fill();
+  });
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.off(sig, stop);
   const statuses = results.map((r) => r?.status ?? 1);
   console.log(`[together] ${commands.length} commands in ${seconds()} s, ${lanes} at a time:`);
   for (const [i, c] of commands.entries()) console.log(`[together]   ${c} -> exit ${statuses[i]} after ${results[i]?.took ?? '-'} s`);

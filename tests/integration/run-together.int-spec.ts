@@ -5,10 +5,11 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runTogether } from '../together.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'hcs-together-test-'));
@@ -66,5 +67,19 @@ describe('tests/run-together.ts', () => {
     await expect.poll(() => alive(pid), { timeout: 30_000 }).toBe(false);
     // The runner has exited: nothing of it is left to start the queued command.
     expect(existsSync(join(dir, 'queued-started'))).toBe(false);
+  });
+
+  it('never runs two commands of one group at once, and gives the lane to a command of another group meanwhile', async () => {
+    const dir = join(work, 'groups');
+    mkdirSync(dir, { recursive: true });
+    // a1 runs until released; a2 (its group) must wait for it, while b (no group) takes the second lane at once.
+    const a1 = `node -e "const fs=require('fs');fs.writeFileSync('${join(dir, 'a1-started')}','');const t=setInterval(()=>{if(fs.existsSync('${join(dir, 'a1-release')}')){fs.writeFileSync('${join(dir, 'a1-done')}','');clearInterval(t)}},50)"`;
+    const a2 = `node -e "const fs=require('fs');fs.writeFileSync('${join(dir, 'a2-started')}',fs.existsSync('${join(dir, 'a1-done')}')?'after a1':'beside a1')"`;
+    const b = `node -e "require('fs').writeFileSync('${join(dir, 'b-started')}','')"`;
+    const ran = runTogether([{ command: a1, group: 'g' }, { command: a2, group: 'g' }, b], 2);
+    await expect.poll(() => existsSync(join(dir, 'a1-started')) && existsSync(join(dir, 'b-started')), { timeout: 60_000 }).toBe(true);
+    writeFileSync(join(dir, 'a1-release'), '');
+    expect(await ran).toBe(0);
+    expect(readFileSync(join(dir, 'a2-started'), 'utf8')).toBe('after a1');
   });
 });
