@@ -1,9 +1,8 @@
 // Runs commands side by side in a few lanes: each command starts when a lane is free, in the order given, so a short
 // suite that ends early hands its lane to the next one instead of leaving it idle until the longest is done.
 // Commands of one group (the browser suite's shards: its agent tests use the spec's fixed local ports) run one at a
-// time. Each
-// command's output goes to its own log, printed whole when it ends, so outputs never interleave. Used by
-// tests/run-together.ts (any commands) and tests/run-suites.ts (npm test's suites).
+// time. Each command's output goes to its own log, printed whole when it ends, so outputs never interleave. Used by
+// tests/run-together.ts (any commands), tests/run-checks.ts and tests/run-suites.ts (npm test's checks and suites).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
