@@ -7,8 +7,7 @@
 // fixed pairs of suites left one lane idle for minutes while the longer of each pair finished.
 //
 // HCS_TEST_LANES sets how many run at once (default: half the CPUs, at least 2).
-import { availableParallelism } from 'node:os';
-import { runTogether, type Command } from './together.ts';
+import { lanesFromEnv, runTogether, type Command } from './together.ts';
 
 const SHARDS = { e2e: 6, pg: 6, sqlite: 3 };
 const shards = (n: number, command: (shard: string) => string) => Array.from({ length: n }, (_, i) => command(`--shard=${i + 1}/${n}`));
@@ -25,6 +24,4 @@ const commands: Command[] = ['npm run test:unit'];
 for (let i = 0; i < Math.max(e2e.length, pg.length); i++) commands.push(...[e2e[i], pg[i]].filter((c) => c !== undefined));
 commands.push(...sqlite);
 
-const fromEnv = Number(process.env.HCS_TEST_LANES);
-const lanes = Number.isInteger(fromEnv) && fromEnv >= 1 ? fromEnv : Math.max(2, Math.floor(availableParallelism() / 2));
-process.exit(await runTogether(commands, lanes));
+process.exit(await runTogether(commands, lanesFromEnv()));

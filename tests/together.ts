@@ -5,8 +5,14 @@
 // tests/run-together.ts (any commands), tests/run-checks.ts and tests/run-suites.ts (npm test's checks and suites).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+
+/** How many commands run at once: HCS_TEST_LANES, or half the CPUs and at least 2. */
+export function lanesFromEnv(): number {
+  const fromEnv = Number(process.env.HCS_TEST_LANES);
+  return Number.isInteger(fromEnv) && fromEnv >= 1 ? fromEnv : Math.max(2, Math.floor(availableParallelism() / 2));
+}
 
 /** A command, and optionally a group: commands of one group never run at the same time (they share something). */
 export type Command = string | { command: string; group: string };
