@@ -137,8 +137,9 @@ describe.each(combos)('transfers in $lang at $viewport.width x $viewport.height'
     // Parts from the second on wait: the first part's progress is what the page shows meanwhile.
     gate.arm((r) => r.method() === 'PUT' && Number(new URL(r.url()).searchParams.get('partNumber') ?? 0) >= 2);
     const cdp = await context.newCDPSession(page);
-    // A slow uplink, so the first part takes seconds to leave and its bytes can be watched arriving.
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 2 * MiB });
+    // A slow uplink, so the first part takes long to leave and its bytes can be watched arriving: 16 s at 512 KiB/s.
+    // At 2 MiB/s (4 s) a loaded CI machine once drew the row only after the part was done, at 40%.
+    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: MiB / 2 });
     await page.getByTestId('upload-file-input').setInputFiles({ name: big, mimeType: 'application/octet-stream', buffer: bigData });
     const status = page.getByTestId(`upload-status-${big}`);
     await status.and(page.locator('[data-status="uploading"]')).waitFor({ timeout: 60000 });
