@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { webProjects } from './web/vitest.config.ts';
 
 // One vitest run covers every package; each package is a project so `--project NAME` runs one.
 export default defineConfig({
@@ -9,7 +10,7 @@ export default defineConfig({
       { test: { name: 'transfer-core', root: 'transfer-core', include: ['src/**/*.spec.ts'], environment: 'node' } },
       { test: { name: 'mock-server', root: 'mock-server', include: ['src/**/*.spec.ts'], environment: 'node', testTimeout: 30000 } },
       { test: { name: 'cli', root: 'cli', include: ['src/**/*.spec.ts', 'src/**/*.spec.tsx'], environment: 'node', testTimeout: 30000 } },
-      'web/vitest.config.ts',
+      ...webProjects,
       {
         test: {
           name: 'e2e',
