@@ -53,6 +53,17 @@ function clean(schema: Json): Json {
   return rest;
 }
 
+let operations_: readonly ContractOperation[] | undefined;
+
+/**
+ * The operations of the bundled contract, read once per process: the file does not change while the server runs, and
+ * a process that builds many apps (the test suites build hundreds) then hands Fastify the same schema objects each
+ * time, which the shared validator compiler (app.ts) has compiled already. Nothing may change them.
+ */
+export function contractOperations(): readonly ContractOperation[] {
+  return (operations_ ??= operationsOf(loadContract()));
+}
+
 export function operationsOf(doc: Json): ContractOperation[] {
   const ops: ContractOperation[] = [];
   for (const [path, item] of Object.entries<Json>(doc.paths)) {

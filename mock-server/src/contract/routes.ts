@@ -11,7 +11,7 @@ import { dialectOf } from '../db/sql/tx.ts';
 import { ipGate } from '../auth/ip-whitelist.ts';
 import { decodeName } from '@hcs/openapi/client';
 import { authenticateVisitor } from '../links/visitors.ts';
-import { loadContract, operationsOf, type ContractOperation } from './contract.ts';
+import { contractOperations, type ContractOperation } from './contract.ts';
 
 /** Calls a session the IP white list no longer admits may still make. */
 const IP_EXEMPT: ReadonlySet<string> = new Set(['getSsoAccess', 'logout']);
@@ -42,8 +42,8 @@ function objectOf(req: FastifyRequest): { id: string; name: string } {
 /** `replacements` (tests) take the place of handlers; they are not typed, so they can break the contract on purpose. */
 export function registerContractRoutes(
   app: FastifyInstance, ctx: AppContext, typed: Handlers, replacements: RouteHandlers = {},
-): ContractOperation[] {
-  const ops = operationsOf(loadContract());
+): readonly ContractOperation[] {
+  const ops = contractOperations();
   const known = new Set(ops.map((o) => o.operationId));
   const handlers = { ...routeHandlers(typed), ...replacements };
   const postgres = dialectOf(ctx.db) === 'postgres';
@@ -72,7 +72,8 @@ export function registerContractRoutes(
     app.route({
       method: op.method,
       url: op.url,
-      schema: op.schema,
+      // A container of its own (Fastify marks the one it is given); the schemas in it are the shared ones.
+      schema: { ...op.schema },
       exposeHeadRoute: !refuseHead,
       config: { operationId: op.operationId },
       // CSRF first, then the session, both before the body is parsed: an anonymous or forged call learns

@@ -12,6 +12,7 @@
 // Phases A and C, the filing rules, are the domain's (files/bulk-register.ts); this file reads and stores the body.
 import { createHash } from 'node:crypto';
 import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ValidateFunction } from 'ajv';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, Handlers } from '../context.ts';
 import { deleteSessions } from '../db/uploads-repo.ts';
@@ -33,12 +34,16 @@ const BULK_MAX_BYTES = 64 * 1024 * 1024;
 const MANIFEST_MAX = 1024 * 1024;
 const STORE_PARALLEL = 16;
 
-function compileManifestValidator() {
+let manifestValidator: ValidateFunction<Manifest> | undefined;
+
+/** The manifest's validator, compiled once per process (the contract does not change while it runs). */
+function compileManifestValidator(): ValidateFunction<Manifest> {
+  if (manifestValidator) return manifestValidator;
   const doc = loadContract();
   const schema = deref(doc, doc.components.schemas.BulkUploadManifest);
   // OpenAPI 3.1 schemas are JSON Schema 2020-12.
   const ajv = new Ajv2020({ strict: false, allErrors: false });
-  return ajv.compile<Manifest>(schema);
+  return (manifestValidator = ajv.compile<Manifest>(schema));
 }
 
 export function bulkUploadHandlers(ctx: AppContext): Handlers {
