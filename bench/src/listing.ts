@@ -30,16 +30,24 @@ const PAIRS = 5;
 const middle = <T>(xs: readonly T[], by: (x: T) => number): T => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
 
 /**
+ * Seconds of load each side gets before it is measured. A server process fresh from start reached its steady rate only
+ * after about 10 s of this load: 1011, 1383, 1583 and 1631 req/s in four successive 4 s runs of page 1 (SQLite, idle
+ * two-core VM), its code being optimised meanwhile; 3 s left the first pairs measuring the warm-up.
+ */
+const WARM_UP_S = 10;
+
+/**
  * The server and the bare route measured in back-to-back pairs (each 4 s at 64 connections, the order swapped every
- * pair), after a warm-up run of each (the bare route is a process started just before, its code not yet optimised).
+ * pair), after a warm-up run of each (WARM_UP_S; the bare route is a process started just before, its code not yet
+ * optimised).
  * The ratio is the median of the pairs' ratios: a pair's two runs share the machine's state, so a drift or a burst
  * of other work that spans a pair cancels out in its ratio, and up to two pairs of five that a burst hit on one side
  * only are outvoted. (Three 5 s runs of each side and the ratio of the two medians, as before, moved by up to 0.2
  * between runs of the same code on this 2-core machine.) Each side's figures are its median run.
  */
 async function compare(fullUrl: string, bareUrl: string, headers: Record<string, string>): Promise<{ full: Load; base: Load; ratio: number; ratios: number[] }> {
-  await load(fullUrl, headers, 3);
-  await load(bareUrl, {}, 3);
+  await load(fullUrl, headers, WARM_UP_S);
+  await load(bareUrl, {}, WARM_UP_S);
   const pairs: { full: Load; base: Load }[] = [];
   for (let i = 0; i < PAIRS; i++) {
     if (i % 2 === 0) {
