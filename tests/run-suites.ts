@@ -9,7 +9,9 @@
 // HCS_TEST_LANES sets how many run at once (default: half the CPUs, at least 2).
 import { lanesFromEnv, runTogether, type Command } from './together.ts';
 
-const SHARDS = { e2e: 6, pg: 6, sqlite: 3 };
+// The SQLite shards run last, so they are the smallest: with 3 (about 300 s each on CI) one lane sat idle for 163 s
+// at the end while the other finished the last of them.
+const SHARDS = { e2e: 6, pg: 6, sqlite: 6 };
 const shards = (n: number, command: (shard: string) => string) => Array.from({ length: n }, (_, i) => command(`--shard=${i + 1}/${n}`));
 
 // One browser shard at a time: the agent tests speak to the spec's fixed local ports (agent-handover.e2e-spec.ts), and
