@@ -46,7 +46,7 @@ function phaseOf(p: string): Phase {
 function countingTransport(inner: Transport, counter: { sent: number; received: number }): Transport {
   return {
     async request(req) {
-      if (req.body && req.method === 'PUT') counter.sent += typeof req.body === 'string' ? Buffer.byteLength(req.body) : req.body.byteLength;
+      if (req.body && req.method === 'PUT') counter.sent += typeof req.body === 'string' ? Buffer.byteLength(req.body) : req.body instanceof Blob ? req.body.size : req.body.byteLength;
       const res = await inner.request(req);
       if (req.method !== 'GET') return res;
       return {

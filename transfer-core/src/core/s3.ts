@@ -27,7 +27,7 @@ export interface StorageRequest {
   query?: string;
   action: StorageAction;
   fId: string;
-  body?: Uint8Array | string;
+  body?: Uint8Array | string | Blob;
   headers?: Record<string, string>;
   signal?: AbortSignal;
   /** Bytes of the body sent so far by the current attempt (restarts at 0 on a retry). */
@@ -121,7 +121,7 @@ export class StorageClient {
     fId: string,
     uploadId: string,
     partNumber: number,
-    body: Uint8Array,
+    body: Uint8Array | Blob,
     signal?: AbortSignal,
     onUploadProgress?: (sentBytes: number) => void,
   ): Promise<string> {
@@ -181,7 +181,7 @@ export class StorageClient {
     if (code) throw new StorageHttpError(code === 'InternalError' ? 500 : 400, code, xmlValue(xml, 'Message'));
   }
 
-  async putObject(bucket: string, key: string, fId: string, body: Uint8Array, signal?: AbortSignal, onUploadProgress?: (sentBytes: number) => void): Promise<void> {
+  async putObject(bucket: string, key: string, fId: string, body: Uint8Array | Blob, signal?: AbortSignal, onUploadProgress?: (sentBytes: number) => void): Promise<void> {
     await this.send({ method: 'PUT', bucket, key, action: 'putObject', fId, body, signal, consume: (r) => r.text(), ...(onUploadProgress ? { onUploadProgress } : {}) });
   }
 }

@@ -371,3 +371,88 @@ describe('UploadTask: the upload protocol', () => {
     expect(task.error?.messageKey).toBe('transfer.moreThan80GB');
   });
 });
+
+/**
+ * A source that hands out slices (FileSource.slice, as a browser's File does): upload bodies are Blobs the transport
+ * reads as it sends. `changed` makes the file unreadable from then on, as a browser's File whose file was edited.
+ */
+class SlicingSource extends MemorySource {
+  readonly slices: Array<{ offset: number; length: number }> = [];
+  changed = false;
+  override async read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array> {
+    if (this.changed) throw new DOMException('the file changed', 'NotReadableError');
+    return super.read(offset, length, signal);
+  }
+  slice(offset: number, length: number): Blob {
+    this.slices.push({ offset, length });
+    const bytes = this.data.slice(offset, Math.min(offset + length, this.data.byteLength));
+    const changed = () => this.changed;
+    // A Blob that fails to read once the file has changed, like a browser's file-backed slice.
+    return new (class extends Blob {
+      override async arrayBuffer(): Promise<ArrayBuffer> {
+        if (changed()) throw new DOMException('the file changed', 'NotReadableError');
+        return super.arrayBuffer();
+      }
+    })([bytes]);
+  }
+}
+
+describe("UploadTask: bodies sent from the source's slices", () => {
+  function sliced(size: number, partSize?: number) {
+    const h = harness();
+    h.cp.partSize = partSize;
+    const source = new SlicingSource('report.bin', randomBytes(size, 11));
+    const task = new UploadTask({ source, target: { parentId: 'root' } }, h.deps);
+    return { ...h, source, task, run: () => runWithClock(h.clock, task.run()) };
+  }
+  const stored = (t: ReturnType<typeof sliced>) => t.s3.objects.get(`/drive/${t.cp.files.get(t.task.result!.instanceId)!.key}`)!;
+
+  it('sends every part as a slice, reads nothing but the hashing pass, and stores the same bytes', async () => {
+    const t = sliced(11 * MiB + 3, 5 * MiB);
+    await t.run();
+    expect(t.task.status).toBe('success');
+    expect([...t.source.slices].sort((a, b) => a.offset - b.offset)).toEqual([
+      { offset: 0, length: 5 * MiB },
+      { offset: 5 * MiB, length: 5 * MiB },
+      { offset: 10 * MiB, length: MiB + 3 },
+    ]);
+    // The reads are the hashing's: one pass over the file, in order, none of them again for a part.
+    let end = 0;
+    for (const r of t.source.reads) {
+      expect(r.offset).toBe(end);
+      end += r.length;
+    }
+    expect(end).toBe(t.source.size);
+    expect(sha(stored(t))).toBe(sha(t.source.data));
+  });
+
+  it("sends a small file's single PUT as a slice", async () => {
+    const t = sliced(1000);
+    await t.run();
+    expect(t.task.status).toBe('success');
+    expect(t.source.slices).toEqual([{ offset: 0, length: 1000 }]);
+    expect(sha(stored(t))).toBe(sha(t.source.data));
+  });
+
+  it('a file changed after hashing fails its parts like the network; the engine reads the range and says FILE_MISSING', async () => {
+    const t = sliced(11 * MiB, 5 * MiB);
+    // The file changes once hashing is over, when the first part's slice is taken.
+    const slice = t.source.slice.bind(t.source);
+    t.source.slice = (offset, length) => {
+      t.source.changed = true;
+      return slice(offset, length);
+    };
+    await t.run();
+    expect(t.task.status).toBe('error');
+    expect(t.task.error?.code).toBe('FILE_MISSING');
+  });
+
+  it("a network failure on a slice that still reads stays a network failure: retried, then the part's error", async () => {
+    const t = sliced(11 * MiB, 5 * MiB);
+    t.s3.failNext((r) => r.query.get('partNumber') === '2', { networkError: true }, 4);
+    await t.run();
+    expect(t.task.status).toBe('error');
+    expect(t.task.error?.code).toBe('303');
+    expect(t.s3.partRequests().filter((r) => r.query.get('partNumber') === '2')).toHaveLength(4);
+  });
+});

@@ -323,14 +323,36 @@ export class UploadTask {
     return bytes;
   }
 
+  /**
+   * What an upload request sends for a range: a slice the transport reads as it sends (FileSource.slice: a browser's
+   * File) or, without one, the bytes read now.
+   */
+  async #body(start: number, size: number, signal: AbortSignal): Promise<Uint8Array | Blob> {
+    if (!this.source.slice) return this.#readExact(start, size, signal);
+    const blob = this.source.slice(start, size);
+    if (blob.size !== size) throw new FileMissingError({ cause: new Error(`short slice at ${start}: ${blob.size} of ${size}`) });
+    return blob;
+  }
+
+  /**
+   * After a failed request whose body was a slice: a file that changed or vanished since it was picked fails the
+   * send like the network does, so the range is read to tell them apart (FileMissingError when it cannot be).
+   */
+  async #sliceStillReadable(body: Uint8Array | Blob, start: number, err: unknown, signal: AbortSignal): Promise<void> {
+    if (!(body instanceof Blob) || isAbort(err, signal) || body.size === 0) return;
+    await this.#readExact(start, 1, signal);
+  }
+
   async #putObject(rec: UploadRecord, session: Session, bucket: TokenBucket, signal: AbortSignal): Promise<void> {
-    const body = await this.#readExact(0, this.source.size, signal);
-    await bucket.take(body.byteLength, signal);
+    const size = this.source.size;
+    const body = await this.#body(0, size, signal);
+    await bucket.take(size, signal);
     this.#setProgress(0, 'transferring', true);
-    const onSent = (sent: number) => this.#setProgress(Math.min(sent, body.byteLength), 'transferring');
+    const onSent = (sent: number) => this.#setProgress(Math.min(sent, size), 'transferring');
     await this.#storage.putObject(session.bucketName, session.objectKey, session.fId, body, signal, onSent).catch(async (err) => {
       // A single PUT is signed with the hash the file had when it was hashed: storage refuses bytes that differ.
       if (err instanceof StorageHttpError && err.s3Code === 'XAmzContentSHA256Mismatch') await this.#hashWasWrong(rec, session, err);
+      await this.#sliceStillReadable(body, 0, err, signal);
       throw asTransferError(err, DirectUploadError);
     });
   }
@@ -401,12 +423,17 @@ export class UploadTask {
     const worker = async () => {
       for (let n = pending.shift(); n !== undefined && !batch.signal.aborted; n = pending.shift()) {
         const { start, size } = partRange(plan, n);
-        const body = await this.#readExact(start, size, batch.signal);
+        const body = await this.#body(start, size, batch.signal);
         await bucket.take(size, batch.signal);
-        const etag = await this.#storage.uploadPart(bucketName, objectKey, fId, uploadId, n, body, batch.signal, (sent) => {
-          sending.set(n, Math.min(sent, size));
-          this.#setProgress(loaded + inFlight(), 'transferring');
-        });
+        const etag = await this.#storage
+          .uploadPart(bucketName, objectKey, fId, uploadId, n, body, batch.signal, (sent) => {
+            sending.set(n, Math.min(sent, size));
+            this.#setProgress(loaded + inFlight(), 'transferring');
+          })
+          .catch(async (err) => {
+            await this.#sliceStillReadable(body, start, err, batch.signal);
+            throw err;
+          });
         // Fully sent: counted as in flight until it is recorded, so the total never dips in between.
         sending.set(n, size);
         done.set(n, { etag, size });

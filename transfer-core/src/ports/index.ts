@@ -15,6 +15,14 @@ export interface FileSource {
   readonly identity: string;
   /** Exactly `length` bytes from `offset` (less only at end of file); must fail if the file changed or vanished. */
   read(offset: number, length: number, signal?: AbortSignal): Promise<Uint8Array>;
+  /**
+   * The same range as a Blob the transport sends itself, read from the file as it goes out (browsers: a slice of the
+   * picked File). Optional; where given, upload bodies are sent from it rather than read into memory first: a part
+   * holds no memory while it is sent, and Chromium's DevTools protocol leaves it out of its request events (an
+   * 8 MiB byte body became a 61 MB event for every client listening, Playwright's included). A file changed since it
+   * was picked fails the request, and the engine then reads the range to tell it from a network failure.
+   */
+  slice?(offset: number, length: number): Blob;
   close?(): Promise<void>;
 }
 
@@ -51,7 +59,7 @@ export interface TransportRequest {
   method: 'GET' | 'PUT' | 'POST' | 'DELETE' | 'HEAD';
   url: string;
   headers: Record<string, string>;
-  body?: Uint8Array | string;
+  body?: Uint8Array | string | Blob;
   signal?: AbortSignal;
   /**
    * Bytes of the body sent so far in this attempt, so progress moves within a part. A transport that cannot tell

@@ -40,7 +40,17 @@ export class FakeS3 implements Transport {
 
   async request(req: TransportRequest): Promise<TransportResponse> {
     const url = new URL(req.url);
-    const body = typeof req.body === 'string' ? new TextEncoder().encode(req.body) : (req.body ?? new Uint8Array());
+    // A Blob body is read as a browser sends it; one that cannot be read (its file changed) fails like the network.
+    const body =
+      typeof req.body === 'string'
+        ? new TextEncoder().encode(req.body)
+        : req.body instanceof Blob
+          ? new Uint8Array(
+              await req.body.arrayBuffer().catch(() => {
+                throw new TypeError('fetch failed');
+              }),
+            )
+          : (req.body ?? new Uint8Array());
     const seen: SeenRequest = { method: req.method, path: decodeURIComponent(url.pathname), query: url.searchParams, headers: req.headers, size: body.byteLength };
     this.requests.push(seen);
     if (!req.headers.Authorization?.startsWith('AWS4-HMAC-SHA256') || req.headers['x-amz-content-sha256'] !== 'UNSIGNED-PAYLOAD') {
