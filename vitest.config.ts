@@ -34,8 +34,9 @@ export default defineConfig({
           include: ['**/*.int-spec.ts', '**/*.contract-spec.ts', '**/*.cli-spec.ts'],
           environment: 'node',
           // The files of a run share one module graph: the server's modules load once per run, not once per file
-          // (an integration shard took 106 s instead of 119 s). Each file starts servers of its own; nothing here
-          // mocks modules or keeps state in them (the whole suite passed this way on SQLite and on PostgreSQL).
+          // (an integration shard took 106 s instead of 119 s). Each file starts servers of its own; no file mocks a
+          // module, and what the server's modules keep between calls (validators, signing keys) suits any server
+          // (the whole suite passed this way on SQLite and on PostgreSQL).
           isolate: false,
           testTimeout: 120000,
           hookTimeout: 120000,
