@@ -15,10 +15,11 @@ export function createHttpTransport(): Transport {
     'http:': new http.Agent({ keepAlive: true }),
     'https:': new https.Agent({ keepAlive: true }),
   };
-  const transport: Transport = {
+  return {
     async request(req) {
       // Node's file sources hand out bytes, not slices; a Blob a caller gives is read first (what fetch would do).
-      if (req.body instanceof Blob) return transport.request({ ...req, body: new Uint8Array(await req.body.arrayBuffer()) });
+      const given = req.body instanceof Blob ? new Uint8Array(await req.body.arrayBuffer()) : req.body;
+      const body = given === undefined ? undefined : typeof given === 'string' ? Buffer.from(given, 'utf8') : Buffer.from(given.buffer, given.byteOffset, given.byteLength);
       return new Promise<TransportResponse>((resolve, reject) => {
         const signal = req.signal;
         if (signal?.aborted) {
@@ -30,12 +31,6 @@ export function createHttpTransport(): Transport {
           reject(new TypeError(`unsupported protocol ${url.protocol}`));
           return;
         }
-        const body =
-          req.body === undefined || req.body instanceof Blob
-            ? undefined
-            : typeof req.body === 'string'
-              ? Buffer.from(req.body, 'utf8')
-              : Buffer.from(req.body.buffer, req.body.byteOffset, req.body.byteLength);
         const headers: Record<string, string> = { ...req.headers };
         if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-length')) headers['content-length'] = String(body.byteLength);
         const mod = url.protocol === 'https:' ? https : http;
@@ -45,7 +40,6 @@ export function createHttpTransport(): Transport {
       });
     },
   };
-  return transport;
 }
 
 function wrap(res: IncomingMessage, signal?: AbortSignal): TransportResponse {
