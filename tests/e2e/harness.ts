@@ -64,6 +64,8 @@ export async function startE2E(opts: Pick<NonNullable<Parameters<typeof startSer
         acceptDownloads: true,
         reducedMotion: o.reducedMotion ?? 'reduce',
       });
+      const close = context.close.bind(context);
+      context.close = (options) => closeWithin(close(options), CLOSE_WAIT_MS);
       const page = await context.newPage();
       return { context, page };
     },
@@ -77,6 +79,31 @@ export async function startE2E(opts: Pick<NonNullable<Parameters<typeof startSer
       await server.close();
     },
   };
+}
+
+/**
+ * How long a context's close may take before the test goes on without it. Chromium may acknowledge the close of a
+ * page that is committing a navigation and never close it (playwright#42366, #41900): context.close() then waits
+ * forever. Seen here, in CI and locally under load: the sign-out test closed its context while both tabs made the
+ * app's full-page navigation to /login, and ran into its 3-minute timeout.
+ */
+const CLOSE_WAIT_MS = 10_000;
+
+/**
+ * Waits for a close at most `ms`. Past that the context is left to the browser's own close at the end of the file
+ * (which ends its process) and the test goes on: closing is clean-up, never what a test checks.
+ */
+async function closeWithin(closing: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), ms)));
+  try {
+    if ((await Promise.race([closing, late])) === 'late') {
+      console.warn(`[e2e] a browser context did not close in ${ms / 1000} s (Chromium: a close racing a navigation); left to the browser's close`);
+      closing.catch(() => {});
+    }
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**

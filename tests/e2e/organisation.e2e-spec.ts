@@ -102,7 +102,8 @@ describe('organisation in the browser (zh_CN)', () => {
     await page.getByTestId('confirm-password').fill(NEW_PASSWORD);
     await dialogsSettled(page);
     await page.locator('.ant-modal').getByRole('button', { name: /确\s*定/ }).click();
-    await page.waitForURL(/\/drive\/login/);
+    // The sign-in page loaded afresh (the app's full-page navigation after the change), not only its route.
+    await page.waitForURL(/\/drive\/login$/);
     await page.context().close();
 
     const member = (current = await signIn(MEMBER, NEW_PASSWORD));

@@ -159,8 +159,12 @@ describe('web shell', () => {
     await second.goto(url('/home'));
     await second.getByTestId('home').waitFor();
     await chooseMenuItem(second, second.getByTestId('user-menu'), '退出登录');
-    await second.waitForURL(/\/drive\/login/);
-    await page.waitForURL(/\/drive\/login/, { timeout: 10000 });
+    // Each tab shows the sign-in route at once, then loads /drive/login afresh (the app's full-page navigation,
+    // which drops what the old page held): wait for that load. A context closed while it commits may never close
+    // (harness.ts, closeWithin).
+    const signInPage = /\/drive\/login$/;
+    await second.waitForURL(signInPage);
+    await page.waitForURL(signInPage, { timeout: 10000 });
     // The session cookie no longer works on the server. The check goes through the context's own request client
     // (same cookie jar) rather than page.evaluate: the login page may still be settling its URL, and a navigation
     // there destroys the evaluation context (seen in CI).
