@@ -86,6 +86,22 @@ describe('node adapters', () => {
     short.dispose();
   });
 
+  it('a file sink hashes in a worker thread only files of VERIFIER_MIN_BYTES and more', async () => {
+    const { VERIFIER_MIN_BYTES } = await import('./download-sink.ts');
+    const sinks = createDownloadSinkFactory({ dir });
+    // Below it the engine hashes on its own thread: a worker's start costs more than hashing such a file.
+    const small = await sinks.open({ key: 's', name: 's.bin', size: VERIFIER_MIN_BYTES - 1, resume: false });
+    expect(small.readsBeforeFlush).toBe(true);
+    expect(small.createVerifier).toBeUndefined();
+    await small.abort();
+    const big = await sinks.open({ key: 'b', name: 'b.bin', size: VERIFIER_MIN_BYTES, resume: false });
+    const verifier = big.createVerifier!();
+    expect(await verifier.digest(0)).toBe(sha(new Uint8Array(0)));
+    verifier.dispose();
+    await big.abort();
+    expect(await readdir(dir)).toEqual([]);
+  });
+
   it('safe file names cannot escape the target directory', () => {
     expect(safeFileName('../../etc/passwd')).toBe('.._.._etc_passwd');
     expect(safeFileName('..')).toBe('download');

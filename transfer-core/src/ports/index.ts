@@ -170,7 +170,8 @@ export interface DownloadSink {
   readsBeforeFlush?: boolean;
   /**
    * Optional: a verifier that hashes the written data itself, off the transfer's thread (Node: a worker thread
-   * reading the file back), so the engine only reports how far the data is written contiguously.
+   * reading the file back, for large files only), so the engine only reports how far the data is written
+   * contiguously. Without one the engine hashes the bytes itself as they are written.
    */
   createVerifier?(): SinkVerifier;
   /** Publish the verified file under its final name. */
