@@ -47,26 +47,18 @@ export async function benchSmallFiles(server: ServerProc, cli: CliEnv, work: str
       RCLONE_CONFIG_HCS_REGION: 'us-east-1',
       RCLONE_CONFIG_HCS_FORCE_PATH_STYLE: 'true',
     };
-    const rc = await time(async () => {
-      const r = spawnSync('rclone', ['copy', tree, 'hcs:hcs-drive/rclone-bench', '--transfers', '16', '--checkers', '16', '--s3-no-check-bucket', '--no-traverse'], {
-        env,
-        encoding: 'utf8',
-      });
-      if (r.status !== 0) throw new Error(`rclone failed (${r.status}): ${r.stderr.slice(-1500)}`);
-    });
-    const rfps = FILES / (rc.ms / 1000);
+    /** Seconds of an `rclone copy` with 16 transfers and checkers. */
+    const rclone = async (from: string, to: string, ...extra: string[]) =>
+      (await time(async () => {
+        const r = spawnSync('rclone', ['copy', from, to, '--transfers', '16', '--checkers', '16', '--s3-no-check-bucket', ...extra], { env, encoding: 'utf8' });
+        if (r.status !== 0) throw new Error(`rclone failed (${r.status}): ${r.stderr.slice(-1500)}`);
+      })).ms / 1000;
+    const rfps = FILES / (await rclone(tree, 'hcs:hcs-drive/rclone-bench', '--no-traverse'));
     baseline = `rclone copy ${rfps.toFixed(0)} files/s`;
     ratio = fps / rfps;
     // The same number of objects of the same size back out of the same store: rclone reads each with one GET (its
     // size checked); the CLI asks the server for each file's download, signs its read and checks its SHA-256.
-    const rd = await time(async () => {
-      const r = spawnSync('rclone', ['copy', 'hcs:hcs-drive/rclone-bench', join(work, 'small-rclone-down'), '--transfers', '16', '--checkers', '16', '--s3-no-check-bucket'], {
-        env,
-        encoding: 'utf8',
-      });
-      if (r.status !== 0) throw new Error(`rclone failed (${r.status}): ${r.stderr.slice(-1500)}`);
-    });
-    const rdfps = FILES / (rd.ms / 1000);
+    const rdfps = FILES / (await rclone('hcs:hcs-drive/rclone-bench', join(work, 'small-rclone-down')));
     downBaseline = `rclone copy ${rdfps.toFixed(0)} files/s`;
     downRatio = dfps / rdfps;
   }
