@@ -221,6 +221,27 @@ describe('bulk-upload deadlines: a stalled body is ended with REQUEST_TIMEOUT an
     const r = await bulk(srv, alice.token, parts);
     expect([r.status, r.data.files[0].outcome], JSON.stringify(r)).toEqual([200, 'uploaded']);
   });
+});
+
+describe('bulk-upload: a client that goes away mid-body', () => {
+  let srv: TestServer;
+  let alice: { id: string; token: string };
+
+  beforeAll(async () => {
+    // Deadlines out of reach: the client going away must be what ends the request. With the deadlines block's 0.5 s
+    // idle deadline a loaded machine could take longer than that to see the body arrive, and the server answered 408
+    // first (seen in CI on PostgreSQL: nothing logged an abort).
+    srv = await startServer({ env: { HCS_BULK_IDLE_SECONDS: '110', HCS_BULK_BODY_SECONDS: '110' } });
+    alice = await user(srv, 'alice');
+    await bulk(srv, alice.token, [{ name: 'warm.bin', bytes: randomBytes(10) }]); // the personal root exists first
+  });
+  afterAll(async () => {
+    expect(srv.violations).toEqual([]);
+    await srv.close();
+  });
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
 
   it('a client that goes away mid-body is logged at info, not as an unhandled error', async () => {
     // With the logger off every request logs through this one shared logger.
