@@ -177,23 +177,33 @@ describe('bulk-upload fairness: one user stalling many bodies does not block the
   });
 });
 
-describe('bulk-upload deadlines: a stalled body is ended with REQUEST_TIMEOUT and changes nothing', () => {
-  let srv: TestServer;
-  let alice: { id: string; token: string };
-
+/**
+ * For the describe block that calls it: a server with these bulk-upload deadlines (seconds), alice on it with her
+ * personal root made first (handed to `use` before the block's tests run), every spy restored after each test, and
+ * the contract checked when the block ends.
+ */
+function withDeadlines(idleSeconds: string, bodySeconds: string, use: (srv: TestServer, alice: { id: string; token: string }) => void): void {
+  let srv: TestServer | undefined;
   beforeAll(async () => {
-    // A short idle deadline; the overall one is out of reach here so only the idle one can end these bodies.
-    srv = await startServer({ env: { HCS_BULK_IDLE_SECONDS: '0.5', HCS_BULK_BODY_SECONDS: '600' } });
-    alice = await user(srv, 'alice');
+    srv = await startServer({ env: { HCS_BULK_IDLE_SECONDS: idleSeconds, HCS_BULK_BODY_SECONDS: bodySeconds } });
+    const alice = await user(srv, 'alice');
     await bulk(srv, alice.token, [{ name: 'warm.bin', bytes: randomBytes(10) }]); // the personal root exists first
+    use(srv, alice);
   });
   afterAll(async () => {
-    expect(srv.violations).toEqual([]);
-    await srv.close();
+    expect(srv?.violations).toEqual([]);
+    await srv?.close();
   });
   afterEach(() => {
     vi.restoreAllMocks();
   });
+}
+
+describe('bulk-upload deadlines: a stalled body is ended with REQUEST_TIMEOUT and changes nothing', () => {
+  let srv: TestServer;
+  let alice: { id: string; token: string };
+  // A short idle deadline; the overall one is out of reach here so only the idle one can end these bodies.
+  withDeadlines('0.5', '600', (s, a) => ((srv = s), (alice = a)));
 
   it.each<StallAt>(['file', 'manifest'])('a body stalled inside the %s gets 408 REQUEST_TIMEOUT, and nothing is left behind', async (at) => {
     const before = await snapshot(srv);
@@ -226,22 +236,10 @@ describe('bulk-upload deadlines: a stalled body is ended with REQUEST_TIMEOUT an
 describe('bulk-upload: a client that goes away mid-body', () => {
   let srv: TestServer;
   let alice: { id: string; token: string };
-
-  beforeAll(async () => {
-    // Deadlines out of reach: the client going away must be what ends the request. With the deadlines block's 0.5 s
-    // idle deadline a loaded machine could take longer than that to see the body arrive, and the server answered 408
-    // first (seen in CI on PostgreSQL: nothing logged an abort).
-    srv = await startServer({ env: { HCS_BULK_IDLE_SECONDS: '110', HCS_BULK_BODY_SECONDS: '110' } });
-    alice = await user(srv, 'alice');
-    await bulk(srv, alice.token, [{ name: 'warm.bin', bytes: randomBytes(10) }]); // the personal root exists first
-  });
-  afterAll(async () => {
-    expect(srv.violations).toEqual([]);
-    await srv.close();
-  });
-  afterEach(() => {
-    vi.restoreAllMocks();
-  });
+  // Deadlines out of reach: the client going away must be what ends the request. With the deadlines block's 0.5 s
+  // idle deadline a loaded machine could take longer than that to see the body arrive, and the server answered 408
+  // first (seen in CI on PostgreSQL: nothing logged an abort).
+  withDeadlines('110', '110', (s, a) => ((srv = s), (alice = a)));
 
   it('a client that goes away mid-body is logged at info, not as an unhandled error', async () => {
     // With the logger off every request logs through this one shared logger.
@@ -264,17 +262,8 @@ describe('bulk-upload: a client that goes away mid-body', () => {
 describe('bulk-upload deadlines: a body that trickles in forever is ended by the overall deadline', () => {
   let srv: TestServer;
   let alice: { id: string; token: string };
-
-  beforeAll(async () => {
-    // The idle deadline is out of reach (a byte every 50 ms), so only the overall one can end the body.
-    srv = await startServer({ env: { HCS_BULK_IDLE_SECONDS: '600', HCS_BULK_BODY_SECONDS: '1' } });
-    alice = await user(srv, 'alice');
-    await bulk(srv, alice.token, [{ name: 'warm.bin', bytes: randomBytes(10) }]);
-  });
-  afterAll(async () => {
-    expect(srv.violations).toEqual([]);
-    await srv.close();
-  });
+  // The idle deadline is out of reach (a byte every 50 ms), so only the overall one can end the body.
+  withDeadlines('600', '1', (s, a) => ((srv = s), (alice = a)));
 
   it('gets 408 REQUEST_TIMEOUT naming the overall deadline, and nothing is left behind', async () => {
     const before = await snapshot(srv);
