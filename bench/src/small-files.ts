@@ -10,6 +10,12 @@ import type { Row } from '../run.ts';
 
 const FILES = Number(process.env.HCS_BENCH_SMALL_FILES ?? 10000);
 
+/** A figure only counts when every file arrived: the job's own summary (its --json output) says so. */
+function assertComplete(out: string, job: string): void {
+  const summary = out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.event === 'summary');
+  if (!summary || summary.done !== FILES || summary.failed !== 0) throw new Error(`small-file ${job} incomplete: ${JSON.stringify(summary)}`);
+}
+
 export async function benchSmallFiles(server: ServerProc, cli: CliEnv, work: string, rows: Row[]): Promise<void> {
   const tree = join(work, 'small');
   for (let i = 0; i < FILES; i++) {
@@ -19,14 +25,11 @@ export async function benchSmallFiles(server: ServerProc, cli: CliEnv, work: str
   }
   const up = await time(() => drive(cli, ['upload', tree, '--to', '/bench-small', '--concurrency', '16', '--json']));
   const fps = FILES / (up.ms / 1000);
-  // A figure only counts when every file arrived: the job's own summary says so.
-  const summary = up.value.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.event === 'summary');
-  if (!summary || summary.done !== FILES || summary.failed !== 0) throw new Error(`small-file upload incomplete: ${JSON.stringify(summary)}`);
+  assertComplete(up.value.out, 'upload');
 
   const down = await time(() => drive(cli, ['download', '/bench-small/small', '--out', join(work, 'small-down'), '--concurrency', '16', '--json']));
   const dfps = FILES / (down.ms / 1000);
-  const downSummary = down.value.out.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>).find((e) => e.event === 'summary');
-  if (!downSummary || downSummary.done !== FILES || downSummary.failed !== 0) throw new Error(`small-file download incomplete: ${JSON.stringify(downSummary)}`);
+  assertComplete(down.value.out, 'download');
 
   let baseline = 'rclone not installed';
   let downBaseline = baseline;
