@@ -18,6 +18,7 @@ import { clientErrorHandler, clientTraceId, frameworkErrors, installHygiene, red
 import { newId } from './ids.ts';
 import { registerContractRoutes } from './contract/routes.ts';
 import { authOf, createAuth } from './auth/index.ts';
+import { DEFAULT_SCRYPT_N, setPasswordScryptN } from './auth/passwords.ts';
 import { allHandlers } from './handlers/index.ts';
 import { registerWeb } from './web/serve.ts';
 import { createStorage } from './storage/index.ts';
@@ -152,6 +153,10 @@ export async function buildApp(config: ServerConfig, extra: BuildOptions = {}): 
     clientErrorHandler,
   });
   if (tightened.length) app.log.warn({ paths: tightened }, `tightened data dir permissions (only the server's user may read it): ${tightened.join(', ')}`);
+  setPasswordScryptN(config.passwordScryptN);
+  if (config.passwordScryptN < DEFAULT_SCRYPT_N) {
+    app.log.warn(`HCS_PASSWORD_SCRYPT_N=${config.passwordScryptN} is below the default ${DEFAULT_SCRYPT_N}: new password hashes are cheaper to guess (meant for test servers)`);
+  }
   installHygiene(app);
   extra.instrument?.(app);
   await app.register(cookie);

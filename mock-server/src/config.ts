@@ -1,6 +1,7 @@
 // Server configuration, read once from the environment (HCS_*). The docker-compose test checks these names.
 import { resolve } from 'node:path';
 import { databaseUrlFromEnv } from './db/sql/open.ts';
+import { DEFAULT_SCRYPT_N, MAX_N, MIN_SCRYPT_N } from './auth/passwords.ts';
 
 export interface ServerConfig {
   port: number;
@@ -33,6 +34,8 @@ export interface ServerConfig {
    * doubling per further failure, up to delayMaxMs) unless they carry a solved CAPTCHA.
    */
   loginRate: { perAccount: number; perIp: number; windowMs: number; delayBaseMs: number; delayMaxMs: number };
+  /** scrypt's N for the password hashes this server writes (HCS_PASSWORD_SCRYPT_N). */
+  passwordScryptN: number;
   /** Default quota for new users in bytes; 0 = unlimited. */
   defaultQuotaBytes: number;
   multipartMaxAgeMs: number;
@@ -84,6 +87,7 @@ export const ENV_VARS = {
   HCS_LOGIN_WINDOW_MINUTES: 'Window in minutes over which failed sign-ins are counted (default 15)',
   HCS_LOGIN_DELAY_SECONDS: 'Delay of the first sign-in past HCS_LOGIN_MAX_ATTEMPTS without a CAPTCHA; doubles with each further failure (default 1)',
   HCS_LOGIN_DELAY_MAX_SECONDS: 'Longest sign-in delay, at most 60 (default 30)',
+  HCS_PASSWORD_SCRYPT_N: 'Cost of new password hashes, scrypt\'s N: a power of two from 1024 to 1048576 (default 32768, about 0.1-0.2 s of one core per sign-in); a sign-in upgrades a cheaper stored hash. Below the default only for test servers',
   HCS_DEFAULT_QUOTA_GB: 'Quota of new users in GiB; 0 = unlimited (default 10)',
   HCS_MULTIPART_MAX_AGE_HOURS: 'Abandoned multipart uploads are cleaned after this many hours (default 24)',
   HCS_CORS_ORIGINS: 'Extra web origins allowed to call storage directly, comma-separated',
@@ -146,6 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.c
       delayBaseMs: int(env.HCS_LOGIN_DELAY_SECONDS, 1) * 1000,
       delayMaxMs: loginDelayMax(env.HCS_LOGIN_DELAY_MAX_SECONDS),
     },
+    passwordScryptN: scryptN(env.HCS_PASSWORD_SCRYPT_N),
     defaultQuotaBytes: int(env.HCS_DEFAULT_QUOTA_GB, 10) * 1024 ** 3,
     multipartMaxAgeMs: int(env.HCS_MULTIPART_MAX_AGE_HOURS, 24) * 3_600_000,
     corsOrigins: (env.HCS_CORS_ORIGINS || '').split(',').map((s) => s.trim()).filter(Boolean),
@@ -188,6 +193,14 @@ function loginDelayMax(v: string | undefined): number {
   const seconds = int(v, 30);
   if (seconds > 60) throw new Error(`HCS_LOGIN_DELAY_MAX_SECONDS must be at most 60: ${v}`);
   return seconds * 1000;
+}
+
+function scryptN(v: string | undefined): number {
+  const n = int(v, DEFAULT_SCRYPT_N);
+  if (!Number.isInteger(n) || n < MIN_SCRYPT_N || n > MAX_N || (n & (n - 1)) !== 0) {
+    throw new Error(`HCS_PASSWORD_SCRYPT_N must be a power of two from ${MIN_SCRYPT_N} to ${MAX_N}: ${v}`);
+  }
+  return n;
 }
 
 function positiveInt(v: string | undefined, def: number): number {

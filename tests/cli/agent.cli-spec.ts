@@ -20,6 +20,7 @@ import { loadConfig } from '../../mock-server/src/config.ts';
 import { buildApp, type BuiltApp } from '../../mock-server/src/app.ts';
 import { createUser, setUserEnabled } from '../../mock-server/src/db/users-repo.ts';
 import { databaseEnvFor, dropDatabaseOf } from '../helpers/db.ts';
+import { TEST_SERVER_ENV } from '../helpers/server.ts';
 import { HoldGate } from '../helpers/hold-gate.ts';
 import { watchContract, type ContractWatch } from '../helpers/contract.ts';
 
@@ -272,6 +273,7 @@ describe('drive agent against the real server', () => {
       HCS_DATA_DIR: join(work, 'data'),
       HCS_ADMIN_PASSWORD: ADMIN_PASSWORD,
       HCS_LOG_LEVEL: 'warn',
+      ...TEST_SERVER_ENV,
       ...(await databaseEnvFor(join(work, 'data'))),
     });
     built = await buildApp(config, {

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHcsClient, unwrap, type HcsClient } from '@hcs/openapi/client';
-import { ADMIN_PASSWORD, ADMIN_USER, encryptForServer } from './server.ts';
+import { ADMIN_PASSWORD, ADMIN_USER, encryptForServer, TEST_SERVER_ENV } from './server.ts';
 import { checkingFetch, ContractWatch } from './contract.ts';
 import { databaseEnvFor, dropDatabaseOf } from './db.ts';
 
@@ -61,6 +61,7 @@ export async function startServerProcess(opts: { dataDir?: string; port?: number
       HCS_DATA_DIR: dataDir,
       HCS_ADMIN_PASSWORD: ADMIN_PASSWORD,
       HCS_LOG_LEVEL: 'warn',
+      ...TEST_SERVER_ENV,
       ...(await databaseEnvFor(dataDir)),
       ...opts.env,
     },

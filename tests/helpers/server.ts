@@ -31,6 +31,13 @@ export interface TestServer {
   close(opts?: { keepData?: boolean }): Promise<void>;
 }
 
+/**
+ * What every test server is started with unless a test says otherwise: password hashes at scrypt's cheapest allowed
+ * cost (HCS_PASSWORD_SCRYPT_N). At the default cost a sign-in or a new account takes about 160 ms of CPU here, and
+ * the suites make hundreds of each. The default itself is tested in passwords.spec and auth.int-spec.
+ */
+export const TEST_SERVER_ENV: Record<string, string> = { HCS_PASSWORD_SCRYPT_N: '1024' };
+
 /** The client-side password encryption every client uses (RSA-OAEP SHA-256, wire Base64). */
 export const encryptForServer = encryptPassword;
 
@@ -44,6 +51,7 @@ export async function startServer(
     HCS_DATA_DIR: dataDir,
     HCS_ADMIN_PASSWORD: ADMIN_PASSWORD,
     HCS_LOG_LEVEL: 'warn',
+    ...TEST_SERVER_ENV,
     ...(await databaseEnvFor(dataDir)),
     ...opts.env,
   });

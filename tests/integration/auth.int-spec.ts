@@ -456,6 +456,45 @@ describe('restart', () => {
   });
 });
 
+describe('password hash cost', () => {
+  it('a raised HCS_PASSWORD_SCRYPT_N upgrades a cheaper stored hash at the next sign-in, and only the right password does', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'hcs-scrypt-'));
+    const row = async (s: TestServer) =>
+      (await s.sql.get<{ password_hash: string; password_changed_at: number; must_change_password: number }>(
+        'SELECT password_hash, password_changed_at, must_change_password FROM users WHERE user_name = ?',
+        'cora',
+      ))!;
+    try {
+      const seen: Seen = { bodies: [], secrets: new Set() };
+      const first = await startServer({ dataDir, env: { HCS_PASSWORD_SCRYPT_N: '1024' } });
+      await createUser(first.built.ctx.db, { userName: 'cora', password: 'Cora-pass-123' });
+      const before = await row(first);
+      expect(before.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/);
+      await first.close({ keepData: true });
+
+      const second = await startServer({ dataDir, env: { HCS_PASSWORD_SCRYPT_N: '4096' } });
+      try {
+        const c = clientFor(second, seen);
+        expect((await c.login('cora', 'Cora-pass-124')).status).toBe(401);
+        expect((await row(second)).password_hash).toBe(before.password_hash);
+        expect((await c.login('cora', 'Cora-pass-123')).status).toBe(200);
+        const after = await row(second);
+        expect(after.password_hash).toMatch(/^scrypt\$4096\$8\$1\$/);
+        // The same password, so not a password change: its time and flags stay.
+        expect({ ...after, password_hash: '' }).toEqual({ ...before, password_hash: '' });
+        expect((await c.login('cora', 'Cora-pass-123')).status).toBe(200);
+        expect((await row(second)).password_hash).toBe(after.password_hash);
+        expect(second.violations).toEqual([]);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await dropDatabaseOf(dataDir);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('secrets in logs (server process with debug logging)', () => {
   /** Runs `npm start`'s entry point as its own process and collects everything it writes. */
   /** On PostgreSQL the server gets its database URL with a password in it (the test cluster trusts any). */

@@ -6,7 +6,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.ts';
 import type { AuthService, SessionUser } from './types.ts';
 import { AppError } from '../http/errors.ts';
-import { getPasswordHash, getUserByName, isExpired, userNameKey, type User } from '../db/users-repo.ts';
+import { getPasswordHash, getUserByName, isExpired, upgradePasswordHash, userNameKey, type User } from '../db/users-repo.ts';
 import {
   getSessionWithUser,
   insertSession,
@@ -17,7 +17,7 @@ import {
   type Session,
   type SessionKind,
 } from '../db/sessions-repo.ts';
-import { dummyPasswordHash, hasControlCharacters, loadPasswordKeys, verifyPassword, type PasswordKeys } from './passwords.ts';
+import { dummyPasswordHash, hashPassword, hasControlCharacters, loadPasswordKeys, passwordScryptN, scryptCostOf, verifyPassword, type PasswordKeys } from './passwords.ts';
 import { createDelaySlots, createRateLimiter, throttleDelayMs, type RateLimiter } from './rate-limit.ts';
 import { createCaptchas, type Captchas } from './captcha.ts';
 import { ipGate } from './ip-whitelist.ts';
@@ -405,6 +405,9 @@ export function createAuth(ctx: AppContext): Auth {
           // HMAC pads its key with zero bytes, so "secret\0" would hash exactly like "secret".
           const ok = !hasControlCharacters(password) && (await verifyPassword(password, hash)) && found !== null;
           user = ok ? found : null;
+          // A hash made at a lower cost than the configured one (HCS_PASSWORD_SCRYPT_N raised) is made again now,
+          // while the password is at hand.
+          if (user && (scryptCostOf(hash) ?? 0) < passwordScryptN()) await upgradePasswordHash(db, user.id, hash, await hashPassword(password));
         } else {
           user = external;
         }

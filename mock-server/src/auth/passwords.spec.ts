@@ -10,7 +10,12 @@ import {
   assertPasswordPolicy,
   generatePassword,
   loadPasswordKeys,
+  passwordScryptN,
+  scryptCostOf,
+  setPasswordScryptN,
+  DEFAULT_SCRYPT_N,
 } from './passwords.ts';
+import { loadConfig } from '../config.ts';
 import { encryptPassword, toWireBase64 as toWire, fromWireBase64 as fromWire } from '@hcs/openapi/client';
 import type { AppError } from '../http/errors.ts';
 
@@ -33,6 +38,35 @@ describe('password hashing', () => {
     expect(await verifyPassword('x', 'scrypt$1$8$1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA')).toBe(false);
     // A cost far above the ceiling would let a tampered row pin the CPU and memory.
     expect(await verifyPassword('x', 'scrypt$1073741824$8$1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA')).toBe(false);
+  });
+});
+
+describe('password hashing cost (HCS_PASSWORD_SCRYPT_N)', () => {
+  it('hashes at the configured cost, and a hash of any allowed cost verifies whatever is configured', async () => {
+    expect(passwordScryptN()).toBe(DEFAULT_SCRYPT_N);
+    try {
+      setPasswordScryptN(1024);
+      const cheap = await hashPassword('Correct-horse-9');
+      expect(scryptCostOf(cheap)).toBe(1024);
+      setPasswordScryptN(DEFAULT_SCRYPT_N);
+      expect(scryptCostOf(await hashPassword('Correct-horse-9'))).toBe(32768);
+      expect(await verifyPassword('Correct-horse-9', cheap)).toBe(true);
+      expect(await verifyPassword('Correct-horse-8', cheap)).toBe(false);
+    } finally {
+      setPasswordScryptN(DEFAULT_SCRYPT_N);
+    }
+    expect(scryptCostOf('plain')).toBeUndefined();
+  });
+
+  it('accepts only powers of two from 1024 to 2^20, from the environment and in the process', () => {
+    expect(loadConfig({}).passwordScryptN).toBe(32768);
+    expect(loadConfig({ HCS_PASSWORD_SCRYPT_N: '1024' }).passwordScryptN).toBe(1024);
+    expect(loadConfig({ HCS_PASSWORD_SCRYPT_N: '1048576' }).passwordScryptN).toBe(1048576);
+    for (const bad of ['512', '3000', '2097152', '-1024', 'x', '1024.5']) {
+      expect(() => loadConfig({ HCS_PASSWORD_SCRYPT_N: bad }), bad).toThrow(/HCS_PASSWORD_SCRYPT_N|invalid number/);
+      if (Number.isFinite(Number(bad))) expect(() => setPasswordScryptN(Number(bad)), bad).toThrow(/invalid scrypt cost/);
+    }
+    expect(passwordScryptN()).toBe(DEFAULT_SCRYPT_N);
   });
 });
 

@@ -22,8 +22,33 @@ import { AppError } from '../http/errors.ts';
 // Hashing
 
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keyLen: 32, saltLen: 16 };
+/** The cost new hashes get unless HCS_PASSWORD_SCRYPT_N says otherwise: about 0.1-0.2 s of one core. */
+export const DEFAULT_SCRYPT_N = SCRYPT.N;
+/** The cheapest cost HCS_PASSWORD_SCRYPT_N may set (test servers use it: a sign-in there is about 1 ms). */
+export const MIN_SCRYPT_N = 2 ** 10;
 /** Absolute ceiling on a stored cost, so a tampered hash row cannot make verification eat the machine. */
-const MAX_N = 2 ** 20;
+export const MAX_N = 2 ** 20;
+
+/**
+ * The cost (scrypt's N) of the hashes this process writes, set from HCS_PASSWORD_SCRYPT_N when the server is built
+ * (config.ts bounds it). One process serves one configuration; a stored hash names its own cost, so changing this
+ * never stops an account signing in, and a sign-in upgrades a cheaper hash to it (auth/index.ts).
+ */
+let scryptN = SCRYPT.N;
+export function setPasswordScryptN(n: number): void {
+  if (!Number.isInteger(n) || n < MIN_SCRYPT_N || n > MAX_N || (n & (n - 1)) !== 0) throw new Error(`invalid scrypt cost: ${n}`);
+  if (n !== scryptN) dummyHash = undefined;
+  scryptN = n;
+}
+export const passwordScryptN = (): number => scryptN;
+
+/** The cost a stored hash was made with, or undefined when it is not one of ours. */
+export function scryptCostOf(stored: string): number | undefined {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return undefined;
+  const n = Number(parts[1]);
+  return Number.isInteger(n) ? n : undefined;
+}
 
 function scrypt(password: string, salt: Buffer, keyLen: number, opts: ScryptOptions): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -37,8 +62,8 @@ function maxmem(N: number, r: number): number {
 }
 
 /** `scrypt$N$r$p$salt$hash` with base64url salt and hash. */
-export async function hashPassword(password: string): Promise<string> {
-  const { N, r, p, keyLen, saltLen } = SCRYPT;
+export async function hashPassword(password: string, N = scryptN): Promise<string> {
+  const { r, p, keyLen, saltLen } = SCRYPT;
   const salt = randomBytes(saltLen);
   const key = await scrypt(password, salt, keyLen, { N, r, p, maxmem: maxmem(N, r) });
   return `scrypt$${N}$${r}$${p}$${salt.toString('base64url')}$${key.toString('base64url')}`;

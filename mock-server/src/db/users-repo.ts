@@ -170,6 +170,15 @@ export async function setPasswordHash(db: Db, userId: string, hash: string, must
     .execute();
 }
 
+/**
+ * Replaces a stored hash by one of the same password at a higher cost (a sign-in upgrading it), only while the row
+ * still holds `from`: a password changed meanwhile is never overwritten. Leaves the change time and flags alone.
+ */
+export async function upgradePasswordHash(db: Db, userId: string, from: string, to: string): Promise<boolean> {
+  const r = await db.updateTable('users').set({ password_hash: to }).where('id', '=', userId).where('password_hash', '=', from).executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
 export async function setUserLanguage(db: Db, userId: string, languageId: string, now = Date.now()): Promise<void> {
   await db.updateTable('users').set({ language_id: languageId, updated_at: now }).where('id', '=', userId).execute();
 }
