@@ -1,0 +1,23 @@
+import { it } from 'vitest';
+import { startServer } from '../helpers/server.ts';
+import { createUser } from '../../mock-server/src/db/users-repo.ts';
+it('traces', async () => {
+  const s = await startServer();
+  await createUser(s.built.ctx.db, { userName: 'lou', password: 'Lou-pass-12345' });
+  const { token } = await s.login('lou', 'Lou-pass-12345');
+  const mk = await (await s.call('/hcs/controller/Instances', { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ classifierId: 'Folder', instanceName: 'Zm9sZGVy' }]) })).json();
+  const folderId = mk.data[0].instanceId;
+  const { encodeName } = await import('@hcs/openapi/client');
+  const kids = await (await s.call('/hcs/controller/Instances', { method: 'POST', token, headers: { 'content-type': 'application/json' }, body: JSON.stringify(Array.from({ length: 60 }, (_, i) => ({ classifierId: 'Folder', instanceName: encodeName(`k${i}`), parentId: folderId }))) })).json();
+  console.log('kids', kids.ret, kids.data?.length);
+  for (let i = 0; i < 3; i++) await s.call(`/hcs/controller/Page?parentId=${folderId}&pageSize=50`, { token });
+  const t0 = performance.now();
+  for (let i = 0; i < 4000; i++) await s.call(`/hcs/controller/Page?parentId=${folderId}&pageSize=50`, { token }).then((r) => r.arrayBuffer());
+  console.log('per request us', ((performance.now() - t0) / 4).toFixed(0));
+  (globalThis as any).__trace = [];
+  const r = await s.call(`/hcs/controller/Page?parentId=${folderId}&pageSize=50`, { token });
+  console.log(r.status, (globalThis as any).__trace.length);
+  for (const t of (globalThis as any).__trace) console.log('SQL>', t.replace(/\s+/g, ' '));
+  (globalThis as any).__trace = undefined;
+  await s.close();
+}, 60_000);
