@@ -424,57 +424,79 @@ describe('cookie on an https deployment', () => {
   });
 });
 
+/**
+ * `before` on a server over a new data dir, then `after` on a second server started over the same dir (each with its
+ * own extra environment) with what `before` returned; the dir and its database go afterwards.
+ */
+async function acrossRestart<T>(
+  env: { before?: Record<string, string>; after?: Record<string, string> },
+  before: (s: TestServer) => Promise<T>,
+  after: (s: TestServer, got: T) => Promise<void>,
+): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'hcs-restart-'));
+  try {
+    const first = await startServer({ dataDir, env: env.before ?? {} });
+    let got: T;
+    try {
+      got = await before(first);
+    } finally {
+      await first.close({ keepData: true });
+    }
+    const second = await startServer({ dataDir, env: env.after ?? {} });
+    try {
+      await after(second, got);
+      expect(second.violations).toEqual([]);
+    } finally {
+      await second.close();
+    }
+  } finally {
+    await dropDatabaseOf(dataDir);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 describe('restart', () => {
   it('keeps users, sessions and the password key across a restart on the same data dir', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'hcs-restart-'));
-    try {
-      const seen: Seen = { bodies: [], secrets: new Set() };
-      const first = await startServer({ dataDir });
-      const c1 = clientFor(first, seen);
-      await createUser(first.built.ctx.db, { userName: 'rosa', password: 'Rosa-pass-123' });
-      const cli = await c1.login('rosa', 'Rosa-pass-123', { cli: true });
-      const web = await c1.login(ADMIN_USER, ADMIN_PASSWORD);
-      const key1 = (await c1.call('/hcs/services/System/platformInfo')).json.data.publicKey;
-      await first.close({ keepData: true });
-
-      const second = await startServer({ dataDir });
-      try {
+    const seen: Seen = { bodies: [], secrets: new Set() };
+    await acrossRestart(
+      {},
+      async (first) => {
+        const c1 = clientFor(first, seen);
+        await createUser(first.built.ctx.db, { userName: 'rosa', password: 'Rosa-pass-123' });
+        const cli = await c1.login('rosa', 'Rosa-pass-123', { cli: true });
+        const web = await c1.login(ADMIN_USER, ADMIN_PASSWORD);
+        const key1 = (await c1.call('/hcs/services/System/platformInfo')).json.data.publicKey;
+        return { cli, web, key1 };
+      },
+      async (second, { cli, web, key1 }) => {
         const c2 = clientFor(second, seen);
         expect((await c2.call(CURRENT, { token: cli.token! })).json.data.userName).toBe('rosa');
         expect((await c2.call(CURRENT, { cookie: web.cookie! })).json.data.userName).toBe(ADMIN_USER);
         expect((await c2.call('/hcs/services/System/platformInfo')).json.data.publicKey).toBe(key1);
         expect((await c2.login('rosa', 'Rosa-pass-123')).status).toBe(200);
         expect((await getUserByName(second.built.ctx.db, 'ROSA'))?.userName).toBe('rosa');
-        expect(second.violations).toEqual([]);
-      } finally {
-        await second.close();
-      }
-    } finally {
-      await dropDatabaseOf(dataDir);
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      },
+    );
   });
 });
 
 describe('password hash cost', () => {
   it('a raised HCS_PASSWORD_SCRYPT_N upgrades a cheaper stored hash at the next sign-in, and only the right password does', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'hcs-scrypt-'));
     const row = async (s: TestServer) =>
       (await s.sql.get<{ password_hash: string; password_changed_at: number; must_change_password: number }>(
         'SELECT password_hash, password_changed_at, must_change_password FROM users WHERE user_name = ?',
         'cora',
       ))!;
-    try {
-      const seen: Seen = { bodies: [], secrets: new Set() };
-      const first = await startServer({ dataDir, env: { HCS_PASSWORD_SCRYPT_N: '1024' } });
-      await createUser(first.built.ctx.db, { userName: 'cora', password: 'Cora-pass-123' });
-      const before = await row(first);
-      expect(before.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/);
-      await first.close({ keepData: true });
-
-      const second = await startServer({ dataDir, env: { HCS_PASSWORD_SCRYPT_N: '4096' } });
-      try {
-        const c = clientFor(second, seen);
+    await acrossRestart(
+      { before: { HCS_PASSWORD_SCRYPT_N: '1024' }, after: { HCS_PASSWORD_SCRYPT_N: '4096' } },
+      async (first) => {
+        await createUser(first.built.ctx.db, { userName: 'cora', password: 'Cora-pass-123' });
+        const before = await row(first);
+        expect(before.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/);
+        return before;
+      },
+      async (second, before) => {
+        const c = clientFor(second, { bodies: [], secrets: new Set() });
         expect((await c.login('cora', 'Cora-pass-124')).status).toBe(401);
         expect((await row(second)).password_hash).toBe(before.password_hash);
         expect((await c.login('cora', 'Cora-pass-123')).status).toBe(200);
@@ -484,14 +506,8 @@ describe('password hash cost', () => {
         expect({ ...after, password_hash: '' }).toEqual({ ...before, password_hash: '' });
         expect((await c.login('cora', 'Cora-pass-123')).status).toBe(200);
         expect((await row(second)).password_hash).toBe(after.password_hash);
-        expect(second.violations).toEqual([]);
-      } finally {
-        await second.close();
-      }
-    } finally {
-      await dropDatabaseOf(dataDir);
-      rmSync(dataDir, { recursive: true, force: true });
-    }
+      },
+    );
   });
 });
 
