@@ -216,7 +216,6 @@ class NodeSqliteConnection implements DatabaseConnection {
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const { text, parameters } = this.#literalLimits(query);
-    if ((globalThis as any).__trace) (globalThis as any).__trace.push(text);
     const { stmt, reader } = this.#cache.get(text);
     const params = bind(parameters);
     if (reader) return { rows: stmt.all(...params) as R[] };
