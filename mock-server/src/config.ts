@@ -1,7 +1,7 @@
 // Server configuration, read once from the environment (HCS_*). The docker-compose test checks these names.
 import { resolve } from 'node:path';
 import { databaseUrlFromEnv } from './db/sql/open.ts';
-import { DEFAULT_SCRYPT_N, MAX_N, MIN_SCRYPT_N } from './auth/passwords.ts';
+import { DEFAULT_SCRYPT_N, isScryptCost, MAX_N, MIN_SCRYPT_N } from './auth/passwords.ts';
 
 export interface ServerConfig {
   port: number;
@@ -197,7 +197,7 @@ function loginDelayMax(v: string | undefined): number {
 
 function scryptN(v: string | undefined): number {
   const n = int(v, DEFAULT_SCRYPT_N);
-  if (!Number.isInteger(n) || n < MIN_SCRYPT_N || n > MAX_N || (n & (n - 1)) !== 0) {
+  if (!isScryptCost(n)) {
     throw new Error(`HCS_PASSWORD_SCRYPT_N must be a power of two from ${MIN_SCRYPT_N} to ${MAX_N}: ${v}`);
   }
   return n;

@@ -35,8 +35,10 @@ export const MAX_N = 2 ** 20;
  * never stops an account signing in, and a sign-in upgrades a cheaper hash to it (auth/index.ts).
  */
 let scryptN = SCRYPT.N;
+/** A cost HCS_PASSWORD_SCRYPT_N may set: a power of two from MIN_SCRYPT_N to MAX_N. */
+export const isScryptCost = (n: number): boolean => Number.isInteger(n) && n >= MIN_SCRYPT_N && n <= MAX_N && (n & (n - 1)) === 0;
 export function setPasswordScryptN(n: number): void {
-  if (!Number.isInteger(n) || n < MIN_SCRYPT_N || n > MAX_N || (n & (n - 1)) !== 0) throw new Error(`invalid scrypt cost: ${n}`);
+  if (!isScryptCost(n)) throw new Error(`invalid scrypt cost: ${n}`);
   if (n !== scryptN) dummyHash = undefined;
   scryptN = n;
 }
