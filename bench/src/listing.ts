@@ -1,10 +1,11 @@
 // A page of 50 from a folder of 100,000 entries at 64 concurrent connections, through the full server (session,
 // validation, access check, total, breadcrumbs, envelope), beside a bare Fastify route that runs only the keyset
 // SELECT ... LIMIT 50 on the same database (SQLite file or PostgreSQL database): no session, no total, no names.
-// The bare route is a process of its own started like the server (bare-listing.ts), so neither shares a CPU thread
-// with the load generator. Page 1 and a deep page reached by keyset cursor are both measured.
-import { spawn } from 'node:child_process';
+// The bare route is a process of its own started like the server (bare-listing.ts), and both run on a CPU apart
+// from the load generator (placement below). Page 1 and a deep page reached by keyset cursor are both measured.
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { cpus } from 'node:os';
 import autocannon from 'autocannon';
 import { encodeName } from '@hcs/openapi/client';
 import { ROOT, type ServerProc } from './lib.ts';
@@ -24,6 +25,51 @@ interface Load {
 async function load(url: string, headers: Record<string, string>, duration = 4): Promise<Load> {
   const r = await autocannon({ url, connections: 64, duration, headers });
   return { rps: r.requests.average, p50: r.latency.p50, p99: r.latency.p99 };
+}
+
+/**
+ * Where the processes run while listing is measured: the server and the bare route (one at a time under load) on
+ * CPU 0, the load generator (autocannon, in this process) on the others, with every thread of each process
+ * (taskset -a). Left to the scheduler on this 2-core VM, the load generator and the process under test shared a
+ * core at times, and the same process then spent up to twice the CPU per request: the bare route measured 418-429
+ * us of CPU per request pinned (six 4 s runs), and 434-824 us unpinned (27 runs), moving between the two levels
+ * from one run to the next; the pairs' ratios of one benchmark run spread from 0.47 to 1.12. Both sides are placed
+ * alike, so neither is favoured; PostgreSQL's own processes are left to the scheduler for both. Without taskset, or on
+ * one CPU, nothing is pinned and the row says so.
+ */
+interface Placement {
+  pinned: boolean;
+  /** Puts a process (all its threads) on the CPU under test. */
+  underTest(pid: number): void;
+  /** Gives every process pinned here all the CPUs again. */
+  release(): void;
+}
+
+function placement(serverPid: number): Placement {
+  const n = cpus().length;
+  const taskset = (cpuList: string, pid: number) => execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(pid)], { stdio: 'ignore' });
+  const all = `0-${n - 1}`;
+  const pinned: number[] = [];
+  const none: Placement = { pinned: false, underTest: () => {}, release: () => {} };
+  if (n < 2) return none;
+  try {
+    taskset(`1-${n - 1}`, process.pid);
+    pinned.push(process.pid);
+    taskset('0', serverPid);
+    pinned.push(serverPid);
+  } catch {
+    for (const pid of pinned) taskset(all, pid);
+    return none;
+  }
+  return {
+    pinned: true,
+    underTest(pid) {
+      taskset('0', pid);
+    },
+    release() {
+      for (const pid of pinned) taskset(all, pid);
+    },
+  };
 }
 
 const PAIRS = 5;
@@ -109,11 +155,13 @@ export async function benchListing(server: ServerProc, cli: CliEnv, db: { dataDi
     ['page 1', '', ''],
     [`page ${DEEP_PAGE} (keyset cursor)`, cursor ? `cursor=${encodeURIComponent(cursor)}` : '', deepBare],
   ];
+  const place = placement(server.proc.pid!);
   try {
+    place.underTest(bare.pid!);
     for (const [label, qs, bareQs] of cases) {
       const { full, base, ratio, ratios } = await compare(`${server.url}/hcs/controller/Page?parentId=${parentId}&pageSize=50${qs ? '&' + qs : ''}`, `${bareUrl}${bareQs ? '?' + bareQs : ''}`, headers);
       rows.push({
-        name: `list ${label} of 50 from ${ENTRIES} entries, 64 connections (median of ${PAIRS} paired 4 s runs)`,
+        name: `list ${label} of 50 from ${ENTRIES} entries, 64 connections (median of ${PAIRS} paired 4 s runs; ${place.pinned ? 'server and bare route on CPU 0, load generator on the others' : 'no CPU pinning'})`,
         // The spread of the pairs' ratios says how far one run's figure can be trusted.
         value: `${full.rps.toFixed(0)} req/s, p50 ${full.p50} ms, p99 ${full.p99} ms (pairs' ratios ${ratios.map((r) => r.toFixed(2)).join(', ')})`,
         baseline: `bare keyset SELECT ${base.rps.toFixed(0)} req/s, p50 ${base.p50} ms, p99 ${base.p99} ms`,
@@ -125,5 +173,6 @@ export async function benchListing(server: ServerProc, cli: CliEnv, db: { dataDi
   } finally {
     bare.kill('SIGTERM');
     await once(bare, 'exit');
+    place.release();
   }
 }
