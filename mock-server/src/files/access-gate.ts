@@ -454,8 +454,8 @@ export async function isPassage(db: Db, actor: Actor, row: InstanceRow): Promise
 }
 
 /** Throws the first refusal of checkAccess: the actor must hold `permission` on every one of `ids`. */
-export async function requireAccess(db: Db, actor: Actor, permission: Permission, ids: readonly string[]): Promise<void> {
-  const [first] = (await checkAccess(db, actor, permission, ids)).values();
+export async function requireAccess(db: Db, actor: Actor, permission: Permission, ids: readonly string[], read: ChainReader = getInstanceChains): Promise<void> {
+  const [first] = (await checkAccess(db, actor, permission, ids, undefined, false, read)).values();
   if (first) throw first;
 }
 

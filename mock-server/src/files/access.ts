@@ -37,9 +37,12 @@ function notFound(): AppError {
   return new AppError('NOT_FOUND', 'no such file or folder');
 }
 
-/** A live instance the caller may access in `mode`, or NOT_FOUND. */
-export async function accessible(db: Db, user: Caller, id: string, mode: Mode): Promise<InstanceRow> {
-  const row = await getInstanceRow(db, id);
+/**
+ * A live instance the caller may access in `mode`, or NOT_FOUND. `known`: rows this request has already read (the
+ * access gate's, req.gateRows), so the row is not read a second time; the decision is taken here all the same.
+ */
+export async function accessible(db: Db, user: Caller, id: string, mode: Mode, known?: ReadonlyMap<string, InstanceRow> | null): Promise<InstanceRow> {
+  const row = known?.get(id) ?? (await getInstanceRow(db, id));
   if (!row || row.deletedAt !== null || !(await canAccess(db, user, row, mode))) throw notFound();
   return row;
 }
