@@ -48,8 +48,17 @@ interface Placement {
 function placement(serverPid: number): Placement {
   const n = cpus().length;
   const taskset = (cpuList: string, pid: number) => execFileSync('taskset', ['-a', '-p', '-c', cpuList, String(pid)], { stdio: 'ignore' });
-  const all = `0-${n - 1}`;
   const pinned: number[] = [];
+  // Best effort: a CPU set the machine does not allow (a container's cpuset) leaves the process where it was.
+  const release = () => {
+    for (const pid of pinned.splice(0)) {
+      try {
+        taskset(`0-${n - 1}`, pid);
+      } catch {
+        // the process has gone, or may not use every CPU
+      }
+    }
+  };
   const none: Placement = { pinned: false, underTest: () => {}, release: () => {} };
   if (n < 2) return none;
   try {
@@ -58,7 +67,7 @@ function placement(serverPid: number): Placement {
     taskset('0', serverPid);
     pinned.push(serverPid);
   } catch {
-    for (const pid of pinned) taskset(all, pid);
+    release();
     return none;
   }
   return {
@@ -66,9 +75,7 @@ function placement(serverPid: number): Placement {
     underTest(pid) {
       taskset('0', pid);
     },
-    release() {
-      for (const pid of pinned) taskset(all, pid);
-    },
+    release,
   };
 }
 
