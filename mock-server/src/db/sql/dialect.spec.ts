@@ -252,6 +252,31 @@ describe('sqlite specifics', () => {
     }
   });
 
+  it('makes plain row objects named by the columns, the last of duplicate names winning, any name an own property', async () => {
+    const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect({ path: ':memory:' }) });
+    try {
+      await sql`create table t (a integer, b text)`.execute(db);
+      await sql`insert into t (a, b) values (1, 'x'), (2, null)`.execute(db);
+      const rows = (await sql<Record<string, unknown>>`select a, b, a + 10 as a, 'p' as "__proto__", 'q' as "it's ""odd""" from t order by b desc`.execute(db)).rows;
+      expect(rows.map((r) => Object.keys(r))).toEqual([['a', 'b', '__proto__', 'it\'s "odd"'], ['a', 'b', '__proto__', 'it\'s "odd"']]);
+      expect(rows.map((r) => [r.a, r.b, Object.getOwnPropertyDescriptor(r, '__proto__')?.value, r['it\'s "odd"']])).toEqual([
+        [11, 'x', 'p', 'q'],
+        [12, null, 'p', 'q'],
+      ]);
+      // A column called __proto__ is data: the rows' prototype stays the plain object's.
+      expect(rows.every((r) => Object.getPrototypeOf(r) === Object.prototype)).toBe(true);
+      // RETURNING reads rows too; a write without it answers its counts.
+      const ret = await sql<{ a: number }>`insert into t (a, b) values (3, 'z') returning a`.execute(db);
+      expect(ret.rows).toEqual([{ a: 3 }]);
+      expect((await sql`update t set b = 'y' where a < 3`.execute(db)).numAffectedRows).toBe(2n);
+      const streamed: unknown[] = [];
+      for await (const row of db.selectFrom('t' as never).select(['a' as never, 'b' as never]).orderBy('a' as never).stream(2)) streamed.push(row);
+      expect(streamed).toEqual([{ a: 1, b: 'y' }, { a: 2, b: 'y' }, { a: 3, b: 'z' }]);
+    } finally {
+      await db.destroy();
+    }
+  });
+
   it('refuses a boolean or a Date parameter with what to store instead', async () => {
     const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect({ path: ':memory:' }) });
     try {
