@@ -100,7 +100,7 @@ export function registerContractRoutes(
       preHandler: typeof op.access === 'string'
         ? undefined
         : op.operationId === 'listInstances' && postgres
-          ? async (req) => enforceAccess(ctx.db, req, op.access, listingGateReader(ctx.secret, req as Parameters<typeof listingGateReader>[1]))
+          ? async (req) => enforceAccess(ctx.db, req, op.access, listingGateReader(req as Parameters<typeof listingGateReader>[0]))
           : async (req) => enforceAccess(ctx.db, req, op.access),
       handler: async (req, reply) => {
         if (!handler) {

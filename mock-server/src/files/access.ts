@@ -105,7 +105,7 @@ async function spaceRoot(
  * from the root down (one query), then the page once the caller is known to be allowed to read the folder.
  */
 export async function listFolderFor(
-  db: Db, secret: Buffer, user: Caller & Pick<SessionUser, 'isAdmin'>, parentId: string | undefined, libCode: string | undefined,
+  db: Db, user: Caller & Pick<SessionUser, 'isAdmin'>, parentId: string | undefined, libCode: string | undefined,
   instanceType: string | undefined, q: Omit<ListQuery, 'parentId'>, known?: ReadonlyMap<string, InstanceRow> | null, deptId?: string,
   prefetched?: PrefetchedPage | null,
 ): Promise<{ folder: InstanceRow; ancestors: InstanceRow[]; page: ListResult }> {
@@ -128,7 +128,7 @@ export async function listFolderFor(
   // A folder the caller does not view is listed only as a passage to something granted below it.
   if (!viewed && !(await isPassage(db, user, folder))) throw notFound();
   const scope = await listingScope(db, user, folder, viewed);
-  return { folder, ancestors, page: await listChildren(db, secret, folder, { ...q, parentId: folder.id, ...scope }, prefetched) };
+  return { folder, ancestors, page: await listChildren(db, folder, { ...q, parentId: folder.id, ...scope }, prefetched) };
 }
 
 /** The listing query of a listInstances request (its contract defaults applied), for the handler and the gate alike. */
@@ -147,14 +147,14 @@ export function listQueryOf(q: operations['listInstances']['parameters']['query'
  * page 1 942-1178 against 1355-1376 req/s). None for the library root (the gate reads nothing) or within a share (its
  * scope is checked on a read of its own).
  */
-export function listingGateReader(secret: Buffer, req: FastifyRequest<{ Querystring: operations['listInstances']['parameters']['query'] }>): ChainReader | undefined {
+export function listingGateReader(req: FastifyRequest<{ Querystring: operations['listInstances']['parameters']['query'] }>): ChainReader | undefined {
   const q = req.query;
   const parentId = q?.parentId;
   if (!req.user || !parentId || parentId === '0' || q?.fileSharingId) return undefined;
   const user = req.user;
   return async (rdb, ids) => {
     if (ids.length !== 1 || ids[0] !== parentId) return getInstanceChains(rdb, ids);
-    const { rows, page } = await getChainsWithPage(rdb, secret, ids, { ...listQueryOf(q, user.userId), parentId });
+    const { rows, page } = await getChainsWithPage(rdb, ids, { ...listQueryOf(q, user.userId), parentId });
     req.listingPage = page ?? null;
     return rows;
   };

@@ -262,7 +262,7 @@ export function businessLibsHandlers(ctx: AppContext): Handlers {
         const folderId = q.parentId && q.parentId !== '0' ? q.parentId : (await libRoot(db, lib.libCode, user.userId)).id;
         only = await matchingChildren(db, lib.libCode, folderId, filter, q.classifierId);
       }
-      const { folder, ancestors, page } = await listFolderFor(db, ctx.secret, user, q.parentId, lib.libCode, '3', { ...base, ...(only ? { only } : {}) }, req.gateRows);
+      const { folder, ancestors, page } = await listFolderFor(db, user, q.parentId, lib.libCode, '3', { ...base, ...(only ? { only } : {}) }, req.gateRows);
       if (folder.libCode !== lib.libCode) throw new AppError('NOT_FOUND', 'the folder is not in this library');
       const chain = [...ancestors, folder];
       const names = chain.filter((a) => a.parentId !== null).map((a) => a.name);

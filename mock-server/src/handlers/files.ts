@@ -27,7 +27,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const q = req.query;
       const { folder, ancestors, page } = await listFolderFor(
-        db, ctx.secret, user, q.parentId, q.libCode, q.instanceType, listQueryOf(q, user.userId), req.gateRows, q.deptId, req.listingPage,
+        db, user, q.parentId, q.libCode, q.instanceType, listQueryOf(q, user.userId), req.gateRows, q.deptId, req.listingPage,
       );
       // A share's recipient is shown the path from the shared item down, not the owner's folders above it.
       const chain = await shownChain(db, user, [...ancestors, folder]);

@@ -136,7 +136,7 @@ export function groupsHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const q = req.query;
       const g = await roleIn(user, q.groupId, 'read');
-      const { folder, ancestors, page: listed } = await listFolderFor(db, ctx.secret, user, g.rootId, undefined, undefined, {
+      const { folder, ancestors, page: listed } = await listFolderFor(db, user, g.rootId, undefined, undefined, {
         sortField: q.sortField ?? 'instanceName', sortOrder: q.sortOrder ?? 'asc', keyword: q.keyword?.trim() || undefined,
         pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, marksOf: user.userId,
       });
