@@ -853,7 +853,7 @@ const isCursorId = (x: unknown): x is string => typeof x === 'string' && x.lengt
  * The position a cursor of this listing holds (or the id it names, `r`), or undefined when it is not one: another
  * listing's, damaged, or not of the shape encodeCursor makes, with a value of the sort column's type.
  */
-function readCursor(q: ListQuery, cursor: string): { b: 0 | 1; v?: string | number; i?: string; r?: string } | undefined {
+function readCursor(q: ListQuery, cursor: string): Position | { b: 0 | 1; r: string } | undefined {
   const dot = cursor.lastIndexOf('.');
   if (dot <= 0) return undefined;
   const payload = cursor.slice(0, dot);
@@ -877,14 +877,14 @@ function readCursor(q: ListQuery, cursor: string): { b: 0 | 1; v?: string | numb
 async function decodeCursor(db: Db, q: ListQuery, cursor: string): Promise<Position> {
   const pos = readCursor(q, cursor);
   if (!pos) throw new AppError('BAD_REQUEST', 'the cursor is invalid or belongs to another listing; start from page 1');
-  if (pos.r !== undefined) {
+  if ('r' in pos) {
     const r = await getInstanceRow(db, pos.r);
     // Only a row this listing shows: its position tells nothing the page after it would not.
     const shown = r && r.parentId === q.parentId && r.deletedAt === null && !q.except?.ids.includes(r.id) && (!q.only || q.only.includes(r.id));
     if (!shown) throw new AppError('CONFLICT', 'the listing changed under the cursor; start from page 1');
     return { b: r.isFolder ? 1 : 0, v: sortValue(q, r), i: r.id };
   }
-  return { b: pos.b, v: pos.v!, i: pos.i! };
+  return pos;
 }
 
 function escapeLike(s: string): string {
@@ -1079,7 +1079,7 @@ const plainChainsWithPage = shapedStatement(
 export async function getChainsWithPage(db: Db, ids: readonly string[], q: ListQuery): Promise<{ rows: Map<string, InstanceRow>; page?: PrefetchedPage }> {
   // A cursor that is not this listing's, or that names a row by id, is left to listChildren (which refuses or looks up).
   const pos = q.cursor ? readCursor(q, q.cursor) : undefined;
-  const after: Position | undefined = pos && pos.v !== undefined && pos.i !== undefined ? { b: pos.b, v: pos.v, i: pos.i } : undefined;
+  const after = pos && !('r' in pos) ? pos : undefined;
   if (ids.length === 0 || (q.cursor && !after) || (!q.cursor && q.pageNo > 1) || q.except || q.only) return { rows: await getInstanceChains(db, ids) };
   const want = q.pageSize + 1;
   const generic = dialectOf(db) === 'postgres';
