@@ -3,7 +3,7 @@
 // leave the list while their item is out of reach.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { deptRoot, makeDept, makeUser, mkdir, tokenCalls } from '../helpers/org.ts';
+import { deptRoot, makeDept, makeUser, mkdir, tokenCalls, type TestUser } from '../helpers/org.ts';
 import { createUser } from '../../mock-server/src/db/users-repo.ts';
 import { uploadFile } from '../helpers/upload.ts';
 
@@ -174,3 +174,42 @@ describe('marks in a listing', () => {
   });
 });
 
+
+describe('a first mark', () => {
+  // A user who has never marked anything is listed without any look-up of marks (users.has_marks, migration 027),
+  // from the session the node cached while that was so: the first favourite or label shows in the next listing.
+  it('shows at once in the folder listing and its search, for a favourite first and for a label first', async () => {
+    const rows = async (u: TestUser, q: Record<string, string>) => {
+      const r = await u.api('/hcs/controller/Page', q);
+      expect(r.ret, JSON.stringify(r)).toBe(0);
+      return Object.fromEntries(r.data.list.map((row: any) => [row.instanceName, [row.isFavourite, row.labels.map((l: any) => l.name)]]));
+    };
+    const made = async (u: TestUser) => {
+      const root = await mkdir(u, 'first-marks');
+      const ids = { root, a: await mkdir(u, 'a', root), b: await mkdir(u, 'b', root) };
+      expect(await rows(u, { parentId: root })).toEqual({ a: [false, []], b: [false, []] });
+      return ids;
+    };
+    const fay = await makeUser(srv, 'first-fav', null);
+    const lena = await makeUser(srv, 'first-label', null);
+    const fayIds = await made(fay);
+    const lenaIds = await made(lena);
+
+    const added = await fay.api('/hcs/controller/collectionFile', undefined, { ids: fayIds.a });
+    expect(added.data.done.map((d: any) => [d.instanceId, d.isFavourite])).toEqual([[fayIds.a, true]]);
+    expect(await rows(fay, { parentId: fayIds.root })).toEqual({ a: [true, []], b: [false, []] });
+    expect(await rows(fay, { parentId: fayIds.root, keyword: 'a' })).toEqual({ a: [true, []] });
+    // Nobody else's listing changes.
+    expect(await rows(lena, { parentId: lenaIds.root })).toEqual({ a: [false, []], b: [false, []] });
+
+    const tag = (await lena.api('/hcs/controller/labels', undefined, { name: 'lena-tag' })).data.labelId;
+    // A label of her own is no mark on any item yet.
+    expect(await rows(lena, { parentId: lenaIds.root })).toEqual({ a: [false, []], b: [false, []] });
+    const saved = await lena.api('/hcs/controller/saveInstanceLabel', undefined, { instanceId: lenaIds.b, labelIds: [tag] });
+    expect(saved.data.labels.map((l: any) => l.name)).toEqual(['lena-tag']);
+    expect(await rows(lena, { parentId: lenaIds.root })).toEqual({ a: [false, []], b: [false, ['lena-tag']] });
+    // Taken off again: the rows are read as unmarked, as they are.
+    expect((await lena.api('/hcs/controller/saveInstanceLabel', undefined, { instanceId: lenaIds.b, labelIds: [] })).ret).toBe(0);
+    expect(await rows(lena, { parentId: lenaIds.root })).toEqual({ a: [false, []], b: [false, []] });
+  });
+});

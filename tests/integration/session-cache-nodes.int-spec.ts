@@ -7,6 +7,7 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { encodeName } from '@hcs/openapi/client';
 import { ADMIN_PASSWORD, ADMIN_USER, encryptForServer } from '../helpers/server.ts';
 import { removeDataDir, startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { ON_POSTGRES } from '../helpers/db.ts';
@@ -138,6 +139,29 @@ describe.skipIf(skip !== undefined)('session cache on two nodes', () => {
       expect((await me(b, token)).json.data.code, `round ${i}`).toBe('UNAUTHENTICATED');
     }
   }, 120_000);
+
+  it("a user's first favourite, made on A, shows at once in B's listing, though B cached the session without marks", async () => {
+    // users.has_marks (migration 027) rides on the cached session: B listed the folder while the user had no mark
+    // (no look-up of marks at all), and the first one changes the users row, which every node hears of.
+    const u = await newUser();
+    const token = await signIn(a, u.name, u.password);
+    const made = await post(a, token, 'Instances', [{ classifierId: 'Folder', instanceName: encodeName('first') }, { classifierId: 'Folder', instanceName: encodeName('second') }]);
+    expect(made.status, JSON.stringify(made.json)).toBe(200);
+    const [first] = made.json.data.map((r: any) => r.instanceId);
+    const listed = async () => {
+      const r = await call(b, '/hcs/controller/Page', { token });
+      expect(r.status, JSON.stringify(r.json)).toBe(200);
+      return r.json.data.list.map((row: any) => [row.instanceName, row.isFavourite]);
+    };
+    await warm(b, token);
+    expect(await listed()).toEqual([['first', false], ['second', false]]);
+    for (let i = 0; i < 2; i++) {
+      expect((await post(a, token, `collectionFile`, { ids: first })).json.data.done).toHaveLength(1);
+      expect(await listed(), `round ${i}`).toEqual([['first', true], ['second', false]]);
+      expect((await call(a, `/hcs/controller/delCollectionFile?ids=${first}`, { token })).json.data.removed).toBe(1);
+      expect(await listed(), `round ${i}`).toEqual([['first', false], ['second', false]]);
+    }
+  });
 
   it("while B's listening connection is down B serves nothing from its cache; once back it hears changes again", async () => {
     const u = await newUser();

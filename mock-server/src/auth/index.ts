@@ -140,6 +140,7 @@ function toSessionUser(user: User, session: Session): SessionUser {
     sessionId: session.id,
     sessionKind: session.kind,
     mustChangePassword: user.mustChangePassword,
+    hasMarks: user.hasMarks,
   };
 }
 

@@ -14,6 +14,8 @@ export interface SessionUser {
   sessionKind: 'cookie' | 'token';
   /** The password was reset: until it is changed the session may only change it, sign out and read the current user. */
   mustChangePassword?: boolean;
+  /** Whether the user has ever marked an item (User.hasMarks): listings look for the caller's marks only then. */
+  hasMarks: boolean;
 }
 
 export interface AuthService {

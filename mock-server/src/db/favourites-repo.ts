@@ -3,6 +3,7 @@
 import type { Db } from './sql/tx.ts';
 import { atomically } from './sql/tx.ts';
 import { AppError } from '../http/errors.ts';
+import { noteUserMarks } from './users-repo.ts';
 
 export const MAX_FAVOURITES = 10_000;
 
@@ -18,6 +19,7 @@ export async function addFavourites(db: Db, userId: string, instanceIds: readonl
       .execute();
     const n = await trx.selectFrom('favourites').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
     if (Number(n.n) > MAX_FAVOURITES) throw new AppError('CONFLICT', `at most ${MAX_FAVOURITES} favourites per user`);
+    await noteUserMarks(trx, userId);
   });
 }
 

@@ -7,6 +7,7 @@ import { atomically } from './sql/tx.ts';
 import { newId } from '../ids.ts';
 import { nameKey } from '../files/names.ts';
 import { AppError } from '../http/errors.ts';
+import { noteUserMarks } from './users-repo.ts';
 
 export const MAX_LABELS_PER_USER = 200;
 export const MAX_LABELS_PER_ITEM = 20;
@@ -107,6 +108,7 @@ export async function saveItemLabels(db: Db, userId: string, instanceId: string,
         .values(wanted.map((id) => ({ label_id: id, instance_id: instanceId, user_id: userId, created_at: now })))
         .onConflict((oc) => oc.columns(['label_id', 'instance_id']).doNothing())
         .execute();
+      await noteUserMarks(trx, userId);
     }
     const n = await trx
       .selectFrom('instance_labels')

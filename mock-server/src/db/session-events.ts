@@ -10,7 +10,8 @@ import pg from 'pg';
 import { sql } from 'kysely';
 import type { Db, SqlDialect } from './sql/tx.ts';
 import { sqliteNotifications } from './sql/sqlite-notify.ts';
-import { SESSION_COLUMNS, SESSION_EVENTS_CHANNEL, USER_RIGHTS_COLUMNS } from './sql/migrations/024_session_events.ts';
+import { SESSION_COLUMNS, SESSION_EVENTS_CHANNEL } from './sql/migrations/024_session_events.ts';
+import { USER_CACHED_COLUMNS } from './sql/migrations/027_user_marks.ts';
 
 /** A user's sessions may have changed (`userId`), or anything may have (`all`: the feed was interrupted). */
 export type SessionEvent = { userId: string } | { all: true };
@@ -55,12 +56,12 @@ function createHub(): { emit(e: SessionEvent): void; subscribe: SessionEvents['s
   };
 }
 
-/** The SQLite triggers, the same conditions as migration 024's: only what may change a cached answer is news. */
+/** The SQLite triggers, the same conditions as migrations 024's and 027's: only what may change a cached answer is news. */
 function sqliteTriggers(): string[] {
   const changed = (cols: readonly string[]) => cols.map((c) => `new.${c} is not old.${c}`).join(' or ');
   const notify = (expr: string) => `select hcs_notify('${SESSION_EVENTS_CHANNEL}', 'u:' || ${expr});`;
   return [
-    `create temp trigger if not exists hcs_users_changed after update on main.users for each row when ${changed(USER_RIGHTS_COLUMNS)} begin ${notify('new.id')} end`,
+    `create temp trigger if not exists hcs_users_changed after update on main.users for each row when ${changed(USER_CACHED_COLUMNS)} begin ${notify('new.id')} end`,
     `create temp trigger if not exists hcs_users_deleted after delete on main.users for each row begin ${notify('old.id')} end`,
     `create temp trigger if not exists hcs_sessions_changed after update on main.sessions for each row when ${changed(SESSION_COLUMNS)} or new.last_seen_at < old.last_seen_at begin ${notify('old.user_id')} ${notify('new.user_id')} end`,
     `create temp trigger if not exists hcs_sessions_deleted after delete on main.sessions for each row begin ${notify('old.user_id')} end`,

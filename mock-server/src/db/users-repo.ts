@@ -29,12 +29,14 @@ export interface User {
   passwordChangedAt: number;
   createdAt: number;
   updatedAt: number;
+  /** The user has marked an item (a favourite or a label) at some time: false means no listing row is marked. */
+  hasMarks: boolean;
 }
 
 /** Every column but the password hash, which leaves this module only towards the verifier. */
 export const USER_COLUMNS = [
   'id', 'user_name', 'real_name', 'dept_id', 'is_enabled', 'expired_time', 'is_admin', 'language_id', 'platform_id',
-  'quota_bytes', 'used_bytes', 'must_change_password', 'password_changed_at', 'created_at', 'updated_at',
+  'quota_bytes', 'used_bytes', 'must_change_password', 'password_changed_at', 'created_at', 'updated_at', 'has_marks',
 ] as const;
 
 export type UserRow = Pick<Selectable<UsersTable>, (typeof USER_COLUMNS)[number]>;
@@ -56,7 +58,16 @@ export function toUser(r: UserRow): User {
     passwordChangedAt: r.password_changed_at,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    hasMarks: r.has_marks === 1,
   };
+}
+
+/**
+ * Records that the user has marked an item, in the transaction that adds the mark (favourites-repo, labels-repo).
+ * Only the first mark changes the row, and so tells every node's session cache (027).
+ */
+export async function noteUserMarks(trx: Db, userId: string): Promise<void> {
+  await trx.updateTable('users').set({ has_marks: 1 }).where('id', '=', userId).where('has_marks', '=', 0).execute();
 }
 
 /** Names are compared case-insensitively (and after Unicode normalisation) everywhere. */

@@ -131,12 +131,15 @@ export async function listFolderFor(
   return { folder, ancestors, page: await listChildren(db, folder, { ...q, parentId: folder.id, ...scope }, prefetched) };
 }
 
-/** The listing query of a listInstances request (its contract defaults applied), for the handler and the gate alike. */
-export function listQueryOf(q: operations['listInstances']['parameters']['query'], userId: string): Omit<ListQuery, 'parentId'> {
+/**
+ * The listing query of a listInstances request (its contract defaults applied), for the handler and the gate alike.
+ * The page reads the caller's marks with its rows, unless the caller has never marked anything.
+ */
+export function listQueryOf(q: operations['listInstances']['parameters']['query'], user: Pick<SessionUser, 'userId' | 'hasMarks'>): Omit<ListQuery, 'parentId'> {
   return {
     sortField: q?.sortField ?? 'instanceName', sortOrder: q?.sortOrder ?? 'asc', fileFilter: q?.fileFilter,
     keyword: q?.keyword?.trim() || undefined, pageNo: q?.pageNo ?? 1, pageSize: q?.pageSize ?? 20, cursor: q?.cursor,
-    marksOf: userId,
+    marksOf: user.hasMarks ? user.userId : undefined,
   };
 }
 
@@ -154,7 +157,7 @@ export function listingGateReader(req: FastifyRequest<{ Querystring: operations[
   const user = req.user;
   return async (rdb, ids) => {
     if (ids.length !== 1 || ids[0] !== parentId) return getInstanceChains(rdb, ids);
-    const { rows, page } = await getChainsWithPage(rdb, ids, { ...listQueryOf(q, user.userId), parentId });
+    const { rows, page } = await getChainsWithPage(rdb, ids, { ...listQueryOf(q, user), parentId });
     req.listingPage = page ?? null;
     return rows;
   };

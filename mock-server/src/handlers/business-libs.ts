@@ -254,7 +254,7 @@ export function businessLibsHandlers(ctx: AppContext): Handlers {
       const pageNo = q.pageNo ?? 1;
       const pageSize = q.pageSize ?? 20;
       if (q.deep) return ok(await searchLibrary(user, lib, filter, q.classifierId, q.keyword?.trim() || undefined, pageNo, pageSize));
-      const base = { sortField: 'instanceName' as const, sortOrder: 'asc' as const, keyword: q.keyword?.trim() || undefined, pageNo, pageSize, marksOf: user.userId };
+      const base = { sortField: 'instanceName' as const, sortOrder: 'asc' as const, keyword: q.keyword?.trim() || undefined, pageNo, pageSize };
       // A filter narrows the listing to the matching children (one indexed query), then the ordinary listing pages
       // them with the access gate's scope, so a filter can never show what the caller may not see.
       let only: string[] | undefined;

@@ -26,7 +26,8 @@ export function collectHandlers(ctx: AppContext): Handlers {
       // Only items that exist below a library root: "0" (the root alias the gate accepts) is no file or folder.
       const rows = new Map((await getInstanceRows(db, allowed)).filter((r) => r.parentId !== null).map((r) => [r.id, r]));
       await addFavourites(db, user.userId, [...rows.keys()]);
-      const views = new Map((await personalise(db, user.userId, await viewsOf(db, [...rows.values()]))).map((v) => [v.instanceId, v]));
+      // The session was read before this call may have made the caller's first mark.
+      const views = new Map((await personalise(db, { userId: user.userId, hasMarks: true }, await viewsOf(db, [...rows.values()]))).map((v) => [v.instanceId, v]));
       return ok(await batch(req.body.ids, refused, async (id) => {
         const view = views.get(id);
         if (!view) throw new AppError('NOT_FOUND', 'no such file or folder');
@@ -49,7 +50,7 @@ export function collectHandlers(ctx: AppContext): Handlers {
       const visible = all.filter((f) => !refused.has(f.instanceId));
       const slice = visible.slice((pageNo - 1) * pageSize, pageNo * pageSize);
       const rows = new Map((await getInstanceRows(db, slice.map((f) => f.instanceId))).map((r) => [r.id, r]));
-      const views = await personalise(db, user.userId, await viewsOf(db, slice.map((f) => rows.get(f.instanceId)!)));
+      const views = await personalise(db, user, await viewsOf(db, slice.map((f) => rows.get(f.instanceId)!)));
       return ok({
         list: views.map((v, i) => ({ ...v, favouriteTime: slice[i]!.createdAt })),
         total: visible.length,

@@ -27,7 +27,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const q = req.query;
       const { folder, ancestors, page } = await listFolderFor(
-        db, user, q.parentId, q.libCode, q.instanceType, listQueryOf(q, user.userId), req.gateRows, q.deptId, req.listingPage,
+        db, user, q.parentId, q.libCode, q.instanceType, listQueryOf(q, user), req.gateRows, q.deptId, req.listingPage,
       );
       // A share's recipient is shown the path from the shared item down, not the owner's folders above it.
       const chain = await shownChain(db, user, [...ancestors, folder]);
@@ -43,7 +43,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
         return view;
       });
       return ok({
-        list: await personalise(db, user.userId, views, page.marks),
+        list: await personalise(db, user, views, page.marks),
         total: page.total,
         pageNo: q.pageNo ?? 1,
         pageSize: q.pageSize ?? 20,
@@ -80,7 +80,7 @@ export function filesHandlers(ctx: AppContext): Handlers {
       const user = callerOf(req.user);
       const { id } = req.params;
       const row = await accessible(db, user, id, 'read');
-      const [view] = await personalise(db, user.userId, [await viewOf(db, row, await permissionsFor(db, user, row))]);
+      const [view] = await personalise(db, user, [await viewOf(db, row, await permissionsFor(db, user, row))]);
       return ok(view!);
     },
 

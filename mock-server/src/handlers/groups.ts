@@ -138,11 +138,11 @@ export function groupsHandlers(ctx: AppContext): Handlers {
       const g = await roleIn(user, q.groupId, 'read');
       const { folder, ancestors, page: listed } = await listFolderFor(db, user, g.rootId, undefined, undefined, {
         sortField: q.sortField ?? 'instanceName', sortOrder: q.sortOrder ?? 'asc', keyword: q.keyword?.trim() || undefined,
-        pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, marksOf: user.userId,
+        pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, marksOf: user.hasMarks ? user.userId : undefined,
       });
       const allowed = await permissionsOfChildren(db, user, folder, ancestors, listed.rows);
       return ok({
-        list: await personalise(db, user.userId, listed.rows.map((r, i) => instanceView(r, [], allowed[i])), listed.marks),
+        list: await personalise(db, user, listed.rows.map((r, i) => instanceView(r, [], allowed[i])), listed.marks),
         total: listed.total, pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, nextCursor: listed.nextCursor, parentId: folder.id,
         breadcrumbs: [{ instanceId: folder.id, instanceName: folder.name }],
       });

@@ -15,16 +15,31 @@ export const DEFAULT_LABEL_COLOR = '#1677ff';
 /** The labels of an unlabelled row: one shared, frozen empty list instead of one per row of every page. */
 const NO_LABELS = Object.freeze([]) as unknown as LabelRef[];
 
+/** Whose marks personalise adds: a caller who has never marked an item (SessionUser.hasMarks) has none to look up. */
+export interface MarksOwner {
+  userId: string;
+  hasMarks: boolean;
+}
+
 /**
  * The caller's labels and favourite mark on each view, in one query for the whole list. With `known` (the page
  * query's own marks, instances-repo's `marksOf`) only labelled rows are looked up, and none at all when no row is.
+ * None at all either for a caller who has never marked anything (`owner.hasMarks` false): every view is unmarked.
  * The views are the caller's fresh ones and get the two fields in place: a listing page is 50 views, and copying each
  * (with the replication state before it) tripled the objects a page made for the collector.
  */
 export async function personalise<T extends { instanceId: string }>(
-  db: Db, userId: string, views: T[], known?: ReadonlyMap<string, RowMarks>,
+  db: Db, owner: MarksOwner, views: T[], known?: ReadonlyMap<string, RowMarks>,
 ): Promise<(T & { labels: LabelRef[]; isFavourite: boolean })[]> {
   const out = views as (T & { labels: LabelRef[]; isFavourite: boolean })[];
+  const { userId } = owner;
+  if (!owner.hasMarks) {
+    for (const v of out) {
+      v.labels = NO_LABELS;
+      v.isFavourite = false;
+    }
+    return out;
+  }
   if (known) {
     const labelled = views.filter((v) => known.get(v.instanceId)?.labelled).map((v) => v.instanceId);
     const { labels } = labelled.length ? await personalMarks(db, userId, labelled) : { labels: new Map<string, LabelRef[]>() };
@@ -81,7 +96,8 @@ export function labelsHandlers(ctx: AppContext): Handlers {
       const b = req.body;
       const row = await getLive(db, b.instanceId);
       await saveItemLabels(db, user.userId, row.id, b.labelIds, b.mode ?? 'set');
-      const [view] = await personalise(db, user.userId, [await viewOf(db, row)]);
+      // The session was read before this call may have made the caller's first mark.
+      const [view] = await personalise(db, { userId: user.userId, hasMarks: true }, [await viewOf(db, row)]);
       return ok(view!);
     },
 
@@ -92,7 +108,7 @@ export function labelsHandlers(ctx: AppContext): Handlers {
       const row = await getLive(db, b.instanceId);
       if (row.parentId === null) throw new AppError('FORBIDDEN', 'a library root has no remark');
       await setRemark(db, row.id, b.remark);
-      const [view] = await personalise(db, user.userId, [await viewOf(db, await getLive(db, row.id))]);
+      const [view] = await personalise(db, user, [await viewOf(db, await getLive(db, row.id))]);
       return ok(view!);
     },
   };

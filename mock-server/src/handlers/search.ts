@@ -88,7 +88,7 @@ export function searchHandlers(ctx: AppContext): Handlers {
       }
       const last = rows[rows.length - 1];
       return ok({
-        list: await personalise(db, user.userId, await viewsFrom(rows, loaded)),
+        list: await personalise(db, user, await viewsFrom(rows, loaded)),
         total: count.total,
         totalExact: count.exact,
         pageNo,

@@ -255,7 +255,7 @@ export function shareLinksHandlers(ctx: AppContext): Handlers {
     if (!u || !u.isEnabled || isExpired(u)) throw new AppError('SHARE_NOT_FOUND', 'no such link');
     const owner: SessionUser = {
       userId: u.id, userName: u.userName, realName: u.realName, deptId: u.deptId, isAdmin: u.isAdmin, languageId: u.languageId,
-      sessionId: `link:${v.link.id}`, sessionKind: 'token',
+      sessionId: `link:${v.link.id}`, sessionKind: 'token', hasMarks: u.hasMarks,
     };
     req.user = owner;
     return owner;

@@ -146,7 +146,7 @@ export function templatesHandlers(ctx: AppContext): Handlers {
           return registerFile(trx, session, blob.id, name, user.userId, stored ? { keyIsBlob: blob.objectKey === session.objectKey } : undefined);
         });
         if (row.cleanup) await store.deleteObject(session.objectKey).catch(() => undefined);
-        const [view] = await personalise(db, user.userId, [await viewOf(db, row)]);
+        const [view] = await personalise(db, user, [await viewOf(db, row)]);
         return ok(view!);
       } catch (err) {
         const cleanup = await transaction(db, (trx) => endSession(trx, session.id, { filed: false, stored })).catch(() => false);

@@ -3,13 +3,17 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { sql } from 'kysely';
+import { Kysely, sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
 import { afterEach, describe, expect, it } from 'vitest';
 import { migrateToLatest, migrationsFor } from './migrations/index.ts';
 import { openSqlDatabase } from './open.ts';
 import { createTestPgDatabase } from '../../../../tests/helpers/pg.ts';
 import { DIALECTS, openTestDatabase, type TestDatabase } from './test-databases.ts';
 import type { Db } from './tx.ts';
+import type { Schema } from './schema.ts';
+import { NodeSqliteDialect } from './node-sqlite-dialect.ts';
+import { createPostgresKysely } from './postgres.ts';
 
 const USED_TABLES = [
   'admin_versions',
@@ -171,6 +175,51 @@ describe.each(DIALECTS)('migrations on $dialect', ({ dialect, skip }) => {
       await Promise.all(nodes.map((n) => n.close()));
     } finally {
       await pg.drop();
+    }
+  });
+});
+
+// ---- one migration over existing rows -------------------------------------------------------------------------
+
+/** A database with no migration applied, and how to be rid of it. */
+async function blankDatabase(dialect: 'sqlite' | 'postgres'): Promise<{ db: Kysely<Schema>; dispose: () => Promise<void> }> {
+  if (dialect === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'hcs-blank-'));
+    const db = new Kysely<Schema>({ dialect: new NodeSqliteDialect({ path: join(dir, 'hcs.sqlite') }) });
+    return { db, dispose: async () => { await db.destroy(); rmSync(dir, { recursive: true, force: true }); } };
+  }
+  const pg = await createTestPgDatabase();
+  const db = createPostgresKysely<Schema>({ url: pg.url, poolSize: 2 });
+  return { db, dispose: async () => { await db.destroy(); await pg.drop(); } };
+}
+
+describe.each(DIALECTS)('migration 027 on $dialect', ({ dialect, skip }) => {
+  it.skipIf(skip !== undefined)('marks the users who have a favourite or a label on an item, no one else, and tells the session caches of the column', async () => {
+    const { db, dispose } = await blankDatabase(dialect);
+    try {
+      const before = await new Migrator({ db, provider: { getMigrations: async () => migrationsFor(dialect) } }).migrateTo('026_sync_config_version');
+      expect(before.error).toBeUndefined();
+      for (const id of ['fav', 'lab', 'none']) {
+        await db.insertInto('users').values({ id, user_name: id, user_name_key: id, password_hash: 'x', password_changed_at: 1, created_at: 1, updated_at: 1 }).execute();
+        await db.insertInto('instances').values({ id: `root-${id}`, space_kind: 'user', space_id: id, name: '', name_key: '', is_folder: 1, created_by: id, created_at: 1, updated_at: 1 }).execute();
+      }
+      await db.insertInto('favourites').values({ user_id: 'fav', instance_id: 'root-fav', created_at: 1 }).execute();
+      await db.insertInto('labels').values({ id: 'l1', user_id: 'lab', name: 'a', name_key: 'a', color: '#000', created_at: 1 }).execute();
+      await db.insertInto('instance_labels').values({ label_id: 'l1', instance_id: 'root-lab', user_id: 'lab', created_at: 1 }).execute();
+      // A label of one's own that is on no item is no mark.
+      await db.insertInto('labels').values({ id: 'l2', user_id: 'none', name: 'b', name_key: 'b', color: '#000', created_at: 1 }).execute();
+
+      expect(await migrateToLatest(db, dialect)).toEqual(['027_user_marks']);
+      const flags = await db.selectFrom('users').select(['id', 'has_marks']).orderBy('id').execute();
+      expect(flags.map((r) => [r.id, Number(r.has_marks)])).toEqual([['fav', 1], ['lab', 1], ['none', 0]]);
+      if (dialect === 'postgres') {
+        const def = await sql<{ def: string }>`select pg_get_triggerdef(oid) as def from pg_trigger where tgname = 'hcs_users_changed'`.execute(db);
+        expect(def.rows).toHaveLength(1);
+        expect(def.rows[0]!.def).toMatch(/old\.has_marks/);
+        expect(def.rows[0]!.def).toMatch(/old\.is_admin/);
+      }
+    } finally {
+      await dispose();
     }
   });
 });

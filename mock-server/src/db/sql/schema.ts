@@ -58,6 +58,8 @@ export interface UsersTable {
   /** 'local', 'oidc' or 'ldap' (012). */
   auth_source: Generated<string>;
   external_id: Generated<string | null>;
+  /** 1 once the user has marked an item (a favourite or a label): listings skip the marks otherwise (027). */
+  has_marks: Generated<Flag>;
 }
 
 /** Department managers (004): they administer their department's subtree. */

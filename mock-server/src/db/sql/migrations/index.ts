@@ -31,6 +31,7 @@ import { syncStatusMigration } from './023_sync_status.ts';
 import { sessionEventsMigration } from './024_session_events.ts';
 import { blobKeysMigration } from './025_blob_keys.ts';
 import { syncConfigVersionMigration } from './026_sync_config_version.ts';
+import { userMarksMigration } from './027_user_marks.ts';
 
 export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
   return {
@@ -60,6 +61,7 @@ export function migrationsFor(dialect: SqlDialect): Record<string, Migration> {
     '024_session_events': sessionEventsMigration(dialect),
     '025_blob_keys': blobKeysMigration(),
     '026_sync_config_version': syncConfigVersionMigration(),
+    '027_user_marks': userMarksMigration(dialect),
   };
 }
 
