@@ -131,15 +131,17 @@ export async function listFolderFor(
   return { folder, ancestors, page: await listChildren(db, folder, { ...q, parentId: folder.id, ...scope }, prefetched) };
 }
 
-/**
- * The listing query of a listInstances request (its contract defaults applied), for the handler and the gate alike.
- * The page reads the caller's marks with its rows, unless the caller has never marked anything.
- */
+/** Whose marks a listing's page reads with its rows (ListQuery.marksOf): none for a caller who never marked anything. */
+export function marksOf(user: Pick<SessionUser, 'userId' | 'hasMarks'>): string | undefined {
+  return user.hasMarks ? user.userId : undefined;
+}
+
+/** The listing query of a listInstances request (its contract defaults applied), for the handler and the gate alike. */
 export function listQueryOf(q: operations['listInstances']['parameters']['query'], user: Pick<SessionUser, 'userId' | 'hasMarks'>): Omit<ListQuery, 'parentId'> {
   return {
     sortField: q?.sortField ?? 'instanceName', sortOrder: q?.sortOrder ?? 'asc', fileFilter: q?.fileFilter,
     keyword: q?.keyword?.trim() || undefined, pageNo: q?.pageNo ?? 1, pageSize: q?.pageSize ?? 20, cursor: q?.cursor,
-    marksOf: user.hasMarks ? user.userId : undefined,
+    marksOf: marksOf(user),
   };
 }
 

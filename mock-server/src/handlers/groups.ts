@@ -5,7 +5,7 @@
 import type { AppContext, Handlers } from '../context.ts';
 import { done, ok } from '../http/envelope.ts';
 import { AppError } from '../http/errors.ts';
-import { callerOf, listFolderFor } from '../files/access.ts';
+import { callerOf, listFolderFor, marksOf } from '../files/access.ts';
 import { permissionsFor, permissionsOfChildren } from '../files/access-gate.ts';
 import { instanceView, viewOf } from '../files/wire.ts';
 import { personalise } from './labels.ts';
@@ -138,7 +138,7 @@ export function groupsHandlers(ctx: AppContext): Handlers {
       const g = await roleIn(user, q.groupId, 'read');
       const { folder, ancestors, page: listed } = await listFolderFor(db, user, g.rootId, undefined, undefined, {
         sortField: q.sortField ?? 'instanceName', sortOrder: q.sortOrder ?? 'asc', keyword: q.keyword?.trim() || undefined,
-        pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, marksOf: user.hasMarks ? user.userId : undefined,
+        pageNo: q.pageNo ?? 1, pageSize: q.pageSize ?? 20, marksOf: marksOf(user),
       });
       const allowed = await permissionsOfChildren(db, user, folder, ancestors, listed.rows);
       return ok({
