@@ -79,7 +79,7 @@ function placement(serverPid: number): Placement {
   };
 }
 
-const PAIRS = 5;
+const PAIRS = 9;
 const middle = <T>(xs: readonly T[], by: (x: T) => number): T => [...xs].sort((a, b) => by(a) - by(b))[Math.floor(xs.length / 2)]!;
 
 /**
@@ -94,9 +94,11 @@ const WARM_UP_S = 10;
  * pair), after a warm-up run of each (WARM_UP_S; the bare route is a process started just before, its code not yet
  * optimised).
  * The ratio is the median of the pairs' ratios: a pair's two runs share the machine's state, so a drift or a burst
- * of other work that spans a pair cancels out in its ratio, and up to two pairs of five that a burst hit on one side
+ * of other work that spans a pair cancels out in its ratio, and up to four pairs of nine that a burst hit on one side
  * only are outvoted. (Three 5 s runs of each side and the ratio of the two medians, as before, moved by up to 0.2
- * between runs of the same code on this 2-core machine.) Each side's figures are its median run.
+ * between runs of the same code on this 2-core machine. With five pairs, one run's pairs spread from 0.45 to 1.00 and
+ * its median, 0.54, was a burst's: two of the five had been hit on the same side.) Each side's figures are its median
+ * run.
  */
 async function compare(fullUrl: string, bareUrl: string, headers: Record<string, string>): Promise<{ full: Load; base: Load; ratio: number; ratios: number[] }> {
   await load(fullUrl, headers, WARM_UP_S);
