@@ -96,9 +96,9 @@ const WARM_UP_S = 10;
  * The ratio is the median of the pairs' ratios: a pair's two runs share the machine's state, so a drift or a burst
  * of other work that spans a pair cancels out in its ratio, and up to four pairs of nine that a burst hit on one side
  * only are outvoted. (Three 5 s runs of each side and the ratio of the two medians, as before, moved by up to 0.2
- * between runs of the same code on this 2-core machine. With five pairs, one run's pairs spread from 0.45 to 1.00 and
- * its median, 0.54, was a burst's: two of the five had been hit on the same side.) Each side's figures are its median
- * run.
+ * between runs of the same code on this 2-core machine. With five pairs a run's figure rested on five wide-spread
+ * samples: one run's pairs measured 0.45, 0.47, 0.54, 0.56 and 1.00, another's 0.47-0.63.) Each side's figures are
+ * its median run.
  */
 async function compare(fullUrl: string, bareUrl: string, headers: Record<string, string>): Promise<{ full: Load; base: Load; ratio: number; ratios: number[] }> {
   await load(fullUrl, headers, WARM_UP_S);
